@@ -1,0 +1,524 @@
+/**
+ * A strict, allocation-light JSON parser for untrusted protocol frames.
+ *
+ * `JSON.parse` is lenient where a protocol boundary must not be: it keeps the last of duplicate
+ * keys, silently rounds integers of any length and nests as deep as the stack allows. `parse`
+ * accepts exactly RFC 8259 JSON and additionally refuses
+ *
+ * - duplicate member names in any object (`"duplicate-key"`),
+ * - an integer part of more than 64 digits in any number (`"integer-too-long"`),
+ * - nesting deeper than `maxDepth` arrays/objects, 128 by default (`"depth"`).
+ *
+ * It never throws: the outcome is plain data, a {@link Result}. The parser is iterative (an explicit
+ * stack, no recursion), so even a huge `maxDepth` cannot overflow the call stack.
+ *
+ * Notes on the accepted language:
+ *
+ * - Whitespace is the JSON set only (space, tab, LF, CR); a byte-order mark is a syntax error.
+ * - Unpaired surrogates are accepted, both as `\u` escapes (`"\ud800"`) and as raw UTF-16 code units
+ *   in `text`: RFC 8259 §8.2 allows them syntactically and `JSON.parse` accepts them too.
+ * - Objects are ordinary objects (prototype `Object.prototype`); a member named `"__proto__"`
+ *   becomes an own data property, exactly as with `JSON.parse`, never the prototype.
+ *
+ * @example
+ * ```ts
+ * import * as StrictJson from "@snodo/core/pipeline/StrictJson"
+ *
+ * StrictJson.parse(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+ * // { _tag: "Ok", value: { jsonrpc: "2.0", id: 7, method: "ping" }, idLexeme: "7" }
+ *
+ * StrictJson.parse(`{"id":1,"id":2}`)
+ * // { _tag: "Error", reason: "duplicate-key", offset: 7 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Why a text was refused.
+ *
+ * - `"syntax"`: not JSON (including empty input and unexpected end of input).
+ * - `"duplicate-key"`: an object names the same member twice (compared after unescaping).
+ * - `"trailing-data"`: non-whitespace after the top-level value.
+ * - `"integer-too-long"`: a number whose integer part has more than {@link maxIntegerDigits} digits.
+ * - `"depth"`: arrays/objects nested deeper than the configured maximum.
+ * - `"invalid-string"`: an unescaped control character (U+0000–U+001F) or a bad escape in a string.
+ *
+ * @since 0.1.0
+ */
+export type StrictJsonErrorReason =
+  | "syntax"
+  | "duplicate-key"
+  | "trailing-data"
+  | "integer-too-long"
+  | "depth"
+  | "invalid-string"
+
+/**
+ * A successful parse.
+ *
+ * `idLexeme` is the exact source text of the top-level object's `"id"` member when that member is
+ * a number (e.g. `"1"`, `"-0"`, `"1.0"`, `"1e3"`), so the caller can check the int64 range and
+ * refuse fractions and exponents without the rounding of a JS number. It is `undefined` when the
+ * value is not an object, has no `"id"`, or its `"id"` is not a number; nested `"id"`s are ignored.
+ *
+ * @since 0.1.0
+ */
+export interface Ok {
+  readonly _tag: "Ok"
+  readonly value: unknown
+  readonly idLexeme: string | undefined
+}
+
+/**
+ * A refused text. `offset` is the UTF-16 index in the input where the problem was detected: the
+ * unexpected character (or `text.length` at end of input), the opening quote of a duplicate key,
+ * the first digit or `-` of a long number, the bracket that is one level too deep, the offending
+ * character or backslash in a string, or the first character of trailing data.
+ *
+ * @since 0.1.0
+ */
+export interface Err {
+  readonly _tag: "Error"
+  readonly reason: StrictJsonErrorReason
+  readonly offset: number
+}
+
+/**
+ * The outcome of {@link parse}.
+ *
+ * @since 0.1.0
+ */
+export type Result = Ok | Err
+
+/**
+ * Options of {@link parse}.
+ *
+ * @since 0.1.0
+ */
+export interface ParseOptions {
+  /**
+   * How many arrays/objects may enclose each other; `0` admits only a scalar. A negative or `NaN`
+   * value means the default, {@link defaultMaxDepth}. `Infinity` is allowed.
+   */
+  readonly maxDepth?: number
+}
+
+/**
+ * The default nesting limit of {@link parse}.
+ *
+ * @since 0.1.0
+ */
+export const defaultMaxDepth = 128
+
+/**
+ * The longest integer part (in digits) that a number may have.
+ *
+ * @since 0.1.0
+ */
+export const maxIntegerDigits = 64
+
+// ---------------------------------------------------------------------------------------------
+// internals
+// ---------------------------------------------------------------------------------------------
+
+const CH_TAB = 9
+const CH_LF = 10
+const CH_CR = 13
+const CH_SPACE = 32
+const CH_QUOTE = 34
+const CH_PLUS = 43
+const CH_COMMA = 44
+const CH_MINUS = 45
+const CH_DOT = 46
+const CH_SLASH = 47
+const CH_0 = 48
+const CH_1 = 49
+const CH_9 = 57
+const CH_COLON = 58
+const CH_UPPER_E = 69
+const CH_LBRACKET = 91
+const CH_BACKSLASH = 92
+const CH_RBRACKET = 93
+const CH_LOWER_E = 101
+const CH_LOWER_F = 102
+const CH_LOWER_N = 110
+const CH_LOWER_T = 116
+const CH_LBRACE = 123
+const CH_RBRACE = 125
+
+/** Largest digit count accumulated exactly in a double (< 2^53). */
+const FAST_INT_DIGITS = 15
+
+// Scratch state for the helpers below. `parse` is synchronous and calls no user code, so a single
+// set of module-level slots is safe and avoids allocating a result object per token.
+let failReason: StrictJsonErrorReason = "syntax"
+let failOffset = 0
+let stringValue = ""
+let numberValue = 0
+
+const fail = (reason: StrictJsonErrorReason, offset: number): Err => ({ _tag: "Error", reason, offset })
+
+const skipWs = (text: string, i: number, len: number): number => {
+  while (i < len) {
+    const c = text.charCodeAt(i)
+    if (c !== CH_SPACE && c !== CH_LF && c !== CH_CR && c !== CH_TAB) return i
+    i++
+  }
+  return i
+}
+
+const hexValue = (c: number): number => {
+  if (c >= CH_0 && c <= CH_9) return c - CH_0
+  const l = c | 0x20 // fold A-F to a-f
+  if (l >= 97 && l <= 102) return l - 87
+  return -1
+}
+
+/** Slow path of {@link scanString}: the string has escapes. `from` is at the first backslash. */
+const scanEscapedString = (text: string, start: number, from: number, len: number): number => {
+  let out = text.slice(start, from)
+  let chunk = from
+  let i = from
+  while (i < len) {
+    const c = text.charCodeAt(i)
+    if (c === CH_QUOTE) {
+      stringValue = chunk === i ? out : out + text.slice(chunk, i)
+      return i + 1
+    }
+    if (c === CH_BACKSLASH) {
+      if (chunk !== i) out += text.slice(chunk, i)
+      if (i + 1 >= len) {
+        failReason = "syntax"
+        failOffset = len
+        return -1
+      }
+      const e = text.charCodeAt(i + 1)
+      switch (e) {
+        case CH_QUOTE:
+          out += "\""
+          break
+        case CH_BACKSLASH:
+          out += "\\"
+          break
+        case CH_SLASH:
+          out += "/"
+          break
+        case 98: // b
+          out += "\b"
+          break
+        case 102: // f
+          out += "\f"
+          break
+        case 110: // n
+          out += "\n"
+          break
+        case 114: // r
+          out += "\r"
+          break
+        case 116: // t
+          out += "\t"
+          break
+        case 117: { // u
+          if (i + 6 > len) {
+            failReason = "invalid-string"
+            failOffset = i
+            return -1
+          }
+          const h0 = hexValue(text.charCodeAt(i + 2))
+          const h1 = hexValue(text.charCodeAt(i + 3))
+          const h2 = hexValue(text.charCodeAt(i + 4))
+          const h3 = hexValue(text.charCodeAt(i + 5))
+          if ((h0 | h1 | h2 | h3) < 0) {
+            failReason = "invalid-string"
+            failOffset = i
+            return -1
+          }
+          // Unpaired surrogates are deliberately allowed (RFC 8259 §8.2, same as JSON.parse).
+          out += String.fromCharCode((h0 << 12) | (h1 << 8) | (h2 << 4) | h3)
+          i += 6
+          chunk = i
+          continue
+        }
+        default:
+          failReason = "invalid-string"
+          failOffset = i
+          return -1
+      }
+      i += 2
+      chunk = i
+      continue
+    }
+    if (c < CH_SPACE) {
+      failReason = "invalid-string"
+      failOffset = i
+      return -1
+    }
+    i++
+  }
+  failReason = "syntax"
+  failOffset = len
+  return -1
+}
+
+/**
+ * Scans a string whose opening quote is at `start - 1`. On success stores the value in
+ * `stringValue` and returns the index after the closing quote; on failure returns -1.
+ */
+const scanString = (text: string, start: number, len: number): number => {
+  let i = start
+  while (i < len) {
+    const c = text.charCodeAt(i)
+    if (c === CH_QUOTE) {
+      stringValue = text.slice(start, i)
+      return i + 1
+    }
+    if (c === CH_BACKSLASH) return scanEscapedString(text, start, i, len)
+    if (c < CH_SPACE) {
+      failReason = "invalid-string"
+      failOffset = i
+      return -1
+    }
+    i++
+  }
+  failReason = "syntax"
+  failOffset = len
+  return -1
+}
+
+/**
+ * Scans a number starting at `start` (a `-` or a digit). On success stores the value in
+ * `numberValue` and returns the index after the token; on failure returns -1.
+ */
+const scanNumber = (text: string, start: number, len: number): number => {
+  let i = start
+  let c = text.charCodeAt(i)
+  const negative = c === CH_MINUS
+  if (negative) {
+    i++
+    c = i < len ? text.charCodeAt(i) : -1
+  }
+  const intStart = i
+  let acc = 0
+  if (c === CH_0) {
+    i++
+    // A leading zero must stand alone ("01" is not JSON).
+    if (i < len) {
+      const d = text.charCodeAt(i)
+      if (d >= CH_0 && d <= CH_9) {
+        failReason = "syntax"
+        failOffset = i
+        return -1
+      }
+    }
+  } else if (c >= CH_1 && c <= CH_9) {
+    do {
+      acc = acc * 10 + (c - CH_0)
+      i++
+      c = i < len ? text.charCodeAt(i) : -1
+    } while (c >= CH_0 && c <= CH_9)
+    if (i - intStart > maxIntegerDigits) {
+      failReason = "integer-too-long"
+      failOffset = start
+      return -1
+    }
+  } else {
+    failReason = "syntax"
+    failOffset = i
+    return -1
+  }
+  let simple = i - intStart <= FAST_INT_DIGITS
+  c = i < len ? text.charCodeAt(i) : -1
+  if (c === CH_DOT) {
+    simple = false
+    i++
+    c = i < len ? text.charCodeAt(i) : -1
+    if (!(c >= CH_0 && c <= CH_9)) {
+      failReason = "syntax"
+      failOffset = i
+      return -1
+    }
+    do {
+      i++
+      c = i < len ? text.charCodeAt(i) : -1
+    } while (c >= CH_0 && c <= CH_9)
+  }
+  if (c === CH_LOWER_E || c === CH_UPPER_E) {
+    simple = false
+    i++
+    c = i < len ? text.charCodeAt(i) : -1
+    if (c === CH_PLUS || c === CH_MINUS) {
+      i++
+      c = i < len ? text.charCodeAt(i) : -1
+    }
+    if (!(c >= CH_0 && c <= CH_9)) {
+      failReason = "syntax"
+      failOffset = i
+      return -1
+    }
+    do {
+      i++
+      c = i < len ? text.charCodeAt(i) : -1
+    } while (c >= CH_0 && c <= CH_9)
+  }
+  numberValue = simple ? (negative ? -acc : acc) : Number(text.slice(start, i))
+  return i
+}
+
+/** Whether `text` has the ASCII `word` at `i` (`word` is a JSON literal). */
+const hasLiteral = (text: string, i: number, word: string): boolean => {
+  const n = word.length
+  if (i + n > text.length) return false
+  for (let k = 1; k < n; k++) {
+    if (text.charCodeAt(i + k) !== word.charCodeAt(k)) return false
+  }
+  return true
+}
+
+const setMember = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  } else {
+    target[key] = value
+  }
+}
+
+/**
+ * Parses one JSON text strictly. Never throws; see {@link StrictJsonErrorReason} for what is
+ * refused and {@link Ok} for `idLexeme`.
+ *
+ * @example
+ * ```ts
+ * import * as StrictJson from "@snodo/core/pipeline/StrictJson"
+ *
+ * const result = StrictJson.parse(`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`)
+ * if (result._tag === "Ok") {
+ *   result.idLexeme // "1e3": not an integer lexeme, the caller refuses it
+ * } else {
+ *   result.reason // e.g. "duplicate-key"
+ *   result.offset // where in the text
+ * }
+ *
+ * StrictJson.parse("[[1]]", { maxDepth: 1 }) // { _tag: "Error", reason: "depth", offset: 1 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const parse = (text: string, options?: ParseOptions): Result => {
+  const requested = options?.maxDepth
+  const maxDepth = requested !== undefined && requested >= 0 ? requested : defaultMaxDepth
+  const len = text.length
+  // Open containers, innermost last. `keys[d]` is the pending member name of an object, or
+  // `undefined` for an array.
+  const stack: Array<Record<string, unknown> | Array<unknown>> = []
+  const keys: Array<string | undefined> = []
+  let idLexeme: string | undefined = undefined
+  let numberStart = 0
+  let numberEnd = 0
+  let value: unknown
+  let i = skipWs(text, 0, len)
+
+  for (;;) {
+    // Parse one value starting at `i` (already past whitespace).
+    if (i >= len) return fail("syntax", i)
+    const c = text.charCodeAt(i)
+    if (c === CH_QUOTE) {
+      i = scanString(text, i + 1, len)
+      if (i < 0) return fail(failReason, failOffset)
+      value = stringValue
+    } else if (c === CH_LBRACE) {
+      if (stack.length >= maxDepth) return fail("depth", i)
+      i = skipWs(text, i + 1, len)
+      if (i < len && text.charCodeAt(i) === CH_RBRACE) {
+        i++
+        value = {}
+      } else {
+        if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
+        i = scanString(text, i + 1, len)
+        if (i < 0) return fail(failReason, failOffset)
+        const key = stringValue
+        i = skipWs(text, i, len)
+        if (i >= len || text.charCodeAt(i) !== CH_COLON) return fail("syntax", i)
+        i = skipWs(text, i + 1, len)
+        stack.push({})
+        keys.push(key)
+        continue
+      }
+    } else if (c === CH_LBRACKET) {
+      if (stack.length >= maxDepth) return fail("depth", i)
+      i = skipWs(text, i + 1, len)
+      if (i < len && text.charCodeAt(i) === CH_RBRACKET) {
+        i++
+        value = []
+      } else {
+        stack.push([])
+        keys.push(undefined)
+        continue
+      }
+    } else if (c === CH_MINUS || (c >= CH_0 && c <= CH_9)) {
+      numberStart = i
+      i = scanNumber(text, i, len)
+      if (i < 0) return fail(failReason, failOffset)
+      numberEnd = i
+      value = numberValue
+    } else if (c === CH_LOWER_T) {
+      if (!hasLiteral(text, i, "true")) return fail("syntax", i)
+      i += 4
+      value = true
+    } else if (c === CH_LOWER_F) {
+      if (!hasLiteral(text, i, "false")) return fail("syntax", i)
+      i += 5
+      value = false
+    } else if (c === CH_LOWER_N) {
+      if (!hasLiteral(text, i, "null")) return fail("syntax", i)
+      i += 4
+      value = null
+    } else {
+      return fail("syntax", i)
+    }
+
+    // A value is complete: hand it to the enclosing containers, closing as many as end here.
+    for (;;) {
+      const depth = stack.length
+      i = skipWs(text, i, len)
+      if (depth === 0) {
+        if (i !== len) return fail("trailing-data", i)
+        return { _tag: "Ok", value, idLexeme }
+      }
+      if (i >= len) return fail("syntax", i)
+      const d = text.charCodeAt(i)
+      const top = stack[depth - 1]!
+      const key = keys[depth - 1]
+      if (key === undefined) {
+        ;(top as Array<unknown>).push(value)
+        if (d === CH_COMMA) break
+        if (d !== CH_RBRACKET) return fail("syntax", i)
+      } else {
+        const target = top as Record<string, unknown>
+        if (depth === 1 && key === "id" && typeof value === "number") {
+          idLexeme = text.slice(numberStart, numberEnd)
+        }
+        setMember(target, key, value)
+        if (d === CH_COMMA) {
+          i = skipWs(text, i + 1, len)
+          if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
+          const keyOffset = i
+          i = scanString(text, i + 1, len)
+          if (i < 0) return fail(failReason, failOffset)
+          const next = stringValue
+          if (Object.hasOwn(target, next)) return fail("duplicate-key", keyOffset)
+          i = skipWs(text, i, len)
+          if (i >= len || text.charCodeAt(i) !== CH_COLON) return fail("syntax", i)
+          keys[depth - 1] = next
+          break
+        }
+        if (d !== CH_RBRACE) return fail("syntax", i)
+      }
+      i++
+      value = top
+      stack.pop()
+      keys.pop()
+    }
+    i = skipWs(text, i + 1, len)
+  }
+}
