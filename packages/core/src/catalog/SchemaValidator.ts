@@ -10,11 +10,12 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
+ * import { SchemaCompileError, SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
  *
  * const program = Effect.gen(function*() {
  *   const validator = yield* SchemaValidator
- *   const compiled = yield* validator.compile({ type: "object", required: ["a"] })
+ *   const compiled = validator.compile({ type: "object", required: ["a"] })
+ *   if (compiled instanceof SchemaCompileError) return yield* compiled
  *   return compiled.validate({ a: 1 }) // { _tag: "Valid" }
  * })
  * ```
