@@ -1,0 +1,85 @@
+/**
+ * Tools: descriptors for `tools/list`, params and result of `tools/call`.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { ContentBlock } from "./Content.ts"
+import { OpenStruct } from "./Json.ts"
+import { Icons, ListResultFields, MetaObject, ResultFields } from "./Meta.ts"
+import { InputResponses } from "./Mrtr.ts"
+
+/**
+ * Behaviour hints about a tool (never to be trusted from an untrusted server).
+ *
+ * @since 0.1.0
+ */
+export const ToolAnnotations = Schema.Struct({
+  title: Schema.optionalKey(Schema.String),
+  readOnlyHint: Schema.optionalKey(Schema.Boolean),
+  destructiveHint: Schema.optionalKey(Schema.Boolean),
+  idempotentHint: Schema.optionalKey(Schema.Boolean),
+  openWorldHint: Schema.optionalKey(Schema.Boolean)
+})
+/** @since 0.1.0 */
+export type ToolAnnotations = typeof ToolAnnotations.Type
+
+/**
+ * A tool the client can call; `inputSchema` is a JSON Schema object with `type: "object"`.
+ *
+ * @since 0.1.0
+ */
+export const Tool = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optionalKey(Schema.String),
+  ...Icons.fields,
+  description: Schema.optionalKey(Schema.String),
+  inputSchema: OpenStruct({ $schema: Schema.optionalKey(Schema.String), type: Schema.Literal("object") }),
+  outputSchema: Schema.optionalKey(OpenStruct({ $schema: Schema.optionalKey(Schema.String) })),
+  annotations: Schema.optionalKey(ToolAnnotations),
+  _meta: Schema.optionalKey(MetaObject)
+})
+/** @since 0.1.0 */
+export type Tool = typeof Tool.Type
+
+/**
+ * Params of `tools/call` (`_meta` is checked by admission, not here).
+ *
+ * @since 0.1.0
+ */
+export const CallToolRequestParams = OpenStruct({
+  _meta: Schema.optionalKey(MetaObject),
+  name: Schema.String,
+  arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  // Lazy: Mrtr imports Tool for sampling, so the two modules form an import cycle.
+  inputResponses: Schema.optionalKey(Schema.suspend(() => InputResponses)),
+  requestState: Schema.optionalKey(Schema.String)
+})
+/** @since 0.1.0 */
+export type CallToolRequestParams = typeof CallToolRequestParams.Type
+
+/**
+ * The complete result of `tools/call`.
+ *
+ * @since 0.1.0
+ */
+export const CallToolResult = OpenStruct({
+  ...ResultFields,
+  content: Schema.Array(ContentBlock),
+  structuredContent: Schema.optionalKey(Schema.Unknown),
+  isError: Schema.optionalKey(Schema.Boolean)
+})
+/** @since 0.1.0 */
+export type CallToolResult = typeof CallToolResult.Type
+
+/**
+ * The result of `tools/list`.
+ *
+ * @since 0.1.0
+ */
+export const ListToolsResult = OpenStruct({
+  ...ListResultFields,
+  tools: Schema.Array(Tool)
+})
+/** @since 0.1.0 */
+export type ListToolsResult = typeof ListToolsResult.Type
