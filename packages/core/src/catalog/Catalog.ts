@@ -1,0 +1,279 @@
+/**
+ * The catalog: every registered component, validated and compiled once.
+ *
+ * Building a catalog refuses duplicate names and URIs, overlapping resource templates and schemas
+ * that do not compile, naming the component and the reason. Tool input/output decoders, the wire
+ * descriptions for the four lists and their fingerprints are computed here, so that serving a list
+ * or a call repeats no schema work.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Catalog from "@snodo/core/catalog/Catalog"
+ * import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
+ *
+ * const catalog = Catalog.make([add, echo]).pipe(Effect.provide(BasicJsonSchema.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Exit, Schema, SchemaIssue } from "effect"
+import * as Pagination from "./Pagination.ts"
+import type * as Prompt from "./Prompt.ts"
+import type * as Resource from "./Resource.ts"
+import type * as ResourceTemplate from "./ResourceTemplate.ts"
+import { type CompiledSchema, SchemaCompileError, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
+import { jsonSchemaOf } from "./JsonSchemaOf.ts"
+import type * as Tool from "./Tool.ts"
+import * as UriTemplate from "./UriTemplate.ts"
+
+/**
+ * Raised when the catalog cannot be built.
+ *
+ * @since 0.1.0
+ */
+export class CatalogError extends Schema.TaggedError<CatalogError>()("CatalogError", {
+  message: Schema.String
+}) {}
+
+/** A component the catalog accepts. @since 0.1.0 */
+export type Component =
+  | Tool.Tool<any>
+  | Resource.Resource<any>
+  | ResourceTemplate.ResourceTemplate<any>
+  | Prompt.Prompt<any>
+
+/** The outcome of decoding input or checking output. @since 0.1.0 */
+export type Checked =
+  | { readonly _tag: "Valid"; readonly value: unknown }
+  | { readonly _tag: "Invalid"; readonly issues: ReadonlyArray<ValidationIssue> }
+
+/** A tool ready to call. @since 0.1.0 */
+export interface CompiledTool {
+  readonly tool: Tool.Tool<any>
+  /** The `tools/list` entry. */
+  readonly wire: Readonly<Record<string, unknown>>
+  readonly decodeInput: (args: unknown) => Checked
+  /** Checks (and for Effect Schemas, encodes) a handler's value; `undefined` when no output is declared. */
+  readonly encodeOutput: ((value: unknown) => Checked) | undefined
+  /** Checks `structuredContent` of an explicit `ToolResult` (already JSON) against the output. */
+  readonly checkStructured: ((value: unknown) => Checked) | undefined
+}
+
+/** A template ready to match. @since 0.1.0 */
+export interface CompiledTemplate {
+  readonly template: ResourceTemplate.ResourceTemplate<any>
+  readonly parsed: UriTemplate.UriTemplate
+}
+
+/** The built catalog. @since 0.1.0 */
+export interface Catalog {
+  readonly tools: ReadonlyMap<string, CompiledTool>
+  readonly resources: ReadonlyMap<string, Resource.Resource<any>>
+  readonly templates: ReadonlyArray<CompiledTemplate>
+  readonly prompts: ReadonlyMap<string, Prompt.Prompt<any>>
+  readonly lists: {
+    readonly tools: Pagination.PagedList<Readonly<Record<string, unknown>>>
+    readonly resources: Pagination.PagedList<Readonly<Record<string, unknown>>>
+    readonly templates: Pagination.PagedList<Readonly<Record<string, unknown>>>
+    readonly prompts: Pagination.PagedList<Readonly<Record<string, unknown>>>
+  }
+}
+
+const pointerOf = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((segment) => "/" + String(segment).replaceAll("~", "~0").replaceAll("/", "~1")).join("")
+
+const standardFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * Schema issues as validation issues: path and rule, never the value (issues are created without
+ * `reportInput`, so no formatter message quotes the input).
+ */
+const issuesOf = (issue: SchemaIssue.Issue): ReadonlyArray<ValidationIssue> =>
+  standardFormatter(issue).issues.map((entry) => ({
+    instancePath: pointerOf((entry.path ?? []).map((segment) =>
+      typeof segment === "object" && segment !== null && "key" in segment ? segment.key : segment
+    )),
+    keyword: "schema",
+    message: entry.message
+  }))
+
+const jsonCodecOf = (schema: Schema.Top) => Schema.toCodecJson(schema) as unknown as Schema.Codec<unknown, unknown>
+
+const effectDecoder = (schema: Schema.Top): (value: unknown) => Checked => {
+  const decode = Schema.decodeUnknownExit(jsonCodecOf(schema))
+  return (value) => {
+    const exit = decode(value)
+    if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+    const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+    return { _tag: "Invalid", issues: issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }] }
+  }
+}
+
+const effectEncoder = (schema: Schema.Top): (value: unknown) => Checked => {
+  const encode = Schema.encodeUnknownExit(jsonCodecOf(schema))
+  return (value) => {
+    const exit = encode(value)
+    if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+    const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+    return { _tag: "Invalid", issues: issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }] }
+  }
+}
+
+const jsonChecker = (compiled: CompiledSchema): (value: unknown) => Checked => (value) => {
+  const result = compiled.validate(value)
+  switch (result._tag) {
+    case "Valid":
+      return { _tag: "Valid", value }
+    case "Invalid":
+      return { _tag: "Invalid", issues: result.issues }
+    case "BudgetExceeded":
+      return { _tag: "Invalid", issues: [{ instancePath: "", keyword: "budget", message: result.message }] }
+  }
+}
+
+const isObjectSchema = (schema: unknown): boolean =>
+  typeof schema === "object" && schema !== null && (schema as Record<string, unknown>)["type"] === "object"
+
+const compileJson = (
+  validator: SchemaValidator["Service"],
+  schema: Tool.SchemaSource & { readonly _tag: "Json" },
+  refuse: (reason: string) => CatalogError,
+  which: string
+) =>
+  Effect.suspend(() => {
+    const compiled = validator.compile(schema.schema)
+    return compiled instanceof SchemaCompileError
+      ? Effect.fail(refuse(`${which} schema does not compile: ${compiled.message}`))
+      : Effect.succeed(jsonChecker(compiled))
+  })
+
+const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<any>, validator: SchemaValidator["Service"]) {
+  const refuse = (reason: string) => new CatalogError({ message: `Tool "${tool.name}": ${reason}` })
+  const inputSchema = tool.input._tag === "Effect" ? jsonSchemaOf(tool.input.schema) : tool.input.schema
+  const decodeInput = tool.input._tag === "Effect"
+    ? effectDecoder(tool.input.schema)
+    : yield* compileJson(validator, tool.input, refuse, "input")
+  if (!isObjectSchema(inputSchema)) return yield* refuse("input schema must have type \"object\"")
+  const output = tool.output
+  const outputSchema = output === undefined
+    ? undefined
+    : output._tag === "Effect"
+    ? jsonSchemaOf(output.schema)
+    : output.schema
+  const encodeOutput = output === undefined
+    ? undefined
+    : output._tag === "Effect"
+    ? effectEncoder(output.schema)
+    : yield* compileJson(validator, output, refuse, "output")
+  const checkStructured = output === undefined
+    ? undefined
+    : output._tag === "Effect"
+    ? effectDecoder(output.schema)
+    : encodeOutput
+  if (outputSchema !== undefined && !isObjectSchema(outputSchema)) {
+    return yield* refuse("output schema must have type \"object\"")
+  }
+  const { title, description, annotations, icons, _meta } = tool.description
+  const wire: Record<string, unknown> = { name: tool.name }
+  if (title !== undefined) wire["title"] = title
+  if (description !== undefined) wire["description"] = description
+  wire["inputSchema"] = inputSchema
+  if (outputSchema !== undefined) wire["outputSchema"] = outputSchema
+  if (annotations !== undefined) wire["annotations"] = annotations
+  if (icons !== undefined) wire["icons"] = icons
+  if (_meta !== undefined) wire["_meta"] = _meta
+  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured }
+  return compiled
+})
+
+const withoutUndefined = (record: object): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value
+  return out
+}
+
+const isAbsoluteUri = (uri: string): boolean => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)
+
+/**
+ * Builds a catalog, or says why it cannot be built.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(
+  components: ReadonlyArray<Component>,
+  options?: { readonly pageSize?: number }
+): Effect.fn.Return<Catalog, CatalogError, SchemaValidator> {
+  const validator = yield* SchemaValidator
+  const pageSize = options?.pageSize ?? Pagination.defaultPageSize
+  const tools = new Map<string, CompiledTool>()
+  const resources = new Map<string, Resource.Resource<any>>()
+  const templates: Array<CompiledTemplate> = []
+  const prompts = new Map<string, Prompt.Prompt<any>>()
+  for (const component of components) {
+    if ("handler" in component) {
+      if (tools.has(component.name)) return yield* new CatalogError({ message: `Duplicate tool name "${component.name}"` })
+      tools.set(component.name, yield* compileTool(component, validator))
+    } else if ("render" in component) {
+      if (prompts.has(component.name)) return yield* new CatalogError({ message: `Duplicate prompt name "${component.name}"` })
+      prompts.set(component.name, component)
+    } else if ("complete" in component) {
+      const source = component.description.uriTemplate
+      const parsed = UriTemplate.parse(source)
+      if (parsed instanceof UriTemplate.UriTemplateError) {
+        return yield* new CatalogError({ message: `Resource template "${source}": ${parsed.reason}` })
+      }
+      const clash = templates.find((other) => UriTemplate.overlaps(other.parsed, parsed))
+      if (clash) {
+        return yield* new CatalogError({ message: `Resource template "${source}" overlaps "${clash.parsed.source}"` })
+      }
+      templates.push({ template: component, parsed })
+    } else {
+      const uri = component.description.uri
+      if (!isAbsoluteUri(uri)) return yield* new CatalogError({ message: `Resource URI "${uri}" is not absolute` })
+      if (resources.has(uri)) return yield* new CatalogError({ message: `Duplicate resource URI "${uri}"` })
+      resources.set(uri, component)
+    }
+  }
+  for (const uri of resources.keys()) {
+    const clash = templates.find((template) => UriTemplate.matchesExact(template.parsed, uri))
+    if (clash) {
+      return yield* new CatalogError({ message: `Resource "${uri}" is also matched by template "${clash.parsed.source}"` })
+    }
+  }
+  const promptWire = [...prompts.values()].map((prompt) =>
+    withoutUndefined({
+      name: prompt.name,
+      ...prompt.description,
+      arguments: prompt.arguments.length === 0 ? undefined : prompt.arguments.map(withoutUndefined)
+    })
+  )
+  return {
+    tools,
+    resources,
+    templates,
+    prompts,
+    lists: {
+      tools: Pagination.makeList([...tools.values()].map((tool) => tool.wire), pageSize),
+      resources: Pagination.makeList([...resources.values()].map((resource) => withoutUndefined(resource.description)), pageSize),
+      templates: Pagination.makeList(templates.map((template) => withoutUndefined(template.template.description)), pageSize),
+      prompts: Pagination.makeList(promptWire, pageSize)
+    }
+  }
+})
+
+/**
+ * Finds the template that matches a URI, with the variables it bound.
+ *
+ * @since 0.1.0
+ */
+export const matchTemplate = (
+  catalog: Catalog,
+  uri: string
+): { readonly template: CompiledTemplate; readonly variables: Readonly<Record<string, string | ReadonlyArray<string>>> } | undefined => {
+  for (const template of catalog.templates) {
+    const variables = UriTemplate.match(template.parsed, uri)
+    if (variables !== undefined) return { template, variables }
+  }
+  return undefined
+}

@@ -1,0 +1,84 @@
+/**
+ * Stateless pagination bound to the contents of the list it pages.
+ *
+ * A cursor names the list's fingerprint and an offset. When the list changes (a tool registered,
+ * a different principal's view), the fingerprint changes and old cursors are refused with -32602
+ * "Invalid or expired cursor", so a client never mixes pages of two different lists.
+ *
+ * @example
+ * ```ts
+ * import * as Pagination from "@snodo/core/catalog/Pagination"
+ *
+ * const list = Pagination.makeList(["a", "b", "c"], 2)
+ * const first = Pagination.page(list, undefined) // { items: ["a", "b"], nextCursor: "…" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import { InvalidParams } from "../pipeline/McpError.ts"
+
+/** Default page size. @since 0.1.0 */
+export const defaultPageSize = 100
+
+/** Longest cursor accepted, in characters. @since 0.1.0 */
+export const maxCursorLength = 2048
+
+/** A list ready to page: its items, their fingerprint and the page size. @since 0.1.0 */
+export interface PagedList<A> {
+  readonly items: ReadonlyArray<A>
+  readonly fingerprint: string
+  readonly pageSize: number
+}
+
+/** One page. @since 0.1.0 */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor: string | undefined
+}
+
+/**
+ * Fingerprints a list by the JSON of its items.
+ *
+ * @since 0.1.0
+ */
+export const fingerprintOf = (items: ReadonlyArray<unknown>): string =>
+  createHash("sha256").update(JSON.stringify(items)).digest("base64url").slice(0, 22)
+
+/** @since 0.1.0 */
+export const makeList = <A>(items: ReadonlyArray<A>, pageSize: number = defaultPageSize): PagedList<A> => ({
+  items,
+  fingerprint: fingerprintOf(items),
+  pageSize
+})
+
+const encodeCursor = (fingerprint: string, offset: number): string =>
+  Buffer.from(`${fingerprint}:${offset}`, "utf8").toString("base64url")
+
+const expired = () => new InvalidParams({ message: "Invalid or expired cursor" })
+
+const decodeCursor = (list: PagedList<unknown>, cursor: string): number | InvalidParams => {
+  if (cursor.length > maxCursorLength || !/^[A-Za-z0-9_-]+$/.test(cursor)) return expired()
+  const text = Buffer.from(cursor, "base64url").toString("utf8")
+  const separator = text.lastIndexOf(":")
+  if (separator < 0 || text.slice(0, separator) !== list.fingerprint) return expired()
+  const digits = text.slice(separator + 1)
+  if (!/^[1-9][0-9]{0,9}$/.test(digits)) return expired()
+  const offset = Number(digits)
+  return offset < list.items.length && offset % list.pageSize === 0 ? offset : expired()
+}
+
+/**
+ * The page a cursor points at (the first page without one).
+ *
+ * @since 0.1.0
+ */
+export const page = <A>(list: PagedList<A>, cursor: string | undefined): Page<A> | InvalidParams => {
+  const offset = cursor === undefined ? 0 : decodeCursor(list, cursor)
+  if (typeof offset !== "number") return offset
+  const end = offset + list.pageSize
+  return {
+    items: offset === 0 && end >= list.items.length ? list.items : list.items.slice(offset, end),
+    nextCursor: end < list.items.length ? encodeCursor(list.fingerprint, end) : undefined
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Resources with an exact URI.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Content from "@snodo/core/catalog/Content"
+ * import * as Resource from "@snodo/core/catalog/Resource"
+ *
+ * const readme = Resource.make({ uri: "file:///README.md", name: "readme", mimeType: "text/markdown" },
+ *   () => Effect.succeed(Content.textContents("file:///README.md", "# Hello", "text/markdown")))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Effect } from "effect"
+import type * as Content from "./Content.ts"
+import type { Annotations, Icon } from "./Tool.ts"
+
+const TypeId: unique symbol = Symbol.for("@snodo/core/Resource")
+
+/** What `resources/list` says of a resource. @since 0.1.0 */
+export interface Description {
+  readonly uri: string
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly size?: number
+  readonly annotations?: Annotations & Readonly<Record<string, unknown>>
+  readonly icons?: ReadonlyArray<Icon>
+  readonly _meta?: Readonly<Record<string, unknown>>
+}
+
+/** Cache hints for reads of this resource (default: the server's). @since 0.1.0 */
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/** What a read handler returns: one contents item or several. @since 0.1.0 */
+export type ReadResult = Content.ResourceContents | ReadonlyArray<Content.ResourceContents>
+
+/** A defined resource. @since 0.1.0 */
+export interface Resource<out R = never> {
+  readonly [TypeId]: typeof TypeId
+  readonly description: Description
+  readonly cache: CacheHint | undefined
+  readonly read: Effect.Effect<ReadResult, unknown, R>
+}
+
+/** Whether a value is a resource. @since 0.1.0 */
+export const isResource = (u: unknown): u is Resource<unknown> => typeof u === "object" && u !== null && TypeId in u
+
+/**
+ * Defines a resource. The read Effect runs per `resources/read` with the request services in
+ * context; a protocol error (`McpError`) it fails with is written as such.
+ *
+ * @since 0.1.0
+ */
+export const make = <E, R>(
+  description: Description & { readonly cache?: CacheHint },
+  read: () => Effect.Effect<ReadResult, E, R>
+): Resource<R> => {
+  const { cache, ...rest } = description
+  return { [TypeId]: TypeId, description: rest, cache, read: read() }
+}

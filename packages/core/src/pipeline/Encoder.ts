@@ -1,0 +1,34 @@
+/**
+ * The writer's side of the envelope: JSON-RPC messages to text.
+ *
+ * Ids are written exactly as they were read (an int64 beyond the safe range is a `bigint`).
+ *
+ * @example
+ * ```ts
+ * import { result } from "@snodo/core/pipeline/Encoder"
+ *
+ * result(7, { resultType: "complete" }) // '{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}'
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { RequestId } from "./Envelope.ts"
+import type { WireError } from "./McpError.ts"
+
+const encodeId = (id: RequestId | null): string =>
+  typeof id === "bigint" ? id.toString() : JSON.stringify(id)
+
+/** A result response. @since 0.1.0 */
+export const result = (id: RequestId, value: unknown): string =>
+  `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${JSON.stringify(value)}}`
+
+/** An error response; `null` when the request id could not be read. @since 0.1.0 */
+export const error = (id: RequestId | null, value: WireError): string =>
+  `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify(value)}}`
+
+/** A notification. @since 0.1.0 */
+export const notification = (method: string, params: unknown): string =>
+  `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`
+
+/** Ids compare by value whatever their representation. @since 0.1.0 */
+export const idKey = (id: RequestId): string => typeof id === "string" ? `s:${id}` : `n:${id.toString()}`

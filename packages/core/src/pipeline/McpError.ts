@@ -1,0 +1,162 @@
+/**
+ * Protocol errors as data.
+ *
+ * Every JSON-RPC error snodo can write is one tagged class here, carrying its code, a concise
+ * message and optional `data`. Handlers and pipeline stages fail with these; the writer turns them
+ * into error responses. A defect (a thrown exception or a die) never reaches the wire as text: it
+ * becomes {@link InternalError} with a generic message.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { InvalidParams } from "@snodo/core/pipeline/McpError"
+ *
+ * const refuse = Effect.fail(new InvalidParams({ message: "Unknown tool: nope" }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Predicate, Schema } from "effect"
+
+const fields = {
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}
+
+/** -32700: the bytes were not one strict JSON value. @since 0.1.0 */
+export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", fields) {
+  readonly code = -32700
+}
+
+/** -32600: valid JSON that is not a valid JSON-RPC request. @since 0.1.0 */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {
+  readonly code = -32600
+}
+
+/** -32601: unknown method, or a method whose server capability is absent. @since 0.1.0 */
+export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("MethodNotFound", fields) {
+  readonly code = -32601
+}
+
+/** -32602: the method exists but its params are invalid. @since 0.1.0 */
+export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", fields) {
+  readonly code = -32602
+}
+
+/** -32603: the server failed. The message is generic unless the author chose it. @since 0.1.0 */
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {
+  readonly code = -32603
+}
+
+/** -32020: HTTP headers disagree with the body, or are missing or malformed. @since 0.1.0 */
+export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("HeaderMismatch", fields) {
+  readonly code = -32020
+}
+
+/** -32021: processing needs a client capability the request did not declare. @since 0.1.0 */
+export class MissingRequiredClientCapability
+  extends Schema.TaggedError<MissingRequiredClientCapability>()("MissingRequiredClientCapability", {
+    message: Schema.String,
+    data: Schema.Struct({ requiredCapabilities: Schema.Record(Schema.String, Schema.Unknown) })
+  })
+{
+  readonly code = -32021
+}
+
+/** -32022: the requested protocol version is not enabled on this server. @since 0.1.0 */
+export class UnsupportedProtocolVersion
+  extends Schema.TaggedError<UnsupportedProtocolVersion>()("UnsupportedProtocolVersion", {
+    message: Schema.String,
+    data: Schema.Struct({ supported: Schema.Array(Schema.String), requested: Schema.String })
+  })
+{
+  readonly code = -32022
+}
+
+/**
+ * An application-defined protocol error. The 2026-07-28 revision leaves -32000..-32019 to
+ * implementations (-32020..-32099 are reserved for MCP); construction outside that range is refused
+ * so that an application cannot impersonate a protocol code.
+ *
+ * @example
+ * ```ts
+ * import { ApplicationError } from "@snodo/core/pipeline/McpError"
+ *
+ * const quota = ApplicationError.of(-32001, "Quota exceeded", { retryAfterMs: 1000 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ApplicationError extends Schema.TaggedError<ApplicationError>()("ApplicationError", {
+  code: Schema.Int.check(Schema.isBetween({ minimum: -32019, maximum: -32000 })),
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {
+  static of(code: number, message: string, data?: unknown): ApplicationError {
+    return new ApplicationError(data === undefined ? { code, message } : { code, message, data })
+  }
+}
+
+/**
+ * Every protocol error snodo writes.
+ *
+ * @since 0.1.0
+ */
+export type McpError =
+  | ParseError
+  | InvalidRequest
+  | MethodNotFound
+  | InvalidParams
+  | InternalError
+  | HeaderMismatch
+  | MissingRequiredClientCapability
+  | UnsupportedProtocolVersion
+  | ApplicationError
+
+const tags = new Set([
+  "ParseError",
+  "InvalidRequest",
+  "MethodNotFound",
+  "InvalidParams",
+  "InternalError",
+  "HeaderMismatch",
+  "MissingRequiredClientCapability",
+  "UnsupportedProtocolVersion",
+  "ApplicationError"
+])
+
+/**
+ * Whether a value is one of the protocol errors above.
+ *
+ * @since 0.1.0
+ */
+export const isMcpError = (u: unknown): u is McpError =>
+  Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && tags.has(u._tag)
+
+/**
+ * The JSON-RPC error object of a protocol error.
+ *
+ * @since 0.1.0
+ */
+export interface WireError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+/**
+ * The wire form of an error.
+ *
+ * @since 0.1.0
+ */
+export const toWire = (error: McpError): WireError =>
+  error.data === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, data: error.data }
+
+/**
+ * The generic error that replaces any defect: no stack, no exception text.
+ *
+ * @since 0.1.0
+ */
+export const internalErrorOfDefect = (): InternalError => new InternalError({ message: "Internal error" })

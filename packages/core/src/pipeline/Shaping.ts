@@ -1,0 +1,56 @@
+/**
+ * Result shaping: what every result carries whatever handler produced it.
+ *
+ * Adds `resultType` (default `"complete"`), `_meta["io.modelcontextprotocol/serverInfo"]` (merged
+ * with any `_meta` the handler set) and, on complete results of cacheable methods, `ttlMs` and
+ * `cacheScope`.
+ *
+ * @example
+ * ```ts
+ * import * as Shaping from "@snodo/core/pipeline/Shaping"
+ *
+ * const shaped = Shaping.shape({ tools: [] }, { name: "calc", version: "1.0.0" }, { ttlMs: 0, cacheScope: "private" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { ServerInfoKey } from "../wire/Meta.ts"
+
+/** A caching hint. @since 0.1.0 */
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/** The methods whose complete results carry cache hints. @since 0.1.0 */
+export type CacheableMethod =
+  | "server/discover"
+  | "tools/list"
+  | "resources/list"
+  | "resources/templates/list"
+  | "prompts/list"
+  | "resources/read"
+
+/** Default hint: immediately stale, private. @since 0.1.0 */
+export const defaultCacheHint: CacheHint = { ttlMs: 0, cacheScope: "private" }
+
+/**
+ * Shapes a result object in place of a copy (the handler's object is never mutated).
+ *
+ * @since 0.1.0
+ */
+export const shape = (
+  result: Readonly<Record<string, unknown>>,
+  serverInfo: Readonly<Record<string, unknown>>,
+  cache: CacheHint | undefined
+): Record<string, unknown> => {
+  const resultType = result["resultType"] ?? "complete"
+  const handlerMeta = result["_meta"] as Record<string, unknown> | undefined
+  const shaped: Record<string, unknown> = { ...result, resultType }
+  shaped["_meta"] = handlerMeta === undefined ? { [ServerInfoKey]: serverInfo } : { ...handlerMeta, [ServerInfoKey]: serverInfo }
+  if (cache !== undefined && resultType === "complete") {
+    shaped["ttlMs"] = cache.ttlMs
+    shaped["cacheScope"] = cache.cacheScope
+  }
+  return shaped
+}

@@ -1,0 +1,62 @@
+/**
+ * MCP log messages (`notifications/message`) from a handler to the client of its request.
+ *
+ * Deprecated by the 2026-07-28 revision (servers should log to stderr) but kept for clients that
+ * opt in: a message is sent only when the server enables the `logging` capability, the request
+ * set `_meta["io.modelcontextprotocol/logLevel"]`, the message is at least that severe, and the
+ * transport can deliver request-scoped notifications. Otherwise logging succeeds silently.
+ *
+ * @example
+ * ```ts
+ * import { McpLog } from "@snodo/core/runtime/McpLog"
+ *
+ * const note = McpLog.log("info", { step: "fetching" }, "weather")
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect } from "effect"
+import * as Encoder from "../pipeline/Encoder.ts"
+import type { LoggingLevel } from "../wire/Meta.ts"
+import type { RequestSink } from "./RequestSink.ts"
+
+const severity: Record<LoggingLevel, number> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7
+}
+
+/** @since 0.1.0 */
+export interface Logger {
+  readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
+}
+
+/** @since 0.1.0 */
+export class McpLog extends Context.Service<McpLog, Logger>()("@snodo/core/McpLog") {
+  /** Sends a log message to the client of the current request, if it asked for them. */
+  static readonly log = (level: LoggingLevel, data: unknown, logger?: string): Effect.Effect<void, never, McpLog> =>
+    McpLog.use((service) => service.log(level, data, logger))
+}
+
+/** A logger for one request. @since 0.1.0 */
+export const makeLogger = (
+  enabled: boolean,
+  requested: LoggingLevel | undefined,
+  sink: RequestSink | undefined
+): Logger => {
+  if (!enabled || requested === undefined || sink === undefined) return { log: () => Effect.void }
+  const threshold = severity[requested]
+  return {
+    log: (level, data, logger) => {
+      if (severity[level] < threshold) return Effect.void
+      const params: Record<string, unknown> = { level, data }
+      if (logger !== undefined) params["logger"] = logger
+      return Effect.ignore(sink.write(Encoder.notification("notifications/message", params)))
+    }
+  }
+}

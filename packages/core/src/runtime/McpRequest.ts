@@ -1,0 +1,30 @@
+/**
+ * The request a handler is serving, as a service in its context.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpRequest } from "@snodo/core/runtime/McpRequest"
+ *
+ * const whoIsAsking = McpRequest.useSync((request) => request.meta.clientInfo?.name)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestId } from "../pipeline/Envelope.ts"
+
+/** Which transport carried the request. @since 0.1.0 */
+export type TransportKind = "stdio" | "http" | "memory"
+
+/**
+ * @since 0.1.0
+ */
+export class McpRequest extends Context.Service<McpRequest, {
+  readonly id: RequestId
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
+  readonly meta: RequestMeta
+  readonly transport: TransportKind
+}>()("@snodo/core/McpRequest") {}

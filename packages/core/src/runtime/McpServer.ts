@@ -1,0 +1,168 @@
+/**
+ * The server definition: identity, options and components, composed into a Layer.
+ *
+ * `McpServer.make` starts an immutable definition; `.add` returns a new one with more components
+ * (the handler requirements accumulate in the type). `.layer` builds the catalog (refusing
+ * duplicates, overlaps and schemas that do not compile) and provides the {@link ServerRuntime} that
+ * transports serve. Handlers' own services are taken from the Layer's context once, when it is
+ * built; request services (`McpRequest`, `Progress`, `McpLog`) are added per request.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import * as Tool from "@snodo/core/catalog/Tool"
+ * import * as McpServer from "@snodo/core/runtime/McpServer"
+ *
+ * const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed({ text }))
+ *
+ * const Server = McpServer.make({ name: "demo", version: "1.0.0" }).add(echo)
+ * // Server.layer: Layer<ServerRuntime, CatalogError>
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { type Context, Effect, Layer, Option, Pipeable } from "effect"
+import * as BasicJsonSchema from "../catalog/BasicJsonSchema.ts"
+import * as Catalog from "../catalog/Catalog.ts"
+import type * as Prompt from "../catalog/Prompt.ts"
+import type * as Resource from "../catalog/Resource.ts"
+import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
+import { SchemaValidator } from "../catalog/SchemaValidator.ts"
+import type * as Tool from "../catalog/Tool.ts"
+import { DialectRegistry } from "../pipeline/Dialect.ts"
+import type { CacheableMethod, CacheHint } from "../pipeline/Shaping.ts"
+import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
+import type { McpLog } from "./McpLog.ts"
+import type { McpRequest } from "./McpRequest.ts"
+import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, type Progress } from "./Progress.ts"
+import * as ServerRuntime from "./ServerRuntime.ts"
+
+/** The services snodo provides to every handler. @since 0.1.0 */
+export type RequestServices = McpRequest | Progress | McpLog
+
+/** Server options. Every limit has a safe default. @since 0.1.0 */
+export interface Options {
+  readonly name: string
+  readonly version: string
+  readonly title?: string
+  readonly description?: string
+  readonly websiteUrl?: string
+  readonly icons?: ReadonlyArray<Tool.Icon>
+  /** Guidance for the model, advertised by `server/discover`. */
+  readonly instructions?: string
+  /** Cache hints per method (default `{ ttlMs: 0, cacheScope: "private" }`). */
+  readonly cache?: Partial<Record<CacheableMethod, CacheHint>>
+  /** Advertise the (deprecated) `logging` capability and deliver `McpLog` messages. Default false. */
+  readonly logging?: boolean
+  /** Page size of the four lists (default 100). */
+  readonly pageSize?: number
+  readonly executor?: ExecutorOptions
+  readonly progress?: Partial<ProgressLimits>
+  /** Extensions advertised in `capabilities.extensions`. */
+  readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+}
+
+/** The services a component's handlers require. @since 0.1.0 */
+export type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
+  : C extends Resource.Resource<infer R> ? R
+  : C extends ResourceTemplate.ResourceTemplate<infer R> ? R
+  : C extends Prompt.Prompt<infer R> ? R
+  : never
+
+const TypeId: unique symbol = Symbol.for("@snodo/core/McpServer")
+
+/** A server definition. @since 0.1.0 */
+export interface McpServer<out R = never> extends Pipeable.Pipeable {
+  readonly [TypeId]: typeof TypeId
+  readonly options: Options
+  readonly components: ReadonlyArray<Catalog.Component>
+  /** A new definition with these components added. */
+  readonly add: <const C extends ReadonlyArray<Catalog.Component>>(
+    ...components: C
+  ) => McpServer<R | ComponentServices<C[number]>>
+  /** The runtime, built from this definition. */
+  readonly layer: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>
+}
+
+const Proto = {
+  pipe(this: unknown) {
+    return Pipeable.pipeArguments(this, arguments)
+  }
+}
+
+const capabilitiesOf = (options: Options, catalog: Catalog.Catalog): Record<string, unknown> => {
+  const capabilities: Record<string, unknown> = {}
+  if (catalog.tools.size > 0) capabilities["tools"] = {}
+  if (catalog.resources.size > 0 || catalog.templates.length > 0) capabilities["resources"] = {}
+  if (catalog.prompts.size > 0) capabilities["prompts"] = {}
+  if (ServerRuntime.offersCompletions(catalog)) capabilities["completions"] = {}
+  if (options.logging === true) capabilities["logging"] = {}
+  if (options.extensions !== undefined) capabilities["extensions"] = options.extensions
+  return capabilities
+}
+
+const serverInfoOf = (options: Options): Record<string, unknown> => {
+  const info: Record<string, unknown> = { name: options.name, version: options.version }
+  if (options.title !== undefined) info["title"] = options.title
+  if (options.description !== undefined) info["description"] = options.description
+  if (options.websiteUrl !== undefined) info["websiteUrl"] = options.websiteUrl
+  if (options.icons !== undefined) info["icons"] = options.icons
+  return info
+}
+
+/**
+ * Builds the runtime of a definition. The validator is the application's `SchemaValidator` when it
+ * provides one, else the core's basic backend; the dialects are the application's registry when
+ * provided, else 2026-07-28 only.
+ *
+ * @since 0.1.0
+ */
+export const layer = <R>(server: McpServer<R>): Layer.Layer<
+  ServerRuntime.ServerRuntime,
+  Catalog.CatalogError,
+  Exclude<R, RequestServices>
+> =>
+  Layer.effect(
+    ServerRuntime.ServerRuntime,
+    Effect.gen(function*() {
+      const options = server.options
+      const validator = Option.getOrElse(yield* Effect.serviceOption(SchemaValidator), () => BasicJsonSchema.make())
+      const dialects = Option.getOrElse(yield* Effect.serviceOption(DialectRegistry), () => DialectRegistry.make(DialectRegistry.defaultDialects))
+      const catalog = yield* Catalog.make(
+        server.components,
+        options.pageSize === undefined ? undefined : { pageSize: options.pageSize }
+      ).pipe(Effect.provideService(SchemaValidator, validator))
+      const services = (yield* Effect.context<never>()) as Context.Context<never>
+      return ServerRuntime.make({
+        settings: {
+          serverInfo: serverInfoOf(options),
+          instructions: options.instructions,
+          capabilities: capabilitiesOf(options, catalog),
+          cache: { ...ServerRuntime.defaultCache, ...options.cache },
+          logging: options.logging === true,
+          progress: { ...defaultProgressLimits, ...options.progress }
+        },
+        catalog,
+        dialects,
+        executor: Executor.make(options.executor),
+        services
+      })
+    })
+  ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>
+
+const build = <R>(options: Options, components: ReadonlyArray<Catalog.Component>): McpServer<R> => {
+  const self = Object.create(Proto)
+  self[TypeId] = TypeId
+  self.options = options
+  self.components = components
+  self.add = (...more: ReadonlyArray<Catalog.Component>) => build(options, [...components, ...more])
+  Object.defineProperty(self, "layer", { get: () => layer(self as McpServer<R>) })
+  return self as McpServer<R>
+}
+
+/**
+ * Starts a server definition.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): McpServer<never> => build(options, [])

@@ -1,0 +1,25 @@
+/**
+ * The seam between a request and its transport for request-scoped notifications (progress, log
+ * messages). A transport that can deliver notifications alongside a response installs a sink;
+ * `write` completes only once the transport has written the frame, so whatever a handler sends
+ * before it returns is on the wire before its terminal response.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import type { Effect } from "effect"
+
+/**
+ * The transport can no longer write for this request (closed connection, ended stream).
+ *
+ * @since 0.1.0
+ */
+export class SinkClosed extends Schema.TaggedError<SinkClosed>()("SinkClosed", {
+  message: Schema.String
+}) {}
+
+/** @since 0.1.0 */
+export interface RequestSink {
+  /** Writes one encoded JSON-RPC notification; completes once written. */
+  readonly write: (frame: string) => Effect.Effect<void, SinkClosed>
+}

@@ -1,0 +1,231 @@
+/**
+ * The running server: the service every transport talks to.
+ *
+ * `handle` takes one decoded request and the transport's request context and produces exactly one
+ * encoded response. It never fails: protocol errors become error responses and defects become a
+ * generic -32603 (the cause is logged on stderr, never written). Interrupting the returned Effect
+ * is cancellation: the handler's fiber is interrupted, its finalizers run, nothing is written.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Context, Effect } from "effect"
+import type { Catalog } from "../catalog/Catalog.ts"
+import * as Pagination from "../catalog/Pagination.ts"
+import { admit } from "../pipeline/Admission.ts"
+import type { DialectRegistry, RequestMeta } from "../pipeline/Dialect.ts"
+import * as Encoder from "../pipeline/Encoder.ts"
+import type * as Envelope from "../pipeline/Envelope.ts"
+import {
+  internalErrorOfDefect,
+  InvalidParams,
+  isMcpError,
+  type McpError,
+  MethodNotFound,
+  toWire
+} from "../pipeline/McpError.ts"
+import * as Router from "../pipeline/Router.ts"
+import { type CacheableMethod, type CacheHint, defaultCacheHint, shape } from "../pipeline/Shaping.ts"
+import * as Complete from "./Complete.ts"
+import type { Executor } from "./Executor.ts"
+import { McpLog, makeLogger } from "./McpLog.ts"
+import { McpRequest, type TransportKind } from "./McpRequest.ts"
+import { Progress, type Limits as ProgressLimits, makeReporter } from "./Progress.ts"
+import * as PromptGet from "./PromptGet.ts"
+import type { RequestSink } from "./RequestSink.ts"
+import * as ResourceRead from "./ResourceRead.ts"
+import * as ToolCall from "./ToolCall.ts"
+
+/** What a transport knows about one request. @since 0.1.0 */
+export interface RequestContext {
+  readonly transport: TransportKind
+  /** Where request-scoped notifications go; `undefined` when the transport cannot deliver them. */
+  readonly sink: RequestSink | undefined
+}
+
+/** One encoded response; `code` tells transports (HTTP status) which error it carries. @since 0.1.0 */
+export type Outcome =
+  | { readonly _tag: "Result"; readonly frame: string }
+  | { readonly _tag: "Error"; readonly frame: string; readonly code: number }
+
+/** The server's fixed configuration, resolved from its options. @since 0.1.0 */
+export interface Settings {
+  readonly serverInfo: Readonly<Record<string, unknown>>
+  readonly instructions: string | undefined
+  readonly capabilities: Readonly<Record<string, unknown>>
+  readonly cache: Readonly<Record<CacheableMethod, CacheHint>>
+  readonly logging: boolean
+  readonly progress: ProgressLimits
+}
+
+/** @since 0.1.0 */
+export class ServerRuntime extends Context.Service<ServerRuntime, {
+  readonly settings: Settings
+  readonly catalog: Catalog
+  readonly dialects: DialectRegistry["Service"]
+  readonly handle: (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
+  /** Encodes an error for a frame that never became a request (parse errors, bad envelopes). */
+  readonly reject: (id: Envelope.RequestId | null, error: McpError) => Outcome
+}>()("@snodo/core/ServerRuntime") {}
+
+/** The parts a runtime is made of. @since 0.1.0 */
+export interface Parts {
+  readonly settings: Settings
+  readonly catalog: Catalog
+  readonly dialects: DialectRegistry["Service"]
+  readonly executor: Executor["Service"]
+  /** The application's services that handlers require. */
+  readonly services: Context.Context<never>
+}
+
+const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
+  _tag: "Error",
+  frame: Encoder.error(id, toWire(error)),
+  code: error.code
+})
+
+interface Handled {
+  readonly result: Readonly<Record<string, unknown>>
+  readonly cache: CacheHint | undefined
+}
+
+const cursorOf = (params: Readonly<Record<string, unknown>>): string | undefined | InvalidParams => {
+  const cursor = params["cursor"]
+  if (cursor === undefined || typeof cursor === "string") return cursor
+  return new InvalidParams({ message: "Invalid params: cursor must be a string" })
+}
+
+const listPage = (
+  list: Pagination.PagedList<Readonly<Record<string, unknown>>>,
+  key: string,
+  params: Readonly<Record<string, unknown>>,
+  cache: CacheHint
+): Effect.Effect<Handled, McpError> => {
+  const cursor = cursorOf(params)
+  if (cursor instanceof InvalidParams) return Effect.fail(cursor)
+  const page = Pagination.page(list, cursor)
+  if (page instanceof InvalidParams) return Effect.fail(page)
+  const result: Record<string, unknown> = { [key]: page.items }
+  if (page.nextCursor !== undefined) result["nextCursor"] = page.nextCursor
+  return Effect.succeed({ result, cache })
+}
+
+/**
+ * Assembles the runtime service from its parts.
+ *
+ * @since 0.1.0
+ */
+export const make = (parts: Parts): ServerRuntime["Service"] => {
+  const { catalog, dialects, executor, settings } = parts
+  const enabled: Record<Router.Capability, boolean> = {
+    tools: settings.capabilities["tools"] !== undefined,
+    resources: settings.capabilities["resources"] !== undefined,
+    prompts: settings.capabilities["prompts"] !== undefined,
+    completions: settings.capabilities["completions"] !== undefined,
+    subscriptions: false
+  }
+  const discover: Handled = {
+    result: {
+      supportedVersions: dialects.supported,
+      capabilities: settings.capabilities,
+      ...(settings.instructions === undefined ? {} : { instructions: settings.instructions })
+    },
+    cache: settings.cache["server/discover"]
+  }
+
+  const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext) => {
+    const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
+    const services = Context.add(
+      Context.add(
+        Context.add(parts.services, McpRequest, {
+          id: request.id,
+          method: request.method,
+          params: request.params,
+          meta,
+          transport: context.transport
+        }),
+        Progress,
+        reporter
+      ),
+      McpLog,
+      makeLogger(settings.logging, meta.logLevel, context.sink)
+    )
+    const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
+      Effect.ensuring(Effect.provideContext(effect as Effect.Effect<A, E, never>, services), reporter.close)
+    return provide
+  }
+
+  const route = (request: Envelope.Request, meta: RequestMeta, context: RequestContext): Effect.Effect<Handled, McpError> => {
+    const params = request.params
+    switch (request.method) {
+      case "server/discover":
+        return Effect.succeed(discover)
+      case "tools/list":
+        return listPage(catalog.lists.tools, "tools", params, settings.cache["tools/list"])
+      case "resources/list":
+        return listPage(catalog.lists.resources, "resources", params, settings.cache["resources/list"])
+      case "resources/templates/list":
+        return listPage(catalog.lists.templates, "resourceTemplates", params, settings.cache["resources/templates/list"])
+      case "prompts/list":
+        return listPage(catalog.lists.prompts, "prompts", params, settings.cache["prompts/list"])
+      case "tools/call": {
+        const call = ToolCall.resolve(catalog, params)
+        if (call instanceof InvalidParams) return Effect.fail(call)
+        return executor.run(ToolCall.run(call, provider(request, meta, context))).pipe(
+          Effect.map((result) => ({ result, cache: undefined }))
+        )
+      }
+      case "resources/read":
+        return executor.run(ResourceRead.run(catalog, params, provider(request, meta, context))).pipe(
+          Effect.map((read) => ({ result: read.result, cache: read.cache ?? settings.cache["resources/read"] }))
+        )
+      case "prompts/get":
+        return executor.run(PromptGet.run(catalog, params, provider(request, meta, context))).pipe(
+          Effect.map((result) => ({ result, cache: undefined }))
+        )
+      case "completion/complete":
+        return executor.run(Complete.run(catalog, params, provider(request, meta, context))).pipe(
+          Effect.map((result) => ({ result, cache: undefined }))
+        )
+      default:
+        return Effect.fail(new MethodNotFound({ message: Router.notFoundMessage(request.method, dialects.supported) }))
+    }
+  }
+
+  const onCause = (id: Envelope.RequestId, cause: Cause.Cause<McpError>): Effect.Effect<Outcome> => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+    const failure = Cause.findError(cause)
+    if (failure._tag === "Success" && isMcpError(failure.success)) return Effect.succeed(errorOutcome(id, failure.success))
+    return Effect.logError("Handler defect", cause).pipe(Effect.as(errorOutcome(id, internalErrorOfDefect())))
+  }
+
+  const handle = (request: Envelope.Request, context: RequestContext): Effect.Effect<Outcome> => {
+    const capability = Router.methods.get(request.method)
+    if (!Router.methods.has(request.method) || (capability !== undefined && !enabled[capability])) {
+      return Effect.succeed(errorOutcome(request.id, new MethodNotFound({ message: Router.notFoundMessage(request.method, dialects.supported) })))
+    }
+    const meta = admit(dialects, request.params)
+    if (isMcpError(meta)) return Effect.succeed(errorOutcome(request.id, meta))
+    return route(request, meta, context).pipe(
+      Effect.map((handled): Outcome => ({
+        _tag: "Result",
+        frame: Encoder.result(request.id, shape(handled.result, settings.serverInfo, handled.cache))
+      })),
+      Effect.catchCause((cause) => onCause(request.id, cause))
+    )
+  }
+
+  return { settings, catalog, dialects, handle, reject: errorOutcome }
+}
+
+/** Default cache hints for every cacheable method. @since 0.1.0 */
+export const defaultCache: Readonly<Record<CacheableMethod, CacheHint>> = {
+  "server/discover": defaultCacheHint,
+  "tools/list": defaultCacheHint,
+  "resources/list": defaultCacheHint,
+  "resources/templates/list": defaultCacheHint,
+  "prompts/list": defaultCacheHint,
+  "resources/read": defaultCacheHint
+}
+
+/** Whether the catalog offers completions, so the capability is advertised. @since 0.1.0 */
+export const offersCompletions = Complete.hasProviders

@@ -1,0 +1,118 @@
+/**
+ * `tools/call`: find the tool, validate arguments, run the handler, shape what it returned.
+ *
+ * Argument validation failures are `isError` results naming the path and the rule, never the
+ * value (the model can correct itself). An unknown tool is -32602. A declared output schema is
+ * enforced: a value that does not match, or an explicit result without `structuredContent`, is
+ * -32603 (details go to the server log, not the wire).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { Catalog, CompiledTool } from "../catalog/Catalog.ts"
+import * as ToolResult from "../catalog/ToolResult.ts"
+import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
+import { InternalError, InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+
+const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
+  issues.slice(0, 10).map((issue) => `${issue.instancePath === "" ? "(root)" : issue.instancePath}: ${issue.message}`).join("; ")
+
+/** The `isError` result for arguments that failed validation. @since 0.1.0 */
+export const invalidArguments = (issues: ReadonlyArray<ValidationIssue>): Record<string, unknown> =>
+  ToolResult.toWire(ToolResult.error(`Invalid arguments: ${describeIssues(issues)}`))
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const outputMismatch = (tool: CompiledTool, issues: ReadonlyArray<ValidationIssue>) =>
+  Effect.logError(`Tool "${tool.tool.name}" returned output that does not match its output schema: ${describeIssues(issues)}`).pipe(
+    Effect.andThen(Effect.fail(new InternalError({ message: "Tool output did not match its output schema" })))
+  )
+
+/**
+ * Turns what a handler returned into a wire result.
+ *
+ * @since 0.1.0
+ */
+export const shapeReturn = (tool: CompiledTool, value: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
+  if (ToolResult.isToolResult(value)) {
+    if (tool.checkStructured !== undefined && value.isError !== true) {
+      if (value.structuredContent === undefined) {
+        return Effect.logError(`Tool "${tool.tool.name}" declares an output schema but returned no structuredContent`).pipe(
+          Effect.andThen(Effect.fail(new InternalError({ message: "Tool output is missing its structured content" })))
+        )
+      }
+      const checked = tool.checkStructured(value.structuredContent)
+      if (checked._tag === "Invalid") return outputMismatch(tool, checked.issues)
+    }
+    return Effect.succeed(ToolResult.toWire(value))
+  }
+  if (tool.encodeOutput !== undefined) {
+    const checked = tool.encodeOutput(value)
+    if (checked._tag === "Invalid") return outputMismatch(tool, checked.issues)
+    return Effect.succeed({
+      content: [{ type: "text", text: JSON.stringify(checked.value) }],
+      structuredContent: checked.value
+    })
+  }
+  if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }] })
+  if (isRecord(value)) {
+    return Effect.succeed({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value })
+  }
+  return Effect.succeed({ content: [{ type: "text", text: JSON.stringify(value ?? null) }] })
+}
+
+const tagOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : "Error"
+
+/**
+ * Maps a typed handler failure: the author's renderer if any, else protocol errors as such and
+ * anything else as an `isError` result that names only the error's tag.
+ *
+ * @since 0.1.0
+ */
+export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
+  const rendered = tool.tool.renderFailure !== undefined ? tool.tool.renderFailure(error) : error
+  if (isMcpError(rendered)) return Effect.fail(rendered)
+  if (ToolResult.isToolResult(rendered)) return Effect.succeed(ToolResult.toWire(rendered))
+  return Effect.succeed(ToolResult.toWire(ToolResult.error(`Tool "${tool.tool.name}" failed: ${tagOf(rendered)}`)))
+}
+
+/** The parsed `tools/call` params. @since 0.1.0 */
+export interface Call {
+  readonly tool: CompiledTool
+  readonly arguments: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Resolves the tool and checks the params' shape (not the arguments' schema).
+ *
+ * @since 0.1.0
+ */
+export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Call | InvalidParams => {
+  const name = params["name"]
+  if (typeof name !== "string") return new InvalidParams({ message: "Invalid params: name must be a string" })
+  const tool = catalog.tools.get(name)
+  if (tool === undefined) return new InvalidParams({ message: `Unknown tool: ${name}` })
+  const args = params["arguments"] ?? {}
+  if (!isRecord(args)) return new InvalidParams({ message: "Invalid params: arguments must be an object" })
+  return { tool, arguments: args }
+}
+
+/**
+ * Runs a resolved call. `provide` gives the handler its request services.
+ *
+ * @since 0.1.0
+ */
+export const run = (
+  call: Call,
+  provide: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E>
+): Effect.Effect<Record<string, unknown>, McpError> => {
+  const decoded = call.tool.decodeInput(call.arguments)
+  if (decoded._tag === "Invalid") return Effect.succeed(invalidArguments(decoded.issues))
+  return provide(call.tool.tool.handler(decoded.value)).pipe(
+    Effect.matchEffect({
+      onFailure: (error) => renderFailure(call.tool, error),
+      onSuccess: (value) => shapeReturn(call.tool, value)
+    })
+  )
+}

@@ -1,0 +1,7 @@
+/**
+ * @snodo/testing: an in-memory client for MCP servers built with snodo, for `@effect/vitest`.
+ *
+ * @since 0.1.0
+ */
+export { type CallToolResult, type Client, defaultMeta, McpRpcError, McpTestClient, protocolVersion } from "./McpTestClient.ts"
+export * as McpTestClientModule from "./McpTestClient.ts"
