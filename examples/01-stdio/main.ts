@@ -1,0 +1,26 @@
+/**
+ * A minimal MCP server over stdio: one typed tool.
+ *
+ *   npx node examples/01-stdio/main.ts
+ *
+ * Then send it one line of JSON-RPC, for example a `tools/call` of `add`.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { McpServer, Tool } from "@snodo/core"
+import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import { Effect, Schema } from "effect"
+
+const add = Tool.make("add", {
+  description: "Add two numbers",
+  input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+  output: Schema.Struct({ sum: Schema.Finite })
+}, ({ a, b }) => Effect.succeed({ sum: a + b }))
+
+const Server = McpServer.make({ name: "calc", version: "1.0.0" }).add(add)
+
+StdioTransport.run().pipe(
+  Effect.provide(Server.layer),
+  Effect.provide(NodeStdio.layer),
+  NodeRuntime.runMain
+)
