@@ -87,6 +87,8 @@ export interface Client {
   readonly raw: (frame: string) => Effect.Effect<ReadonlyArray<unknown>>
   /** Every frame the server wrote, in order, parsed. */
   readonly written: () => ReadonlyArray<unknown>
+  /** Every frame the server wrote, in order, as text. */
+  readonly frames: () => ReadonlyArray<string>
 }
 
 const listKeys = {
@@ -107,10 +109,12 @@ export const make = Effect.fnUntraced(function*() {
   const pending = new Map<string, Deferred.Deferred<Result, McpRpcError>>()
   const listeners = new Map<string, (notification: Readonly<Record<string, unknown>>) => void>()
   const written: Array<unknown> = []
+  const frames: Array<string> = []
   let nextId = 1
 
   const onFrame = (frame: string) => {
     const message: unknown = JSON.parse(frame)
+    frames.push(frame)
     written.push(message)
     if (!isRecord(message)) return
     const id = message["id"]
@@ -189,7 +193,8 @@ export const make = Effect.fnUntraced(function*() {
         yield* connection.drain
         return written.slice(before)
       }),
-    written: () => written
+    written: () => written,
+    frames: () => frames
   }
   return client
 })
