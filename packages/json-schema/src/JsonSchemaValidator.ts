@@ -1,0 +1,245 @@
+/**
+ * The full JSON Schema Draft 2020-12 backend of the `SchemaValidator` seam, on
+ * `@hyperjump/json-schema`.
+ *
+ * - **Compile once, never fetch.** Schemas compile when the catalog is built; a `$ref` resolves
+ *   within the schema, hyperjump's built-in 2020-12 meta-schemas or the application's local
+ *   `catalog`, and anything else refuses the schema (the compiler has no `http`, `https` or `file`
+ *   retrieval). Other dialects (`$schema` draft-07, …) are refused unless registered in the catalog.
+ * - **Pure validation.** No coercion, no default insertion, no mutation; `format` is an annotation
+ *   (Draft 2020-12's default). `CompiledSchema.schema` is the object given, untouched.
+ * - **Bounded (SEP-2106).** Schema size and depth, `$ref` depth, composition breadth and nesting
+ *   and the compile time refuse a schema at definition; a per-call budget of schema evaluations
+ *   turns runaway validation into `BudgetExceeded`. See {@link defaults}.
+ * - **Quiet issues.** An issue names the instance path and the keyword, never the value.
+ *
+ * hyperjump compiles asynchronously while the seam compiles synchronously: compilation runs on a
+ * worker thread the caller blocks on (bounded by `maxCompileMillis`); validation runs on the
+ * caller's thread.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { JsonSchemaValidator } from "@snodo/json-schema"
+ *
+ * // Replaces the core's basic backend for every raw JSON Schema of the server.
+ * const Validation = JsonSchemaValidator.layer({
+ *   catalog: { "https://example.com/money.json": { type: "object", required: ["amount"] } }
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer, type Scope } from "effect"
+import "@hyperjump/json-schema/draft-2020-12"
+import { BASIC, deserialize, type EvaluationPlugin, interpret } from "@hyperjump/json-schema/experimental"
+import type { CompiledSchema as HyperjumpCompiled } from "@hyperjump/json-schema/experimental"
+import type { OutputUnit } from "@hyperjump/json-schema/draft-2020-12"
+import * as Instance from "@hyperjump/json-schema/instance/experimental"
+import {
+  type CompiledSchema,
+  type JsonSchemaDocument,
+  SchemaCompileError,
+  SchemaValidator,
+  type ValidationResult
+} from "@snodo/core/catalog/SchemaValidator"
+import { type Ast, checkCompiled, checkDocument, INTERNAL_BASE } from "./internal/bounds.ts"
+import { CompileThread } from "./internal/CompileThread.ts"
+import { issuesOf } from "./internal/issues.ts"
+
+/**
+ * Configuration of the backend. Every bound has a default ({@link defaults}).
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /**
+   * Documents a `$ref` may point to, served from memory: a record from retrieval URI to document,
+   * or an array of documents that each carry an absolute `$id`. A custom meta-schema registered
+   * here may be used as a `$schema`.
+   */
+  readonly catalog?: Readonly<Record<string, JsonSchemaDocument>> | ReadonlyArray<JsonSchemaDocument> | undefined
+  /** Maximum JSON values in one schema document. */
+  readonly maxSchemaNodes?: number | undefined
+  /** Maximum nesting depth of one schema document. */
+  readonly maxSchemaDepth?: number | undefined
+  /** Maximum `$ref` / `$dynamicRef` hops in one chain that stays on the same instance location. */
+  readonly maxRefDepth?: number | undefined
+  /** Maximum subschemas of one `allOf`, `anyOf` or `oneOf`. */
+  readonly maxCompositionBreadth?: number | undefined
+  /** Maximum nesting of composition keywords (`allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependentSchemas`) on one instance location, through references. */
+  readonly maxCompositionDepth?: number | undefined
+  /** Maximum schema evaluations (one schema applied to one instance location) per call. */
+  readonly maxValidationSteps?: number | undefined
+  /** Maximum time to compile one schema. */
+  readonly maxCompileMillis?: number | undefined
+  /** Maximum issues reported for one instance. */
+  readonly maxIssues?: number | undefined
+}
+
+/**
+ * The default bounds.
+ *
+ * @since 0.1.0
+ */
+export const defaults = {
+  maxSchemaNodes: 10_000,
+  maxSchemaDepth: 64,
+  maxRefDepth: 32,
+  maxCompositionBreadth: 64,
+  maxCompositionDepth: 16,
+  maxValidationSteps: 1_000_000,
+  maxCompileMillis: 5_000,
+  maxIssues: 20
+} as const
+
+type Limits = { readonly [K in keyof typeof defaults]: number }
+
+/** Time allowed to start the compile thread (load hyperjump, the catalog, the meta-schemas). */
+const STARTUP_MILLIS = 30_000
+
+/**
+ * The backend as a scoped service value: starts its compile thread (stopped when the scope
+ * closes) and loads the catalog, failing if a catalog document is not a valid schema.
+ *
+ * @since 0.1.0
+ */
+export const make = (options?: Options): Effect.Effect<SchemaValidator["Service"], SchemaCompileError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const limits = resolveLimits(options)
+    const catalog = yield* catalogEntries(options?.catalog, limits)
+    const thread = yield* Effect.acquireRelease(
+      Effect.sync(() => new CompileThread(catalog, STARTUP_MILLIS)),
+      (running) => Effect.sync(() => running.close())
+    )
+    const started = thread.start()
+    if (started._tag !== "Compiled") {
+      return yield* new SchemaCompileError({
+        message: started._tag === "Refused" ? started.message : "the JSON Schema compile thread did not start in time"
+      })
+    }
+    return SchemaValidator.of({
+      name: "json-schema-2020-12",
+      compile: (schema) => compile(thread, limits, schema)
+    })
+  })
+
+/**
+ * A Layer providing the full Draft 2020-12 `SchemaValidator`.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<SchemaValidator, SchemaCompileError> =>
+  Layer.effect(SchemaValidator, make(options))
+
+const resolveLimits = (options: Options | undefined): Limits => {
+  const limits = { ...defaults } as { -readonly [K in keyof Limits]: number }
+  for (const key of Object.keys(defaults) as Array<keyof Limits>) {
+    const value = options?.[key]
+    if (value !== undefined) limits[key] = value
+  }
+  return limits
+}
+
+const catalogEntries = (
+  catalog: Options["catalog"],
+  limits: Limits
+): Effect.Effect<ReadonlyArray<readonly [string, unknown]>, SchemaCompileError> =>
+  Effect.suspend(() => {
+    const entries: Array<readonly [string, unknown]> = []
+    const documents = catalog === undefined
+      ? []
+      : Array.isArray(catalog)
+      ? catalog.map((document) => [idOf(document), document] as const)
+      : Object.entries(catalog as Record<string, JsonSchemaDocument>)
+    for (const [uri, document] of documents) {
+      if (uri === undefined) {
+        return Effect.fail(new SchemaCompileError({ message: "a catalog document given in an array must have an absolute $id" }))
+      }
+      // The application's own documents: plain JSON of bounded depth, of any size.
+      const refused = checkDocument(document, { ...limits, maxSchemaNodes: Number.POSITIVE_INFINITY })
+      if (refused !== undefined) {
+        return Effect.fail(new SchemaCompileError({ message: `catalog document ${JSON.stringify(uri)}: ${refused}` }))
+      }
+      entries.push([uri, document])
+    }
+    return Effect.succeed(entries)
+  })
+
+const idOf = (document: JsonSchemaDocument): string | undefined =>
+  typeof document === "object" && typeof document["$id"] === "string" && /^[a-z][a-z0-9+.-]*:/i.test(document["$id"])
+    ? document["$id"]
+    : undefined
+
+let compiledCount = 0
+
+const compile = (
+  thread: CompileThread,
+  limits: Limits,
+  schema: JsonSchemaDocument
+): CompiledSchema | SchemaCompileError => {
+  const refused = checkDocument(schema, limits)
+  if (refused !== undefined) return new SchemaCompileError({ message: refused })
+  const outcome = thread.compile(schema, `${INTERNAL_BASE}${++compiledCount}`, limits.maxCompileMillis)
+  if (outcome._tag === "TimedOut") {
+    return new SchemaCompileError({
+      message: `compiling the schema took longer than ${limits.maxCompileMillis} ms (maxCompileMillis)`
+    })
+  }
+  if (outcome._tag === "Refused") return new SchemaCompileError({ message: outcome.message })
+  const compiled = deserialize(outcome.compiled)
+  const unbounded = checkCompiled(compiled.ast as unknown as Ast, compiled.schemaUri, limits)
+  if (unbounded !== undefined) return new SchemaCompileError({ message: unbounded })
+  return { schema, validate: validator(compiled, limits) }
+}
+
+const VALID: ValidationResult = { _tag: "Valid" }
+
+/** Thrown by {@link Budget} through hyperjump's evaluation; caught by the validator. */
+const EXHAUSTED: unique symbol = Symbol("@snodo/json-schema/BudgetExhausted")
+
+/** Counts schema evaluations; stops the evaluation when the budget is spent. */
+class Budget implements EvaluationPlugin {
+  readonly #limit: number
+  #left: number
+  constructor(limit: number) {
+    this.#limit = limit
+    this.#left = limit
+  }
+  reset(): void {
+    this.#left = this.#limit
+  }
+  beforeSchema(): void {
+    if (--this.#left < 0) throw EXHAUSTED
+  }
+}
+
+const validator = (compiled: HyperjumpCompiled, limits: Limits) => {
+  const budgetExceeded: ValidationResult = {
+    _tag: "BudgetExceeded",
+    message: `validation stopped after ${limits.maxValidationSteps} schema evaluations (maxValidationSteps)`
+  }
+  const tooDeep: ValidationResult = { _tag: "BudgetExceeded", message: "validation stopped: the instance nests too deeply" }
+  return (instance: unknown): ValidationResult => {
+    let node: Instance.JsonNode
+    try {
+      node = Instance.fromJs(instance as never)
+    } catch (error) {
+      if (error instanceof RangeError) return tooDeep
+      return { _tag: "Invalid", issues: [{ instancePath: "", keyword: "type", message: "is not a JSON value" }] }
+    }
+    const budget = new Budget(limits.maxValidationSteps)
+    try {
+      if (interpret(compiled, node, { plugins: [budget] }).valid) return VALID
+      // Failures are rare and cost a second evaluation that records where and why.
+      budget.reset()
+      const output = interpret(compiled, node, { outputFormat: BASIC, plugins: [budget] })
+      const units: ReadonlyArray<OutputUnit> = output.valid ? [] : output.errors ?? []
+      return { _tag: "Invalid", issues: issuesOf(units, compiled.ast as unknown as Ast, instance, limits.maxIssues) }
+    } catch (error) {
+      if (error === EXHAUSTED) return budgetExceeded
+      if (error instanceof RangeError) return tooDeep
+      throw error
+    }
+  }
+}

@@ -1,0 +1,284 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import {
+  type CompiledSchema,
+  type JsonSchemaDocument,
+  SchemaCompileError,
+  SchemaValidator,
+  type ValidationResult
+} from "@snodo/core/catalog/SchemaValidator"
+import { JsonSchemaValidator } from "../src/index.ts"
+
+const compiledOrThrow = (compiled: CompiledSchema | SchemaCompileError): CompiledSchema => {
+  if (compiled instanceof SchemaCompileError) throw new Error(`unexpected refusal: ${compiled.message}`)
+  return compiled
+}
+
+const refusalOf = (compiled: CompiledSchema | SchemaCompileError): string => {
+  if (!(compiled instanceof SchemaCompileError)) throw new Error("expected a refusal")
+  return compiled.message
+}
+
+const shape = (result: ValidationResult) =>
+  result._tag === "Invalid" ? result.issues.map(({ instancePath, keyword }) => ({ instancePath, keyword })) : result._tag
+
+const deepFreeze = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item)
+    Object.freeze(value)
+  }
+  return value
+}
+
+/** `{ $defs: { d0: { anyOf: [ref d1 × breadth] }, …, d<depth>: { type: "integer" } }, $ref: d0 }` */
+const exponential = (depth: number, breadth: number): JsonSchemaDocument => {
+  const $defs: Record<string, unknown> = { [`d${depth}`]: { type: "integer" } }
+  for (let level = 0; level < depth; level++) {
+    $defs[`d${level}`] = { anyOf: Array.from({ length: breadth }, () => ({ $ref: `#/$defs/d${level + 1}` })) }
+  }
+  return { $defs, $ref: "#/$defs/d0" }
+}
+
+const withValidator = <A>(options: JsonSchemaValidator.Options, f: (validator: SchemaValidator["Service"]) => A) =>
+  Effect.gen(function*() {
+    return f(yield* JsonSchemaValidator.make(options))
+  }).pipe(Effect.scoped)
+
+/** `$ref` r0 → r1 → … → r<length>, a string schema. */
+const chain = (length: number): JsonSchemaDocument => {
+  const $defs: Record<string, unknown> = { [`r${length}`]: { type: "string" } }
+  for (let i = 0; i < length; i++) $defs[`r${i}`] = { $ref: `#/$defs/r${i + 1}` }
+  return { $defs, $ref: "#/$defs/r0" }
+}
+
+const catalog = {
+  "https://example.com/money.json": {
+    type: "object",
+    required: ["amount", "currency"],
+    properties: { amount: { type: "integer" }, currency: { enum: ["EUR", "USD"] } }
+  }
+}
+
+layer(JsonSchemaValidator.layer({ catalog }))("JsonSchemaValidator", (test) => {
+  test.effect("provides the core's SchemaValidator", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      expect(validator.name).toBe("json-schema-2020-12")
+      const compiled = compiledOrThrow(validator.compile({ type: "object", properties: { a: { type: "string" } } }))
+      expect(compiled.validate({ a: "x" })).toEqual({ _tag: "Valid" })
+      expect(shape(compiled.validate({ a: 1 }))).toEqual([{ instancePath: "/a", keyword: "type" }])
+    }))
+
+  test.effect("resolves $ref into the registered catalog, from memory", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const compiled = compiledOrThrow(validator.compile({
+        type: "object",
+        properties: { price: { $ref: "https://example.com/money.json" } }
+      }))
+      expect(compiled.validate({ price: { amount: 3, currency: "EUR" } })._tag).toBe("Valid")
+      expect(shape(compiled.validate({ price: { amount: 3.5, currency: "GBP" } }))).toEqual([
+        { instancePath: "/price/amount", keyword: "type" },
+        { instancePath: "/price/currency", keyword: "enum" }
+      ])
+    }))
+
+  test.effect("never fetches: http, https and file references fail at compile", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      let requests = 0
+      const server = createServer((_request, response) => {
+        requests++
+        response.setHeader("content-type", "application/schema+json")
+        response.end(JSON.stringify({ type: "string" }))
+      })
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+      const { port } = server.address() as AddressInfo
+      try {
+        for (const ref of [`http://127.0.0.1:${port}/s.json`, "https://json-schema.org/x.json", "file:///etc/hostname"]) {
+          const message = refusalOf(validator.compile({ type: "object", properties: { a: { $ref: ref } } }))
+          expect(message).toContain(JSON.stringify(ref))
+          expect(message).toMatch(/never fetches/)
+        }
+        const relative = refusalOf(validator.compile({ $ref: "other.json" }))
+        expect(relative).toMatch(/cannot be resolved/)
+      } finally {
+        server.close()
+      }
+      expect(requests).toBe(0)
+    }))
+
+  test.effect("the built-in 2020-12 meta-schema is a local reference", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const compiled = compiledOrThrow(validator.compile({ $ref: "https://json-schema.org/draft/2020-12/schema" }))
+      expect(compiled.validate({ type: "string" })._tag).toBe("Valid")
+      expect(compiled.validate({ type: 12 })._tag).toBe("Invalid")
+    }))
+
+  test.effect("refuses invalid schemas and unsupported dialects", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      expect(refusalOf(validator.compile({ type: "text" }))).toMatch(/not valid Draft 2020-12 at #\/type/)
+      expect(refusalOf(validator.compile({ minLength: -1 }))).toMatch(/#\/minLength/)
+      expect(refusalOf(validator.compile({ $schema: "http://json-schema.org/draft-07/schema#", type: "object" })))
+        .toMatch(/dialect .*draft-07.* is not supported/)
+      expect(refusalOf(validator.compile({ pattern: "(" }))).toBeTruthy()
+    }))
+
+  test.effect("advertises the schema object untouched, and never mutates or coerces the instance", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const schema = deepFreeze({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        $id: "https://example.com/tool-input",
+        type: "object",
+        $defs: { n: { type: "integer", default: 7 } },
+        properties: {
+          n: { $ref: "#/$defs/n" },
+          region: { type: "string", default: "eu", "x-mcp-header": "Region" }
+        },
+        unevaluatedProperties: false,
+        "x-vendor": { kept: true }
+      })
+      const before = JSON.stringify(schema)
+      const compiled = compiledOrThrow(validator.compile(schema))
+      expect(compiled.schema).toBe(schema)
+      expect(JSON.stringify(compiled.schema)).toBe(before)
+      const instance = deepFreeze({ n: "7" })
+      expect(shape(compiled.validate(instance))).toEqual([{ instancePath: "/n", keyword: "type" }])
+      const empty = {}
+      expect(compiled.validate(empty)._tag).toBe("Valid")
+      expect(empty).toEqual({}) // no default inserted
+      expect(shape(compiled.validate({ extra: 1 }))).toEqual([{ instancePath: "/extra", keyword: "unevaluatedProperties" }])
+    }))
+
+  test.effect("format is an annotation, as Draft 2020-12 specifies by default", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const compiled = compiledOrThrow(validator.compile({ type: "string", format: "email" }))
+      expect(compiled.validate("not an email")._tag).toBe("Valid")
+    }))
+
+  test.effect("issues name the instance path and keyword, never the value", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const secret = "s3cr3t-token-value"
+      const compiled = compiledOrThrow(validator.compile({
+        type: "object",
+        required: ["id", "token"],
+        properties: {
+          token: { type: "string", minLength: 64, pattern: "^[a-f0-9]+$" },
+          mode: { const: "fast" },
+          tags: { type: "array", items: { type: "string" }, uniqueItems: true },
+          "a/b~c": { oneOf: [{ type: "integer" }, { type: "number" }] }
+        },
+        additionalProperties: false
+      }))
+      const result = compiled.validate({ token: secret, mode: secret, tags: [secret, secret, 5], "a/b~c": 3, [secret]: 1 })
+      expect(result._tag).toBe("Invalid")
+      if (result._tag !== "Invalid") return
+      expect(shape(result)).toEqual([
+        { instancePath: "", keyword: "required" },
+        { instancePath: "/token", keyword: "minLength" },
+        { instancePath: "/token", keyword: "pattern" },
+        { instancePath: "/mode", keyword: "const" },
+        { instancePath: "/tags/2", keyword: "type" },
+        { instancePath: "/tags", keyword: "uniqueItems" },
+        { instancePath: "/a~1b~0c", keyword: "oneOf" },
+        { instancePath: `/${secret}`, keyword: "additionalProperties" }
+      ])
+      expect(result.issues[0]!.message).toBe("must have the required property \"id\"")
+      expect(result.issues[1]!.message).toBe("must have at least 64 characters")
+      for (const issue of result.issues) expect(issue.message).not.toContain(secret)
+    }))
+
+  test.effect("a non-JSON instance is invalid, not a crash", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const compiled = compiledOrThrow(validator.compile({ type: "object" }))
+      expect(shape(compiled.validate({ at: new Date(0) }))).toEqual([{ instancePath: "", keyword: "type" }])
+    }))
+})
+
+describe("JsonSchemaValidator bounds", () => {
+  it.effect("schema size and depth", () =>
+    withValidator({ maxSchemaNodes: 50, maxSchemaDepth: 10 }, (validator) => {
+      const wide = { properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, { type: "string" }])) }
+      expect(refusalOf(validator.compile(wide))).toMatch(/maxSchemaNodes/)
+      let deep: JsonSchemaDocument = true
+      for (let i = 0; i < 12; i++) deep = { not: deep }
+      expect(refusalOf(validator.compile(deep))).toMatch(/maxSchemaDepth/)
+      const cyclic: Record<string, unknown> = { type: "object" }
+      cyclic["properties"] = { self: cyclic }
+      expect(refusalOf(validator.compile(cyclic))).toMatch(/maxSchemaDepth/)
+    }))
+
+  it.effect("$ref depth", () =>
+    withValidator({ maxRefDepth: 8 }, (validator) => {
+      expect(compiledOrThrow(validator.compile(chain(7))).validate("x")._tag).toBe("Valid")
+      expect(refusalOf(validator.compile(chain(9)))).toMatch(/maxRefDepth/)
+    }))
+
+  it.effect("a $ref cycle that never moves into the instance is refused; recursion through the instance is fine", () =>
+    withValidator({}, (validator) => {
+      expect(refusalOf(validator.compile({ $defs: { a: { allOf: [{ $ref: "#" }] } }, $ref: "#/$defs/a" })))
+        .toMatch(/refers back to itself/)
+      const tree = compiledOrThrow(validator.compile({
+        $defs: { node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+        $ref: "#/$defs/node"
+      }))
+      expect(tree.validate({ children: [{ children: [{}] }] })._tag).toBe("Valid")
+      expect(shape(tree.validate({ children: [{ children: [1] }] }))).toEqual([{ instancePath: "/children/0/children/0", keyword: "type" }])
+    }))
+
+  it.effect("composition breadth and nesting", () =>
+    withValidator({ maxCompositionBreadth: 4, maxCompositionDepth: 3 }, (validator) => {
+      expect(refusalOf(validator.compile({ anyOf: [true, true, true, true, true] }))).toMatch(/maxCompositionBreadth/)
+      expect(compiledOrThrow(validator.compile({ allOf: [{ anyOf: [{ not: false }] }] })).validate(1)._tag).toBe("Valid")
+      expect(refusalOf(validator.compile({ allOf: [{ anyOf: [{ not: { not: true } }] }] }))).toMatch(/maxCompositionDepth/)
+      // Nesting counts through references too.
+      expect(refusalOf(validator.compile({ $defs: { x: { not: { not: true } } }, allOf: [{ anyOf: [{ $ref: "#/$defs/x" }] }] })))
+        .toMatch(/maxCompositionDepth/)
+    }))
+
+  it.effect("the per-call budget stops exponential validation", () =>
+    withValidator({ maxValidationSteps: 10_000 }, (validator) => {
+      const compiled = compiledOrThrow(validator.compile(exponential(10, 3)))
+      const start = performance.now()
+      const result = compiled.validate("not an integer")
+      expect(result._tag).toBe("BudgetExceeded")
+      if (result._tag === "BudgetExceeded") expect(result.message).toMatch(/maxValidationSteps/)
+      expect(performance.now() - start).toBeLessThan(1_000)
+      const small = compiledOrThrow(validator.compile(exponential(3, 3)))
+      expect(small.validate(1)._tag).toBe("Valid")
+    }))
+
+  it.effect("a deeply nested instance exceeds the budget rather than crashing", () =>
+    withValidator({}, (validator) => {
+      const compiled = compiledOrThrow(validator.compile({ $defs: { t: { items: { $ref: "#/$defs/t" } } }, $ref: "#/$defs/t" }))
+      let deep: unknown = []
+      for (let i = 0; i < 200_000; i++) deep = [deep]
+      expect(compiled.validate(deep)._tag).toBe("BudgetExceeded")
+    }))
+
+  it.effect("compile time is bounded", () =>
+    withValidator({ maxCompileMillis: 0 }, (validator) => {
+      expect(refusalOf(validator.compile({ type: "string" }))).toMatch(/maxCompileMillis/)
+    }))
+
+  it.effect("a catalog array needs absolute $ids; a bad catalog document fails the Layer", () =>
+    Effect.gen(function*() {
+      const missingId = yield* Effect.exit(Effect.scoped(JsonSchemaValidator.make({ catalog: [{ type: "string" }] })))
+      expect(Exit.isFailure(missingId)).toBe(true)
+      const invalid = yield* Effect.exit(Effect.scoped(JsonSchemaValidator.make({ catalog: { "https://example.com/bad.json": { type: 1 } } })))
+      expect(Exit.isFailure(invalid)).toBe(true)
+      const fine = yield* Effect.scoped(Effect.map(
+        JsonSchemaValidator.make({ catalog: [{ $id: "https://example.com/s.json", type: "string" }] }),
+        (validator) => compiledOrThrow(validator.compile({ $ref: "https://example.com/s.json" })).validate(1)._tag
+      ))
+      expect(fine).toBe("Invalid")
+    }))
+})
