@@ -38,10 +38,10 @@ export class CatalogError extends Schema.TaggedError<CatalogError>()("CatalogErr
 
 /** A component the catalog accepts. @since 0.1.0 */
 export type Component =
-  | Tool.Tool<any>
-  | Resource.Resource<any>
-  | ResourceTemplate.ResourceTemplate<any>
-  | Prompt.Prompt<any>
+  | Tool.Tool<unknown>
+  | Resource.Resource<unknown>
+  | ResourceTemplate.ResourceTemplate<unknown>
+  | Prompt.Prompt<unknown>
 
 /** The outcome of decoding input or checking output. @since 0.1.0 */
 export type Checked =
@@ -50,7 +50,7 @@ export type Checked =
 
 /** A tool ready to call. @since 0.1.0 */
 export interface CompiledTool {
-  readonly tool: Tool.Tool<any>
+  readonly tool: Tool.Tool<unknown>
   /** The `tools/list` entry. */
   readonly wire: Readonly<Record<string, unknown>>
   readonly decodeInput: (args: unknown) => Checked
@@ -62,16 +62,16 @@ export interface CompiledTool {
 
 /** A template ready to match. @since 0.1.0 */
 export interface CompiledTemplate {
-  readonly template: ResourceTemplate.ResourceTemplate<any>
+  readonly template: ResourceTemplate.ResourceTemplate<unknown>
   readonly parsed: UriTemplate.UriTemplate
 }
 
 /** The built catalog. @since 0.1.0 */
 export interface Catalog {
   readonly tools: ReadonlyMap<string, CompiledTool>
-  readonly resources: ReadonlyMap<string, Resource.Resource<any>>
+  readonly resources: ReadonlyMap<string, Resource.Resource<unknown>>
   readonly templates: ReadonlyArray<CompiledTemplate>
-  readonly prompts: ReadonlyMap<string, Prompt.Prompt<any>>
+  readonly prompts: ReadonlyMap<string, Prompt.Prompt<unknown>>
   readonly lists: {
     readonly tools: Pagination.PagedList<Readonly<Record<string, unknown>>>
     readonly resources: Pagination.PagedList<Readonly<Record<string, unknown>>>
@@ -132,6 +132,16 @@ const jsonChecker = (compiled: CompiledSchema): (value: unknown) => Checked => (
   }
 }
 
+/**
+ * `Schema.Struct({})` derives as "any non-null value"; arguments are always an object on the wire,
+ * so the tool is advertised as taking an object with no declared properties.
+ */
+const isEmptyStruct = (schema: Schema.Top): boolean =>
+  schema.ast._tag === "Objects" && schema.ast.propertySignatures.length === 0 && schema.ast.indexSignatures.length === 0
+
+const advertisedSchemaOf = (schema: Schema.Top): unknown =>
+  isEmptyStruct(schema) ? { type: "object", properties: {} } : jsonSchemaOf(schema)
+
 const isObjectSchema = (schema: unknown): boolean =>
   typeof schema === "object" && schema !== null && (schema as Record<string, unknown>)["type"] === "object"
 
@@ -148,9 +158,9 @@ const compileJson = (
       : Effect.succeed(jsonChecker(compiled))
   })
 
-const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<any>, validator: SchemaValidator["Service"]) {
+const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"]) {
   const refuse = (reason: string) => new CatalogError({ message: `Tool "${tool.name}": ${reason}` })
-  const inputSchema = tool.input._tag === "Effect" ? jsonSchemaOf(tool.input.schema) : tool.input.schema
+  const inputSchema = tool.input._tag === "Effect" ? advertisedSchemaOf(tool.input.schema) : tool.input.schema
   const decodeInput = tool.input._tag === "Effect"
     ? effectDecoder(tool.input.schema)
     : yield* compileJson(validator, tool.input, refuse, "input")
@@ -159,7 +169,7 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<any>, validator:
   const outputSchema = output === undefined
     ? undefined
     : output._tag === "Effect"
-    ? jsonSchemaOf(output.schema)
+    ? advertisedSchemaOf(output.schema)
     : output.schema
   const encodeOutput = output === undefined
     ? undefined
@@ -207,9 +217,9 @@ export const make = Effect.fnUntraced(function*(
   const validator = yield* SchemaValidator
   const pageSize = options?.pageSize ?? Pagination.defaultPageSize
   const tools = new Map<string, CompiledTool>()
-  const resources = new Map<string, Resource.Resource<any>>()
+  const resources = new Map<string, Resource.Resource<unknown>>()
   const templates: Array<CompiledTemplate> = []
-  const prompts = new Map<string, Prompt.Prompt<any>>()
+  const prompts = new Map<string, Prompt.Prompt<unknown>>()
   for (const component of components) {
     if ("handler" in component) {
       if (tools.has(component.name)) return yield* new CatalogError({ message: `Duplicate tool name "${component.name}"` })

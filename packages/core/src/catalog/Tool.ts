@@ -87,7 +87,7 @@ export interface Tool<out R = never> {
 }
 
 /** Any tool, whatever it requires. @since 0.1.0 */
-export type Any = Tool<any>
+export type Any = Tool<unknown>
 
 /** The services a tool's handler requires. @since 0.1.0 */
 export type Services<T> = T extends Tool<infer R> ? R : never

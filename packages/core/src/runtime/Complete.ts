@@ -20,7 +20,7 @@ export const hasProviders = (catalog: Catalog): boolean =>
   [...catalog.prompts.values()].some((prompt) => Object.keys(prompt.complete).length > 0) ||
   catalog.templates.some((template) => Object.keys(template.template.complete).length > 0)
 
-const providersOf = (catalog: Catalog, ref: Record<string, unknown>): Completion.Providers<any> | InvalidParams => {
+const providersOf = (catalog: Catalog, ref: Record<string, unknown>): Completion.Providers<unknown> | InvalidParams => {
   if (ref["type"] === "ref/prompt") {
     const name = ref["name"]
     const prompt = typeof name === "string" ? catalog.prompts.get(name) : undefined
@@ -40,7 +40,7 @@ const providersOf = (catalog: Catalog, ref: Record<string, unknown>): Completion
 export const run = (
   catalog: Catalog,
   params: Readonly<Record<string, unknown>>,
-  provide: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E>
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const ref = params["ref"]
   const argument = params["argument"]

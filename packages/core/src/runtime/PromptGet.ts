@@ -12,7 +12,7 @@ import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.t
 export const run = (
   catalog: Catalog,
   params: Readonly<Record<string, unknown>>,
-  provide: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E>
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const name = params["name"]
   if (typeof name !== "string") return Effect.fail(new InvalidParams({ message: "Invalid params: name must be a string" }))

@@ -35,7 +35,7 @@ const keepProtocolErrors = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect
 export const run = (
   catalog: Catalog,
   params: Readonly<Record<string, unknown>>,
-  provide: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E>
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Read, McpError> => {
   const uri = params["uri"]
   if (typeof uri !== "string" || !absoluteUri.test(uri)) {

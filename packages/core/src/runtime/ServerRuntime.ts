@@ -149,7 +149,9 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
       McpLog,
       makeLogger(settings.logging, meta.logLevel, context.sink)
     )
-    const provide = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
+    // Handlers' requirements are erased in the catalog; `McpServer.layer` proved at the type level
+    // that the captured context plus the request services satisfy them.
+    const provide = <A, E>(effect: Effect.Effect<A, E, unknown>): Effect.Effect<A, E> =>
       Effect.ensuring(Effect.provideContext(effect as Effect.Effect<A, E, never>, services), reporter.close)
     return provide
   }

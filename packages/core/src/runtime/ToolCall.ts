@@ -105,7 +105,7 @@ export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknow
  */
 export const run = (
   call: Call,
-  provide: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E>
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = call.tool.decodeInput(call.arguments)
   if (decoded._tag === "Invalid") return Effect.succeed(invalidArguments(decoded.issues))
