@@ -60,3 +60,10 @@ export const makeLogger = (
     }
   }
 }
+
+/**
+ * Sends a log message to the client of the current request, if it asked for them.
+ *
+ * @since 0.1.0
+ */
+export const log = McpLog.log

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Context } from "effect"
+import { Context, type Effect } from "effect"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 
@@ -28,3 +28,10 @@ export class McpRequest extends Context.Service<McpRequest, {
   readonly meta: RequestMeta
   readonly transport: TransportKind
 }>()("@snodo/core/McpRequest") {}
+
+/**
+ * The current request.
+ *
+ * @since 0.1.0
+ */
+export const current: Effect.Effect<McpRequest["Service"], never, McpRequest> = McpRequest.useSync((request) => request)

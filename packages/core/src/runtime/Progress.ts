@@ -122,3 +122,10 @@ export const makeReporter = (
     })
   return { report, enabled, close: Effect.sync(() => void (closed = true)) }
 }
+
+/**
+ * Reports progress for the current request (the module-level form of `Progress.report`).
+ *
+ * @since 0.1.0
+ */
+export const report = Progress.report

@@ -1,0 +1,74 @@
+/**
+ * The everything server: every fixture of the official conformance suite for 2026-07-28, plus
+ * `echo`, `add` and `sleep`/`sleep_stats` of our own. `tools/list` order is fixed
+ * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments).
+ *
+ * `ServerLayer` is the runtime with the full JSON Schema 2020-12 validator (the
+ * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`).
+ */
+import { McpServer, Tool } from "@snodo/core"
+import { JsonSchemaValidator } from "@snodo/json-schema"
+import { Effect, Layer, Schema } from "effect"
+import { jsonSchema202012Input } from "./fixtures.ts"
+import * as Fixtures from "./resources.ts"
+import * as Tools from "./tools.ts"
+
+const jsonSchemaTool = Tool.make("json_schema_2020_12_tool", {
+  description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
+  inputSchema: jsonSchema202012Input
+}, (args) => Effect.succeed(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`))
+
+const xMcpHeader = Tool.make("test_x_mcp_header", {
+  description: "Echoes a parameter mirrored into the Mcp-Param-Region header",
+  inputSchema: {
+    type: "object",
+    properties: {
+      region: { type: "string", description: "Region, mirrored as Mcp-Param-Region", "x-mcp-header": "Region" }
+    },
+    required: ["region"],
+    additionalProperties: false
+  }
+}, (args) => Effect.succeed(`Region: ${String(args["region"])}`))
+
+/** The server definition, given the per-server `sleep` tools. */
+export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTools>) =>
+  McpServer.make({
+    name: "snodo-everything",
+    version: "0.1.0",
+    description: "Every conformance fixture of MCP 2026-07-28, served by snodo",
+    instructions: "A test server: tools, resources and prompts named after the conformance fixtures.",
+    logging: true
+  }).add(
+    Tools.simpleText,
+    Tools.imageContent,
+    Tools.audioContent,
+    Tools.embeddedResource,
+    Tools.multipleContentTypes,
+    Tools.toolWithProgress,
+    Tools.errorHandling,
+    jsonSchemaTool,
+    Tools.missingCapability,
+    Tools.streamingElicitation,
+    Tools.loggingTool,
+    Tools.toolWithLogging,
+    xMcpHeader,
+    Tools.echo,
+    Tools.add,
+    sleepTools.sleep,
+    sleepTools.sleepStats,
+    Fixtures.staticText,
+    Fixtures.staticBinary,
+    Fixtures.template,
+    Fixtures.simplePrompt,
+    Fixtures.promptWithArguments,
+    Fixtures.promptWithEmbeddedResource,
+    Fixtures.promptWithImage
+  )
+
+/** The everything runtime, validator included. */
+export const ServerLayer = Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools).layer)).pipe(
+  Layer.provide(JsonSchemaValidator.layer())
+)
+
+/** Schema of `sleep_stats` results, for tests. */
+export const SleepStats = Schema.Struct({ started: Schema.Int, completed: Schema.Int, interrupted: Schema.Int })
