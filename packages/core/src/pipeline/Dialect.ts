@@ -47,16 +47,7 @@ export interface Dialect {
   readonly admit: (meta: Readonly<Record<string, unknown>>) => RequestMeta | McpError
 }
 
-const logLevels: ReadonlySet<string> = new Set([
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency"
-])
+const logLevels: ReadonlySet<string> = new Set(Meta.LoggingLevel.literals)
 
 const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)

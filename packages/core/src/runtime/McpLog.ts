@@ -17,19 +17,12 @@
  */
 import { Context, Effect } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
+import * as Meta from "../wire/Meta.ts"
 import type { LoggingLevel } from "../wire/Meta.ts"
 import type { RequestSink } from "./RequestSink.ts"
 
-const severity: Record<LoggingLevel, number> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7
-}
+/** Severity rank, from the order of `LoggingLevel` (least to most severe). */
+const severity = new Map<LoggingLevel, number>(Meta.LoggingLevel.literals.map((level, rank) => [level, rank]))
 
 /** @since 0.1.0 */
 export interface Logger {
@@ -50,10 +43,10 @@ export const makeLogger = (
   sink: RequestSink | undefined
 ): Logger => {
   if (!enabled || requested === undefined || sink === undefined) return { log: () => Effect.void }
-  const threshold = severity[requested]
+  const threshold = severity.get(requested) ?? 0
   return {
     log: (level, data, logger) => {
-      if (severity[level] < threshold) return Effect.void
+      if ((severity.get(level) ?? 0) < threshold) return Effect.void
       const params: Record<string, unknown> = { level, data }
       if (logger !== undefined) params["logger"] = logger
       return Effect.ignore(sink.write(Encoder.notification("notifications/message", params)))
