@@ -42,13 +42,18 @@ export interface Page<A> {
  *
  * @since 0.1.0
  */
-export const fingerprintOf = (items: ReadonlyArray<unknown>): string =>
-  createHash("sha256").update(JSON.stringify(items)).digest("base64url").slice(0, 22)
+export const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = ""): string =>
+  createHash("sha256").update(scope).update("\u0000").update(JSON.stringify(items)).digest("base64url").slice(0, 22)
 
-/** @since 0.1.0 */
-export const makeList = <A>(items: ReadonlyArray<A>, pageSize: number = defaultPageSize): PagedList<A> => ({
+/**
+ * A list ready to page. `scope` (e.g. a principal id) enters the fingerprint, so cursors of one
+ * scope are refused in another even when both see the same items.
+ *
+ * @since 0.1.0
+ */
+export const makeList = <A>(items: ReadonlyArray<A>, pageSize: number = defaultPageSize, scope: string = ""): PagedList<A> => ({
   items,
-  fingerprint: fingerprintOf(items),
+  fingerprint: fingerprintOf(items, scope),
   pageSize
 })
 

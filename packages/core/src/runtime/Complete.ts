@@ -9,39 +9,53 @@
 import { Effect } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import * as Completion from "../catalog/Completion.ts"
+import type * as Prompt from "../catalog/Prompt.ts"
+import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const invalid = (message: string) => Effect.fail(new InvalidParams({ message: `Invalid params: ${message}` }))
+const invalid = (message: string) => new InvalidParams({ message: `Invalid params: ${message}` })
 
 /** Whether any component of the catalog offers completions. @since 0.1.0 */
 export const hasProviders = (catalog: Catalog): boolean =>
   [...catalog.prompts.values()].some((prompt) => Object.keys(prompt.complete).length > 0) ||
   catalog.templates.some((template) => Object.keys(template.template.complete).length > 0)
 
-const providersOf = (catalog: Catalog, ref: Record<string, unknown>): Completion.Providers<unknown> | InvalidParams => {
+/** The component a completion refers to. @since 0.1.0 */
+export type Target =
+  | { readonly _tag: "Prompt"; readonly prompt: Prompt.Prompt<unknown> }
+  | { readonly _tag: "Template"; readonly template: ResourceTemplate.ResourceTemplate<unknown>; readonly uriTemplate: string }
+
+/** A parsed `completion/complete`. @since 0.1.0 */
+export interface Resolved {
+  readonly target: Target
+  readonly argument: { readonly name: string; readonly value: string }
+  readonly arguments: Readonly<Record<string, string>>
+}
+
+const targetOf = (catalog: Catalog, ref: Record<string, unknown>): Target | InvalidParams => {
   if (ref["type"] === "ref/prompt") {
     const name = ref["name"]
     const prompt = typeof name === "string" ? catalog.prompts.get(name) : undefined
-    return prompt === undefined ? new InvalidParams({ message: `Unknown prompt: ${String(name)}` }) : prompt.complete
+    return prompt === undefined ? unknownRef(ref) : { _tag: "Prompt", prompt }
   }
   if (ref["type"] === "ref/resource") {
     const uri = ref["uri"]
     const template = catalog.templates.find((candidate) => candidate.parsed.source === uri)
-    return template === undefined
-      ? new InvalidParams({ message: `Unknown resource template: ${String(uri)}` })
-      : template.template.complete
+    return template === undefined ? unknownRef(ref) : { _tag: "Template", template: template.template, uriTemplate: template.parsed.source }
   }
   return new InvalidParams({ message: "Invalid params: ref.type must be \"ref/prompt\" or \"ref/resource\"" })
 }
 
-/** @since 0.1.0 */
-export const run = (
-  catalog: Catalog,
-  params: Readonly<Record<string, unknown>>,
-  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
-): Effect.Effect<Record<string, unknown>, McpError> => {
+/** The error for a reference to nothing (also used when authorization conceals). @since 0.1.0 */
+export const unknownRef = (ref: Readonly<Record<string, unknown>>) =>
+  ref["type"] === "ref/prompt"
+    ? new InvalidParams({ message: `Unknown prompt: ${String(ref["name"])}` })
+    : new InvalidParams({ message: `Unknown resource template: ${String(ref["uri"])}` })
+
+/** Parses the params and resolves the referenced component. @since 0.1.0 */
+export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Resolved | InvalidParams => {
   const ref = params["ref"]
   const argument = params["argument"]
   if (!isRecord(ref)) return invalid("ref must be an object")
@@ -61,11 +75,20 @@ export const run = (
       }
     }
   }
-  const providers = providersOf(catalog, ref)
-  if (providers instanceof InvalidParams) return Effect.fail(providers)
-  const provider = providers[argument["name"]]
+  const target = targetOf(catalog, ref)
+  if (target instanceof InvalidParams) return target
+  return { target, argument: { name: argument["name"], value: argument["value"] }, arguments: resolved }
+}
+
+/** Runs the provider of a resolved completion. @since 0.1.0 */
+export const run = (
+  resolved: Resolved,
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+): Effect.Effect<Record<string, unknown>, McpError> => {
+  const providers = resolved.target._tag === "Prompt" ? resolved.target.prompt.complete : resolved.target.template.complete
+  const provider = providers[resolved.argument.name]
   if (provider === undefined) return Effect.succeed({ completion: Completion.toWire([]) })
-  return provide(provider({ value: argument["value"], arguments: resolved })).pipe(
+  return provide(provider({ value: resolved.argument.value, arguments: resolved.arguments })).pipe(
     Effect.map((values) => ({ completion: Completion.toWire(values) }))
   )
 }

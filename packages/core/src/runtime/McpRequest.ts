@@ -14,6 +14,7 @@
 import { Context, type Effect } from "effect"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
+import type { Principal } from "./Principal.ts"
 
 /** Which transport carried the request. @since 0.1.0 */
 export type TransportKind = "stdio" | "http" | "memory"
@@ -27,6 +28,8 @@ export class McpRequest extends Context.Service<McpRequest, {
   readonly params: Readonly<Record<string, unknown>>
   readonly meta: RequestMeta
   readonly transport: TransportKind
+  /** The verified principal (anonymous when the transport had none). */
+  readonly principal: Principal["Service"]
 }>()("@snodo/core/McpRequest") {}
 
 /**

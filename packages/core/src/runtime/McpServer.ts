@@ -30,6 +30,7 @@ import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { SchemaValidator } from "../catalog/SchemaValidator.ts"
 import type * as Tool from "../catalog/Tool.ts"
 import { DialectRegistry } from "../pipeline/Dialect.ts"
+import { AuthorizationPolicy } from "./Authorization.ts"
 import type { CacheableMethod, CacheHint } from "../pipeline/Shaping.ts"
 import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
 import type { McpLog } from "./McpLog.ts"
@@ -101,6 +102,24 @@ const capabilitiesOf = (options: Options, catalog: Catalog.Catalog): Record<stri
   return capabilities
 }
 
+/**
+ * With an authorization policy, responses differ per principal: a `public` cache scope would let a
+ * shared cache serve one principal's list to another.
+ */
+const refusePublicCaching = (cache: Readonly<Record<CacheableMethod, CacheHint>>, catalog: Catalog.Catalog) => {
+  const publicMethods = Object.entries(cache).filter(([, hint]) => hint.cacheScope === "public").map(([method]) => method)
+  const publicResources = [
+    ...[...catalog.resources.values()].filter((resource) => resource.cache?.cacheScope === "public").map((resource) => resource.description.uri),
+    ...catalog.templates.filter((template) => template.template.cache?.cacheScope === "public").map((template) => template.parsed.source)
+  ]
+  const offenders = [...publicMethods, ...publicResources]
+  return offenders.length === 0
+    ? Effect.void
+    : Effect.fail(new Catalog.CatalogError({
+      message: `cacheScope "public" is not allowed with an AuthorizationPolicy (responses differ per principal): ${offenders.join(", ")}`
+    }))
+}
+
 const serverInfoOf = (options: Options): Record<string, unknown> => {
   const info: Record<string, unknown> = { name: options.name, version: options.version }
   if (options.title !== undefined) info["title"] = options.title
@@ -133,19 +152,23 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
         options.pageSize === undefined ? undefined : { pageSize: options.pageSize }
       ).pipe(Effect.provideService(SchemaValidator, validator))
       const services = (yield* Effect.context<never>()) as Context.Context<never>
+      const policy = Option.getOrUndefined(yield* Effect.serviceOption(AuthorizationPolicy))
+      const cache = { ...ServerRuntime.defaultCache, ...options.cache }
+      if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
       return ServerRuntime.make({
         settings: {
           serverInfo: serverInfoOf(options),
           instructions: options.instructions,
           capabilities: capabilitiesOf(options, catalog),
-          cache: { ...ServerRuntime.defaultCache, ...options.cache },
+          cache,
           logging: options.logging === true,
           progress: { ...defaultProgressLimits, ...options.progress }
         },
         catalog,
         dialects,
         executor: Executor.make(options.executor),
-        services
+        services,
+        policy
       })
     })
   ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>

@@ -6,18 +6,25 @@
  */
 import { Effect } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
+import type * as Prompt from "../catalog/Prompt.ts"
 import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
 
-/** @since 0.1.0 */
+/** The error for an unknown prompt (also used when authorization conceals). @since 0.1.0 */
+export const unknownPrompt = (name: string) => new InvalidParams({ message: `Unknown prompt: ${name}` })
+
+/** Resolves the prompt a `prompts/get` names. @since 0.1.0 */
+export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Prompt.Prompt<unknown> | InvalidParams => {
+  const name = params["name"]
+  if (typeof name !== "string") return new InvalidParams({ message: "Invalid params: name must be a string" })
+  return catalog.prompts.get(name) ?? unknownPrompt(name)
+}
+
+/** Renders a resolved prompt. @since 0.1.0 */
 export const run = (
-  catalog: Catalog,
+  prompt: Prompt.Prompt<unknown>,
   params: Readonly<Record<string, unknown>>,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
-  const name = params["name"]
-  if (typeof name !== "string") return Effect.fail(new InvalidParams({ message: "Invalid params: name must be a string" }))
-  const prompt = catalog.prompts.get(name)
-  if (prompt === undefined) return Effect.fail(new InvalidParams({ message: `Unknown prompt: ${name}` }))
   const args = params["arguments"] ?? {}
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return Effect.fail(new InvalidParams({ message: "Invalid params: arguments must be an object" }))

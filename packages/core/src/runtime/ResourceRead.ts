@@ -9,6 +9,8 @@
 import { Effect } from "effect"
 import { type Catalog, matchTemplate } from "../catalog/Catalog.ts"
 import type * as Content from "../catalog/Content.ts"
+import type * as Resource from "../catalog/Resource.ts"
+import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
 
@@ -16,8 +18,6 @@ const absoluteUri = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 /** Longest URI read, in characters; longer ones are refused before any matching. @since 0.1.0 */
 export const maxUriLength = 8192
-
-const notFound = (uri: string) => new InvalidParams({ message: "Resource not found", data: { uri } })
 
 /** A read's result and the cache hint the resource declared, if any. @since 0.1.0 */
 export interface Read {
@@ -31,29 +31,51 @@ const contentsOf = (value: Content.ResourceContents | ReadonlyArray<Content.Reso
 const keepProtocolErrors = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<A, McpError> =>
   Effect.catch(effect, (error) => isMcpError(error) ? Effect.fail(error) : Effect.die(error))
 
-/** @since 0.1.0 */
-export const run = (
-  catalog: Catalog,
-  params: Readonly<Record<string, unknown>>,
-  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
-): Effect.Effect<Read, McpError> => {
+/** The component a URI resolves to. @since 0.1.0 */
+export type Target =
+  | { readonly _tag: "Resource"; readonly uri: string; readonly resource: Resource.Resource<unknown> }
+  | {
+    readonly _tag: "Template"
+    readonly uri: string
+    readonly template: ResourceTemplate.ResourceTemplate<unknown>
+    readonly variables: Readonly<Record<string, string | ReadonlyArray<string>>>
+  }
+
+/**
+ * Resolves the URI of a `resources/read` to an exact resource or the first matching template.
+ *
+ * @since 0.1.0
+ */
+export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Target | InvalidParams => {
   const uri = params["uri"]
   if (typeof uri !== "string" || !absoluteUri.test(uri)) {
-    return Effect.fail(new InvalidParams({ message: "Invalid params: uri must be an absolute URI" }))
+    return new InvalidParams({ message: "Invalid params: uri must be an absolute URI" })
   }
   if (uri.length > maxUriLength) {
-    return Effect.fail(new InvalidParams({ message: `Invalid params: uri longer than ${maxUriLength} characters` }))
+    return new InvalidParams({ message: `Invalid params: uri longer than ${maxUriLength} characters` })
   }
   const resource = catalog.resources.get(uri)
-  if (resource !== undefined) {
-    return keepProtocolErrors(provide(resource.read)).pipe(
-      Effect.map((value) => ({ result: { contents: contentsOf(value) }, cache: resource.cache }))
+  if (resource !== undefined) return { _tag: "Resource", uri, resource }
+  const matched = matchTemplate(catalog, uri)
+  if (matched === undefined) return notFound(uri)
+  return { _tag: "Template", uri, template: matched.template.template, variables: matched.variables }
+}
+
+/** The error for a URI that names nothing (also used when authorization conceals). @since 0.1.0 */
+export const notFound = (uri: string) => new InvalidParams({ message: "Resource not found", data: { uri } })
+
+/** Reads a resolved target. @since 0.1.0 */
+export const run = (
+  target: Target,
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+): Effect.Effect<Read, McpError> => {
+  if (target._tag === "Resource") {
+    return keepProtocolErrors(provide(target.resource.read)).pipe(
+      Effect.map((value) => ({ result: { contents: contentsOf(value) }, cache: target.resource.cache }))
     )
   }
-  const matched = matchTemplate(catalog, uri)
-  if (matched === undefined) return Effect.fail(notFound(uri))
-  const template = matched.template.template
-  return keepProtocolErrors(provide(template.read({ uri, variables: matched.variables }))).pipe(
+  const { template, uri, variables } = target
+  return keepProtocolErrors(provide(template.read({ uri, variables }))).pipe(
     Effect.flatMap((value) =>
       value === undefined || (Array.isArray(value) && value.length === 0)
         ? Effect.fail(notFound(uri))

@@ -25,11 +25,14 @@ import {
 } from "../pipeline/McpError.ts"
 import * as Router from "../pipeline/Router.ts"
 import { type CacheableMethod, type CacheHint, defaultCacheHint, shape } from "../pipeline/Shaping.ts"
+import * as Authorization from "./Authorization.ts"
+import * as CatalogViews from "./CatalogViews.ts"
 import * as Complete from "./Complete.ts"
 import type { Executor } from "./Executor.ts"
 import { McpLog, makeLogger } from "./McpLog.ts"
 import { McpRequest, type TransportKind } from "./McpRequest.ts"
 import { Progress, type Limits as ProgressLimits, makeReporter } from "./Progress.ts"
+import { anonymous, Principal } from "./Principal.ts"
 import * as PromptGet from "./PromptGet.ts"
 import type { RequestSink } from "./RequestSink.ts"
 import * as ResourceRead from "./ResourceRead.ts"
@@ -75,6 +78,8 @@ export interface Parts {
   readonly executor: Executor["Service"]
   /** The application's services that handlers require. */
   readonly services: Context.Context<never>
+  /** The authorization policy, when the application provides one. */
+  readonly policy: Authorization.Policy | undefined
 }
 
 const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
@@ -132,7 +137,10 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     cache: settings.cache["server/discover"]
   }
 
-  const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext) => {
+  const views = CatalogViews.make(catalog, parts.policy)
+  const policy = parts.policy
+
+  const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext, principal: Principal["Service"]) => {
     const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
     const services = Context.add(
       Context.add(
@@ -141,7 +149,8 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
           method: request.method,
           params: request.params,
           meta,
-          transport: context.transport
+          transport: context.transport,
+          principal
         }),
         Progress,
         reporter
@@ -156,38 +165,70 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     return provide
   }
 
-  const route = (request: Envelope.Request, meta: RequestMeta, context: RequestContext): Effect.Effect<Handled, McpError> => {
+  /** Invocation check: `undefined` without a policy. */
+  const authorize = <E>(component: Authorization.Component, info: Authorization.RequestInfo, notFound: () => E) =>
+    policy === undefined ? Effect.void : Authorization.checkInvocation(policy, component, info, notFound)
+
+  const route = (
+    request: Envelope.Request,
+    meta: RequestMeta,
+    context: RequestContext,
+    principal: Principal["Service"]
+  ): Effect.Effect<Handled, McpError> => {
     const params = request.params
+    const info: Authorization.RequestInfo = { principal, method: request.method }
+    const provide = () => provider(request, meta, context, principal)
     switch (request.method) {
       case "server/discover":
         return Effect.succeed(discover)
       case "tools/list":
-        return listPage(catalog.lists.tools, "tools", params, settings.cache["tools/list"])
+        return listPage(views("tools", info), "tools", params, settings.cache["tools/list"])
       case "resources/list":
-        return listPage(catalog.lists.resources, "resources", params, settings.cache["resources/list"])
+        return listPage(views("resources", info), "resources", params, settings.cache["resources/list"])
       case "resources/templates/list":
-        return listPage(catalog.lists.templates, "resourceTemplates", params, settings.cache["resources/templates/list"])
+        return listPage(views("templates", info), "resourceTemplates", params, settings.cache["resources/templates/list"])
       case "prompts/list":
-        return listPage(catalog.lists.prompts, "prompts", params, settings.cache["prompts/list"])
+        return listPage(views("prompts", info), "prompts", params, settings.cache["prompts/list"])
       case "tools/call": {
         const call = ToolCall.resolve(catalog, params)
         if (call instanceof InvalidParams) return Effect.fail(call)
-        return executor.run(ToolCall.run(call, provider(request, meta, context))).pipe(
+        const tool = call.tool.tool
+        return authorize({ kind: "tool", name: tool.name, definition: tool }, info, () => ToolCall.unknownTool(tool.name)).pipe(
+          Effect.andThen(executor.run(ToolCall.run(call, provide()))),
           Effect.map((result) => ({ result, cache: undefined }))
         )
       }
-      case "resources/read":
-        return executor.run(ResourceRead.run(catalog, params, provider(request, meta, context))).pipe(
+      case "resources/read": {
+        const target = ResourceRead.resolve(catalog, params)
+        if (target instanceof InvalidParams) return Effect.fail(target)
+        const component: Authorization.Component = target._tag === "Resource"
+          ? { kind: "resource", name: target.resource.description.name, uri: target.uri, definition: target.resource }
+          : { kind: "template", name: target.template.description.name, uriTemplate: target.template.description.uriTemplate, definition: target.template }
+        return authorize(component, info, () => ResourceRead.notFound(target.uri)).pipe(
+          Effect.andThen(executor.run(ResourceRead.run(target, provide()))),
           Effect.map((read) => ({ result: read.result, cache: read.cache ?? settings.cache["resources/read"] }))
         )
-      case "prompts/get":
-        return executor.run(PromptGet.run(catalog, params, provider(request, meta, context))).pipe(
+      }
+      case "prompts/get": {
+        const prompt = PromptGet.resolve(catalog, params)
+        if (prompt instanceof InvalidParams) return Effect.fail(prompt)
+        return authorize({ kind: "prompt", name: prompt.name, definition: prompt }, info, () => PromptGet.unknownPrompt(prompt.name)).pipe(
+          Effect.andThen(executor.run(PromptGet.run(prompt, params, provide()))),
           Effect.map((result) => ({ result, cache: undefined }))
         )
-      case "completion/complete":
-        return executor.run(Complete.run(catalog, params, provider(request, meta, context))).pipe(
+      }
+      case "completion/complete": {
+        const resolved = Complete.resolve(catalog, params)
+        if (resolved instanceof InvalidParams) return Effect.fail(resolved)
+        const target = resolved.target
+        const component: Authorization.Component = target._tag === "Prompt"
+          ? { kind: "prompt", name: target.prompt.name, definition: target.prompt }
+          : { kind: "template", name: target.template.description.name, uriTemplate: target.uriTemplate, definition: target.template }
+        return authorize(component, info, () => Complete.unknownRef(params["ref"] as Record<string, unknown>)).pipe(
+          Effect.andThen(executor.run(Complete.run(resolved, provide()))),
           Effect.map((result) => ({ result, cache: undefined }))
         )
+      }
       default:
         return Effect.fail(new MethodNotFound({ message: Router.notFoundMessage(request.method, dialects.supported) }))
     }
@@ -207,7 +248,8 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     }
     const meta = admit(dialects, request.params)
     if (isMcpError(meta)) return Effect.succeed(errorOutcome(request.id, meta))
-    return route(request, meta, context).pipe(
+    return Effect.serviceOption(Principal).pipe(
+      Effect.flatMap((principal) => route(request, meta, context, principal._tag === "Some" ? principal.value : anonymous)),
       Effect.map((handled): Outcome => ({
         _tag: "Result",
         frame: Encoder.result(request.id, shape(handled.result, settings.serverInfo, handled.cache))

@@ -77,6 +77,9 @@ export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect
   return Effect.succeed(ToolResult.toWire(ToolResult.error(`Tool "${tool.tool.name}" failed: ${tagOf(rendered)}`)))
 }
 
+/** The error for an unknown tool (also used when authorization conceals). @since 0.1.0 */
+export const unknownTool = (name: string) => new InvalidParams({ message: `Unknown tool: ${name}` })
+
 /** The parsed `tools/call` params. @since 0.1.0 */
 export interface Call {
   readonly tool: CompiledTool
@@ -92,7 +95,7 @@ export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknow
   const name = params["name"]
   if (typeof name !== "string") return new InvalidParams({ message: "Invalid params: name must be a string" })
   const tool = catalog.tools.get(name)
-  if (tool === undefined) return new InvalidParams({ message: `Unknown tool: ${name}` })
+  if (tool === undefined) return unknownTool(name)
   const args = params["arguments"] ?? {}
   if (!isRecord(args)) return new InvalidParams({ message: "Invalid params: arguments must be an object" })
   return { tool, arguments: args }
