@@ -18,11 +18,12 @@
  * @since 0.1.0
  */
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
+import * as HeaderParams from "./HeaderParams.ts"
 import * as Pagination from "./Pagination.ts"
 import type * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
-import { type CompiledSchema, SchemaCompileError, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
+import { type CompiledSchema, type JsonSchemaDocument, SchemaCompileError, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
 import { jsonSchemaOf } from "./JsonSchemaOf.ts"
 import type * as Tool from "./Tool.ts"
 import * as UriTemplate from "./UriTemplate.ts"
@@ -58,6 +59,8 @@ export interface CompiledTool {
   readonly encodeOutput: ((value: unknown) => Checked) | undefined
   /** Checks `structuredContent` of an explicit `ToolResult` (already JSON) against the output. */
   readonly checkStructured: ((value: unknown) => Checked) | undefined
+  /** Parameters mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`), checked by the HTTP transport. */
+  readonly headerParams: ReadonlyArray<HeaderParams.HeaderParam>
 }
 
 /** A template ready to match. @since 0.1.0 */
@@ -140,7 +143,7 @@ const isEmptyStruct = (schema: Schema.Top): boolean =>
   schema.ast._tag === "Objects" && schema.ast.propertySignatures.length === 0 && schema.ast.indexSignatures.length === 0
 
 const advertisedSchemaOf = (schema: Schema.Top): unknown =>
-  isEmptyStruct(schema) ? { type: "object", properties: {} } : jsonSchemaOf(schema)
+  isEmptyStruct(schema) ? { type: "object", properties: {} } : jsonSchemaOf(schema, HeaderParams.annotationOptions)
 
 const isObjectSchema = (schema: unknown): boolean =>
   typeof schema === "object" && schema !== null && (schema as Record<string, unknown>)["type"] === "object"
@@ -165,6 +168,8 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
     ? effectDecoder(tool.input.schema)
     : yield* compileJson(validator, tool.input, refuse, "input")
   if (!isObjectSchema(inputSchema)) return yield* refuse("input schema must have type \"object\"")
+  const headerParams = HeaderParams.declarations(inputSchema as JsonSchemaDocument)
+  if ("_tag" in headerParams) return yield* refuse(headerParams.reason)
   const output = tool.output
   const outputSchema = output === undefined
     ? undefined
@@ -193,7 +198,7 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
   if (annotations !== undefined) wire["annotations"] = annotations
   if (icons !== undefined) wire["icons"] = icons
   if (_meta !== undefined) wire["_meta"] = _meta
-  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured }
+  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured, headerParams }
   return compiled
 })
 
