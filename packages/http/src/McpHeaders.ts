@@ -1,0 +1,127 @@
+/**
+ * Request metadata headers checked against the body, before anything runs.
+ *
+ * Intermediaries may route on `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
+ * `Mcp-Param-*` headers mirrored from `x-mcp-header` tool parameters, so the server refuses a
+ * request whose headers and body disagree, or whose headers are missing, repeated or malformed:
+ * 400 with a -32020 `HeaderMismatch` whose `data` names the header and the body field it was
+ * compared with (`{ header: "Mcp-Name", body: "params.name" }`; values are never echoed).
+ *
+ * Integers compare numerically (`42.0` matches `42`), booleans as `true`/`false`, strings exactly
+ * after decoding the `=?base64?…?=` sentinel. A parameter absent (or `null`) in the arguments must
+ * have no header. Unknown `Mcp-Param-*` headers are ignored, as intermediaries forward them.
+ *
+ * @example
+ * ```ts
+ * import * as McpHeaders from "@snodo/http/McpHeaders"
+ *
+ * const refusal = McpHeaders.check(request, RequestHead.read(httpRequest), runtime.catalog)
+ * // undefined, or the HeaderMismatch to answer with
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Catalog } from "@snodo/core/catalog/Catalog"
+import { valueAt } from "@snodo/core/catalog/HeaderParams"
+import type * as Envelope from "@snodo/core/pipeline/Envelope"
+import { HeaderMismatch } from "@snodo/core/pipeline/McpError"
+import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
+import { decodeValue, Repeated, type RequestHead } from "./RequestHead.ts"
+
+const mismatch = (header: string, body: string, message: string): HeaderMismatch =>
+  new HeaderMismatch({ message, data: { header, body } })
+
+/** Reads one header that must be present once and well-formed. */
+const required = (
+  head: RequestHead,
+  lower: string,
+  header: string,
+  body: string,
+  decode: boolean
+): string | HeaderMismatch => {
+  const raw = head.mcp.get(lower)
+  if (raw === undefined) return mismatch(header, body, `Header mismatch: missing ${header} header`)
+  if (raw === Repeated) return mismatch(header, body, `Header mismatch: ${header} header sent more than once`)
+  const value = decode ? decodeValue(raw) : raw.trim()
+  if (value === undefined) return mismatch(header, body, `Header mismatch: invalid ${header} header value`)
+  return value
+}
+
+const nameSource: Readonly<Record<string, "name" | "uri">> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri"
+}
+
+const numeric = /^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/
+
+const agrees = (value: unknown, header: string): boolean => {
+  switch (typeof value) {
+    case "string":
+      return header === value
+    case "number":
+      return Number.isSafeInteger(value) && numeric.test(header) && Number(header) === value
+    case "boolean":
+      return header === (value ? "true" : "false")
+    default:
+      return false
+  }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const checkParams = (
+  request: Envelope.Request,
+  head: RequestHead,
+  catalog: Catalog
+): HeaderMismatch | undefined => {
+  const name = request.params["name"]
+  const tool = typeof name === "string" ? catalog.tools.get(name) : undefined
+  const args = request.params["arguments"] ?? {}
+  // An unknown tool or malformed arguments are the runtime's to refuse (-32602).
+  if (tool === undefined || tool.headerParams.length === 0 || !isRecord(args)) return undefined
+  for (const param of tool.headerParams) {
+    const header = `Mcp-Param-${param.name}`
+    const body = `params.arguments.${param.path.join(".")}`
+    const value = valueAt(args, param.path)
+    if (value === undefined) {
+      if (head.mcp.has(param.header)) {
+        return mismatch(header, body, `Header mismatch: ${header} header sent but ${body} is absent`)
+      }
+      continue
+    }
+    const decoded = required(head, param.header, header, body, true)
+    if (typeof decoded !== "string") return decoded
+    if (!agrees(value, decoded)) return mismatch(header, body, `Header mismatch: ${header} does not match ${body}`)
+  }
+  return undefined
+}
+
+/**
+ * Checks a request's metadata headers against its body; `undefined` when they agree.
+ *
+ * @since 0.1.0
+ */
+export const check = (request: Envelope.Request, head: RequestHead, catalog: Catalog): HeaderMismatch | undefined => {
+  const versionBody = `params._meta.${ProtocolVersionKey}`
+  const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", versionBody, false)
+  if (typeof version !== "string") return version
+  const meta = request.params["_meta"]
+  const bodyVersion = isRecord(meta) ? meta[ProtocolVersionKey] : undefined
+  // A body without a version is invalid params, refused by admission with a more precise error.
+  if (typeof bodyVersion === "string" && bodyVersion !== version) {
+    return mismatch("MCP-Protocol-Version", versionBody, `Header mismatch: MCP-Protocol-Version does not match ${versionBody}`)
+  }
+  const method = required(head, "mcp-method", "Mcp-Method", "method", false)
+  if (typeof method !== "string") return method
+  if (method !== request.method) return mismatch("Mcp-Method", "method", "Header mismatch: Mcp-Method does not match method")
+  const source = nameSource[request.method]
+  if (source === undefined) return undefined
+  const bodyName = request.params[source]
+  if (typeof bodyName !== "string") return undefined
+  const name = required(head, "mcp-name", "Mcp-Name", `params.${source}`, true)
+  if (typeof name !== "string") return name
+  if (name !== bodyName) return mismatch("Mcp-Name", `params.${source}`, `Header mismatch: Mcp-Name does not match params.${source}`)
+  return request.method === "tools/call" ? checkParams(request, head, catalog) : undefined
+}

@@ -1,0 +1,87 @@
+/**
+ * Options of the Streamable HTTP transport, with safe defaults for every limit.
+ *
+ * | option | default | refusal |
+ * |---|---|---|
+ * | `maxBodyBytes` | 2 MiB | 413 |
+ * | `maxHeaderBytes` | 32 KiB | 431 |
+ * | `deadline` | 30 s | 504, or the terminal JSON-RPC error of an open SSE stream |
+ * | `maxConcurrent` | 1,024 requests in flight | 503 |
+ * | `allowedHosts` | loopback names | 403 |
+ * | `allowedOrigins` | loopback origins | 403 |
+ *
+ * @example
+ * ```ts
+ * import * as McpHttp from "@snodo/http/McpHttp"
+ *
+ * McpHttp.layerRoute({ path: "/mcp", maxBodyBytes: 512 * 1024, deadline: "10 seconds" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Duration } from "effect"
+import type { HttpRouter } from "effect/http"
+import * as Security from "./Security.ts"
+
+/** Transport options; every field is optional. @since 0.1.0 */
+export interface Options {
+  /** The MCP endpoint (default `/mcp`). */
+  readonly path?: HttpRouter.PathInput
+  /** Longest accepted request body, counted while it streams in (default 2 MiB). */
+  readonly maxBodyBytes?: number
+  /** Largest accepted request head: the names and values of every header (default 32 KiB). */
+  readonly maxHeaderBytes?: number
+  /** How long one request may take, body included (default 30 s). */
+  readonly deadline?: Duration.Input
+  /** Requests in flight at once before new ones are refused with 503 (default 1,024). */
+  readonly maxConcurrent?: number
+  /** `Host` values accepted (DNS rebinding protection). Default: loopback names only. */
+  readonly allowedHosts?: Security.HostPolicy
+  /** `Origin` values accepted when the header is present. Default: loopback origins only. */
+  readonly allowedOrigins?: Security.OriginPolicy
+}
+
+/** Options with every default applied. @since 0.1.0 */
+export interface Settings {
+  readonly path: HttpRouter.PathInput
+  readonly maxBodyBytes: number
+  readonly maxHeaderBytes: number
+  readonly deadlineMillis: number
+  readonly maxConcurrent: number
+  readonly allowedHosts: Security.HostPolicy
+  readonly allowedOrigins: Security.OriginPolicy
+}
+
+/** The defaults. @since 0.1.0 */
+export const defaults: Settings = {
+  path: "/mcp",
+  maxBodyBytes: 2 * 1024 * 1024,
+  maxHeaderBytes: 32 * 1024,
+  deadlineMillis: 30_000,
+  maxConcurrent: 1024,
+  allowedHosts: "loopback",
+  allowedOrigins: "loopback"
+}
+
+const positive = (name: string, value: number | undefined, fallback: number): number => {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  return value
+}
+
+/**
+ * Applies the defaults; throws a `RangeError` for a limit that is not a positive integer.
+ *
+ * @since 0.1.0
+ */
+export const resolve = (options: Options | undefined): Settings => ({
+  path: options?.path ?? defaults.path,
+  maxBodyBytes: positive("maxBodyBytes", options?.maxBodyBytes, defaults.maxBodyBytes),
+  maxHeaderBytes: positive("maxHeaderBytes", options?.maxHeaderBytes, defaults.maxHeaderBytes),
+  deadlineMillis: options?.deadline === undefined
+    ? defaults.deadlineMillis
+    : positive("deadline", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.deadline))), defaults.deadlineMillis),
+  maxConcurrent: positive("maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent),
+  allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
+  allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins
+})

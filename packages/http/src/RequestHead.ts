@@ -1,0 +1,104 @@
+/**
+ * One pass over a request's headers: the size of the head, and the `Mcp-*` headers with their
+ * repetitions kept apart.
+ *
+ * HTTP servers join repeated headers into one comma-separated value, which would hide a repeated
+ * `Mcp-Name` or `Mcp-Param-*` (a value may itself contain a comma). On Node the raw header list is
+ * still there, so repetitions are seen; elsewhere the joined value is all there is.
+ *
+ * Values follow the spec's encoding: plain visible ASCII (spaces and tabs allowed inside), or the
+ * sentinel `=?base64?…?=` around the strict Base64 of UTF-8 text.
+ *
+ * @example
+ * ```ts
+ * import * as RequestHead from "@snodo/http/RequestHead"
+ *
+ * RequestHead.decodeValue("=?base64?SGVsbG8sIOS4lueVjA==?=") // "Hello, 世界"
+ * RequestHead.decodeValue("=?base64?SGVsbG8?=") // undefined: Base64 without its padding
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { HttpServerRequest } from "effect/http"
+
+/** A header that was sent more than once. @since 0.1.0 */
+export const Repeated: unique symbol = Symbol.for("@snodo/http/RequestHead/Repeated")
+
+/** What the transport reads of a request's head. @since 0.1.0 */
+export interface RequestHead {
+  /** Bytes of the header names and values (plus separators), as an approximation of the head. */
+  readonly bytes: number
+  /** Every header whose name starts with `mcp-`, by lower-case name. */
+  readonly mcp: ReadonlyMap<string, string | typeof Repeated>
+}
+
+const add = (mcp: Map<string, string | typeof Repeated>, name: string, value: string) => {
+  mcp.set(name, mcp.has(name) ? Repeated : value)
+}
+
+const isMcp = (lower: string): boolean =>
+  lower.length > 4 && lower.charCodeAt(0) === 109 && lower.charCodeAt(1) === 99 && lower.charCodeAt(2) === 112 &&
+  lower.charCodeAt(3) === 45
+
+/**
+ * Reads the head of a request.
+ *
+ * @since 0.1.0
+ */
+export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead => {
+  const mcp = new Map<string, string | typeof Repeated>()
+  let bytes = 0
+  const raw = (request.source as { readonly rawHeaders?: unknown }).rawHeaders
+  if (Array.isArray(raw)) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i] as string
+      const value = raw[i + 1] as string
+      bytes += name.length + value.length + 4
+      if (name.length > 4) {
+        const lower = name.toLowerCase()
+        if (isMcp(lower)) add(mcp, lower, value)
+      }
+    }
+    return { bytes, mcp }
+  }
+  const headers = request.headers
+  for (const name in headers) {
+    const value = headers[name]!
+    bytes += name.length + value.length + 4
+    if (isMcp(name)) add(mcp, name, value)
+  }
+  return { bytes, mcp }
+}
+
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+const prefix = "=?base64?"
+const suffix = "?="
+
+const isPlain = (value: string): boolean => {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if ((c < 0x20 && c !== 0x09) || c > 0x7e) return false
+  }
+  return true
+}
+
+/**
+ * Decodes one header value: the sentinel's Base64 (strict, padded, valid UTF-8) or the plain
+ * value itself; `undefined` when the value is malformed. Surrounding spaces and tabs are not part
+ * of the value (RFC 9110 §5.5).
+ *
+ * @since 0.1.0
+ */
+export const decodeValue = (raw: string): string | undefined => {
+  const value = raw.replace(/^[ \t]+|[ \t]+$/g, "")
+  if (!isPlain(value)) return undefined
+  if (value.length < prefix.length + suffix.length || !value.startsWith(prefix) || !value.endsWith(suffix)) return value
+  const inner = value.slice(prefix.length, value.length - suffix.length)
+  if (!base64.test(inner)) return undefined
+  try {
+    return utf8.decode(Buffer.from(inner, "base64"))
+  } catch {
+    return undefined
+  }
+}

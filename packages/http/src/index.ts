@@ -1,0 +1,20 @@
+/**
+ * @snodo/http: MCP 2026-07-28 Streamable HTTP for Effect 4.
+ *
+ * `McpHttp` is the transport as an HTTP application to mount in your own `HttpRouter`;
+ * `NodeServe` serves it on Node in one call. Modules are namespaced here and reachable by deep
+ * import (`@snodo/http/McpHttp`).
+ *
+ * @since 0.1.0
+ */
+export * as BodyReader from "./BodyReader.ts"
+export * as Cancellations from "./Cancellations.ts"
+export * as Exchange from "./Exchange.ts"
+export * as McpHeaders from "./McpHeaders.ts"
+export * as McpHttp from "./McpHttp.ts"
+export * as Negotiation from "./Negotiation.ts"
+export * as NodeServe from "./NodeServe.ts"
+export * as Options from "./Options.ts"
+export * as Replies from "./Replies.ts"
+export * as RequestHead from "./RequestHead.ts"
+export * as Security from "./Security.ts"
