@@ -1,0 +1,16 @@
+/**
+ * `npm run conformance` as part of `npm test`: the official suite against the everything server
+ * over HTTP must match the checked-in baseline exactly (no new failure, no stale entry).
+ */
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { expect, it } from "vitest"
+
+const runner = fileURLToPath(new URL("run.ts", import.meta.url))
+
+it("passes the official conformance suite (2026-07-28) against the baseline", () => {
+  const run = spawnSync(process.execPath, [runner], { encoding: "utf8", timeout: 240_000 })
+  const output = `${run.stdout}\n${run.stderr}`
+  expect(output).toContain("Baseline check passed")
+  expect(run.status, output.slice(-6000)).toBe(0)
+}, 250_000)
