@@ -1,0 +1,35 @@
+/**
+ * Runs the everything server.
+ *
+ *   npm run -s everything -- --stdio            # over stdio
+ *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import { Effect } from "effect"
+import { ServerLayer } from "./server.ts"
+
+const args = process.argv.slice(2)
+
+const portOf = (): number => {
+  const flag = args.indexOf("--port")
+  const raw = flag >= 0 ? args[flag + 1] : process.env["PORT"]
+  const port = raw === undefined ? 3000 : Number(raw)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`Invalid port: ${String(raw)}\n`)
+    process.exit(2)
+  }
+  return port
+}
+
+if (args.includes("--stdio")) {
+  StdioTransport.run().pipe(
+    Effect.provide(ServerLayer),
+    Effect.provide(NodeStdio.layer),
+    NodeRuntime.runMain
+  )
+} else {
+  const { serveHttp } = await import("./http.ts")
+  serveHttp(portOf()).pipe(NodeRuntime.runMain)
+}
