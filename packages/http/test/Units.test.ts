@@ -1,0 +1,128 @@
+/** The pure parts of the transport: header values, negotiation, security policies, statuses, the cancel registry. */
+import { describe, expect, it } from "vitest"
+import * as Cancellations from "@snodo/http/Cancellations"
+import * as Negotiation from "@snodo/http/Negotiation"
+import * as Options from "@snodo/http/Options"
+import * as Replies from "@snodo/http/Replies"
+import * as RequestHead from "@snodo/http/RequestHead"
+import * as Security from "@snodo/http/Security"
+
+describe("RequestHead.decodeValue", () => {
+  it("decodes the spec's examples", () => {
+    expect(RequestHead.decodeValue("us-west1")).toBe("us-west1")
+    expect(RequestHead.decodeValue("=?base64?SGVsbG8sIOS4lueVjA==?=")).toBe("Hello, 世界")
+    expect(RequestHead.decodeValue("=?base64?IHBhZGRlZCA=?=")).toBe(" padded ")
+    expect(RequestHead.decodeValue("=?base64?bGluZTEKbGluZTI=?=")).toBe("line1\nline2")
+    expect(RequestHead.decodeValue("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")).toBe("=?base64?literal?=")
+    expect(RequestHead.decodeValue("=?base64??=")).toBe("")
+  })
+
+  it("refuses bad Base64, invalid UTF-8 and invalid characters; treats partial sentinels literally", () => {
+    expect(RequestHead.decodeValue("=?base64?SGVsbG8?=")).toBeUndefined()
+    expect(RequestHead.decodeValue("=?base64?SGVs!!!bG8=?=")).toBeUndefined()
+    expect(RequestHead.decodeValue("=?base64?/w==?=")).toBeUndefined()
+    expect(RequestHead.decodeValue("caf\u00e9")).toBeUndefined()
+    expect(RequestHead.decodeValue("a\u0000b")).toBeUndefined()
+    expect(RequestHead.decodeValue("=?base64?SGVsbG8=")).toBe("=?base64?SGVsbG8=")
+    expect(RequestHead.decodeValue("SGVsbG8=?=")).toBe("SGVsbG8=?=")
+    expect(RequestHead.decodeValue("  spaced\t")).toBe("spaced")
+    expect(RequestHead.decodeValue("a b\tc")).toBe("a b\tc")
+  })
+})
+
+describe("Negotiation", () => {
+  it("accepts JSON content types only", () => {
+    expect(Negotiation.isJson("application/json")).toBe(true)
+    expect(Negotiation.isJson("Application/JSON; charset=UTF-8")).toBe(true)
+    expect(Negotiation.isJson("application/json;charset=\"utf-8\"")).toBe(true)
+    expect(Negotiation.isJson("application/json; charset=iso-8859-1")).toBe(false)
+    expect(Negotiation.isJson("application/jsonx")).toBe(false)
+    expect(Negotiation.isJson("text/json")).toBe(false)
+    expect(Negotiation.isJson(undefined)).toBe(false)
+  })
+
+  it("needs both JSON and SSE acceptable, by the most specific range", () => {
+    expect(Negotiation.acceptsBoth("application/json, text/event-stream")).toBe(true)
+    expect(Negotiation.acceptsBoth("application/*, text/*")).toBe(true)
+    expect(Negotiation.acceptsBoth("*/*")).toBe(true)
+    expect(Negotiation.acceptsBoth("*/*;q=0.1, text/event-stream;q=0")).toBe(false)
+    expect(Negotiation.acceptsBoth("application/json")).toBe(false)
+    expect(Negotiation.acceptsBoth("text/html")).toBe(false)
+    expect(Negotiation.acceptsBoth("garbage")).toBe(false)
+    expect(Negotiation.acceptsBoth(undefined)).toBe(true)
+  })
+})
+
+describe("Security", () => {
+  it("reads host names", () => {
+    expect(Security.hostnameOf("LocalHost:3000")).toBe("localhost")
+    expect(Security.hostnameOf("[::1]:80")).toBe("[::1]")
+    expect(Security.hostnameOf("[::1]")).toBe("[::1]")
+    expect(Security.hostnameOf("127.0.0.1")).toBe("127.0.0.1")
+    expect(Security.hostnameOf("a:b")).toBeUndefined()
+    expect(Security.hostnameOf("[::1")).toBeUndefined()
+    expect(Security.hostnameOf("")).toBeUndefined()
+  })
+
+  it("applies host policies", () => {
+    expect(Security.checkHost("loopback", "localhost:1")).toBeUndefined()
+    expect(Security.checkHost("loopback", "evil.example.com")).toBeDefined()
+    expect(Security.checkHost("loopback", "localhost.evil.example.com")).toBeDefined()
+    expect(Security.checkHost("loopback", undefined)).toBeDefined()
+    expect(Security.checkHost("any", "evil.example.com")).toBeUndefined()
+    expect(Security.checkHost(["MCP.example.com"], "mcp.example.com:443")).toBeUndefined()
+    expect(Security.checkHost(["mcp.example.com"], "other.example.com")).toBeDefined()
+    expect(Security.checkHost((name) => name.endsWith(".internal"), "a.internal")).toBeUndefined()
+  })
+
+  it("applies origin policies", () => {
+    expect(Security.checkOrigin("loopback", undefined, "x")).toBeUndefined()
+    expect(Security.checkOrigin("loopback", "http://localhost:5173", "localhost:3000")).toBeUndefined()
+    expect(Security.checkOrigin("loopback", "http://evil.example", "localhost:3000")).toBeDefined()
+    expect(Security.checkOrigin("loopback", "file://", "localhost")).toBeDefined()
+    expect(Security.checkOrigin("loopback", "http://user@localhost", "localhost")).toBeDefined()
+    expect(Security.checkOrigin("same-origin", "https://mcp.example.com", "mcp.example.com")).toBeUndefined()
+    expect(Security.checkOrigin("same-origin", "https://app.example.com", "mcp.example.com")).toBeDefined()
+    expect(Security.checkOrigin(["https://App.example.com"], "https://app.example.com", "x")).toBeUndefined()
+    expect(Security.checkOrigin([], "https://app.example.com", "x")).toBeDefined()
+    expect(Security.checkOrigin("any", "null", "x")).toBeUndefined()
+  })
+
+  it("knows loopback listen addresses", () => {
+    expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].every(Security.isLoopbackAddress)).toBe(true)
+    expect(["0.0.0.0", "::", "10.0.0.1"].some(Security.isLoopbackAddress)).toBe(false)
+  })
+})
+
+describe("Replies and Options", () => {
+  it("maps codes to statuses", () => {
+    expect([-32700, -32600, -32602, -32020, -32021, -32022].map(Replies.statusOf)).toEqual([400, 400, 400, 400, 400, 400])
+    expect([Replies.statusOf(-32601), Replies.statusOf(-32603), Replies.statusOf(-32001), Replies.statusOf(-32019)]).toEqual([404, 500, 200, 200])
+  })
+
+  it("resolves defaults and refuses nonsense limits", () => {
+    expect(Options.resolve(undefined)).toEqual(Options.defaults)
+    expect(Options.resolve({ deadline: "2 seconds" }).deadlineMillis).toBe(2000)
+    expect(() => Options.resolve({ maxBodyBytes: 0 })).toThrow(RangeError)
+    expect(() => Options.resolve({ maxConcurrent: 1.5 })).toThrow(RangeError)
+  })
+})
+
+describe("Cancellations", () => {
+  it("cancels by principal and id, including several requests with one key", () => {
+    const registry = Cancellations.make()
+    const cancelled: Array<string> = []
+    const a = registry.register("alice", 1, { cancel: () => cancelled.push("a") })
+    registry.register("alice", 1, { cancel: () => cancelled.push("b") })
+    registry.register("bob", 1, { cancel: () => cancelled.push("c") })
+    registry.register("alice", "1", { cancel: () => cancelled.push("d") })
+    expect(registry.cancel("alice", 1)).toBe(2)
+    expect(cancelled).toEqual(["a", "b"])
+    expect(registry.cancel("alice", 1.5)).toBe(0)
+    expect(registry.cancel("carol", 1)).toBe(0)
+    a()
+    a()
+    expect(registry.size()).toBe(3)
+    expect(registry.cancel("alice", "1")).toBe(1)
+  })
+})
