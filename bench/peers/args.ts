@@ -1,0 +1,40 @@
+/**
+ * Command line of every peer server: `--stdio`, or `--http --port N` (loopback only), and
+ * `--tools echo|list` (`list`: the 100-tool catalog of the tools/list scenario).
+ */
+
+/** How many tools the list scenario advertises (one page for every peer: snodo pages at 100). */
+export const listToolCount = 100
+
+/** The names of the list catalog: `echo` first, then `tool_001`…`tool_099`. */
+export const listToolNames: ReadonlyArray<string> = [
+  "echo",
+  ...Array.from({ length: listToolCount - 1 }, (_, index) => `tool_${String(index + 1).padStart(3, "0")}`)
+]
+
+export interface PeerArgs {
+  readonly transport: "stdio" | "http"
+  readonly port: number
+  readonly catalog: "echo" | "list"
+}
+
+/** Reads the peer's flags; exits 2 on a bad port. */
+export const parseArgs = (argv: ReadonlyArray<string> = process.argv.slice(2)): PeerArgs => {
+  const value = (flag: string): string | undefined => {
+    const at = argv.indexOf(flag)
+    return at >= 0 ? argv[at + 1] : undefined
+  }
+  const port = Number(value("--port") ?? "0")
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`Invalid port: ${String(value("--port"))}\n`)
+    process.exit(2)
+  }
+  return {
+    transport: argv.includes("--stdio") ? "stdio" : "http",
+    port,
+    catalog: value("--tools") === "list" ? "list" : "echo"
+  }
+}
+
+/** The loopback address every HTTP peer binds to. */
+export const host = "127.0.0.1"

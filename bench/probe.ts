@@ -1,0 +1,137 @@
+/**
+ * Start-up and correctness probes: the time from spawning a peer to its first correct answer, over
+ * HTTP (polling with real requests) or stdio (one line written at spawn).
+ */
+import { type Child, sleep, start } from "./children.ts"
+import { checkEcho, echoBody, frameOf } from "./wire.ts"
+
+export interface Posted {
+  readonly status: number
+  readonly contentType: string
+  readonly text: string
+}
+
+/** One POST on a fresh connection. */
+export const post = async (url: string, body: string, headers: Readonly<Record<string, string>>, timeoutMs = 5000): Promise<Posted> => {
+  const response = await fetch(url, { method: "POST", body, headers, signal: AbortSignal.timeout(timeoutMs) })
+  return { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text() }
+}
+
+/** `undefined` when the POST got a 2xx whose frame passes `check`, else what went wrong. */
+export const verify = async (
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+  check: (frame: unknown) => string | undefined
+): Promise<string | undefined> => {
+  try {
+    const posted = await post(url, body, headers)
+    if (posted.status < 200 || posted.status > 299) return `HTTP ${posted.status}: ${posted.text.slice(0, 300)}`
+    return check(frameOf(posted.contentType, posted.text))
+  } catch (error) {
+    return `request failed: ${error instanceof Error ? error.message : String(error)}`
+  }
+}
+
+export interface Started {
+  readonly child: Child
+  /** Milliseconds from spawn to the first correct answer. */
+  readonly startupMs: number
+}
+
+/**
+ * Spawns an HTTP peer and polls it with echo calls (every 5 ms, at most `timeoutMs`) until one is
+ * answered correctly. Fails with the child's stderr when it exits or never answers.
+ */
+export const startHttp = async (
+  script: string,
+  args: ReadonlyArray<string>,
+  url: string,
+  probe: { readonly body: string; readonly headers: Readonly<Record<string, string>>; readonly check: (frame: unknown) => string | undefined },
+  timeoutMs = 30_000
+): Promise<Started> => {
+  const t0 = performance.now()
+  const child = start(script, args, { stdin: false, stdout: false })
+  let exited: number | string | undefined
+  void child.exited.then((code) => {
+    exited = code
+  })
+  let attempts = 0
+  while (attempts++ < 20_000 && performance.now() - t0 < timeoutMs) {
+    if (exited !== undefined) throw new Error(`exited with ${exited} before answering: ${child.stderrTail().trim().slice(-600)}`)
+    let posted: Posted
+    try {
+      posted = await post(url, probe.body, probe.headers, 2000)
+    } catch {
+      await sleep(5) // not listening yet
+      continue
+    }
+    const startupMs = performance.now() - t0
+    let problem: string | undefined
+    if (posted.status < 200 || posted.status > 299) problem = `HTTP ${posted.status}: ${posted.text.slice(0, 300)}`
+    else {
+      try {
+        problem = probe.check(frameOf(posted.contentType, posted.text))
+      } catch (error) {
+        problem = `unparsable answer: ${error instanceof Error ? error.message : String(error)}`
+      }
+    }
+    if (problem === undefined) return { child, startupMs }
+    // Answered, but wrongly: a peer that errors is reported, not measured.
+    await child.stop()
+    throw new Error(problem)
+  }
+  await child.stop()
+  throw new Error(`no answer within ${timeoutMs} ms: ${child.stderrTail().trim().slice(-600)}`)
+}
+
+/**
+ * Spawns a stdio peer, writes one echo call at once, and times the first correct answer line.
+ * Lines on stdout that are not JSON are a protocol violation: they are skipped for the timing and
+ * returned in `noise`, so the caller reports them.
+ */
+export const startStdio = (
+  script: string,
+  args: ReadonlyArray<string>,
+  timeoutMs = 30_000
+): Promise<Started & { readonly noise: ReadonlyArray<string> }> =>
+  new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const child = start(script, args, { stdin: true, stdout: true })
+    const noise: Array<string> = []
+    let buffered = ""
+    let settled = false
+    const fail = (error: Error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      void child.stop()
+      reject(error)
+    }
+    const timer = setTimeout(() => fail(new Error(`no answer within ${timeoutMs} ms: ${child.stderrTail().trim().slice(-600)}`)), timeoutMs)
+    void child.exited.then((code) => fail(new Error(`exited with ${code} before answering: ${child.stderrTail().trim().slice(-600)}`)))
+    child.process.stdout?.setEncoding("utf8")
+    child.process.stdout?.on("data", (chunk: string) => {
+      buffered += chunk
+      for (let newline = buffered.indexOf("\n"); newline >= 0 && !settled; newline = buffered.indexOf("\n")) {
+        const line = buffered.slice(0, newline)
+        buffered = buffered.slice(newline + 1)
+        let frame: unknown
+        try {
+          frame = JSON.parse(line) as unknown
+        } catch {
+          if (noise.length < 5) noise.push(line.slice(0, 200))
+          continue
+        }
+        const startupMs = performance.now() - t0
+        const problem = checkEcho(frame)
+        if (problem !== undefined) return fail(new Error(problem))
+        settled = true
+        clearTimeout(timer)
+        child.process.stdout?.removeAllListeners("data")
+        child.process.stdout?.resume()
+        resolve({ child, startupMs, noise })
+      }
+    })
+    child.process.stdin?.write(`${echoBody()}\n`)
+  })

@@ -1,0 +1,226 @@
+/**
+ * Renders `Results`: the stdout table, the targets, `docs/benchmarks.md` and the requests/s chart
+ * (`docs/benchmarks-rps.svg`). Every figure of ours also appears as a ratio to each peer.
+ *
+ *   npx node bench/report.ts   # re-renders the docs from bench/results/latest.json
+ */
+import { readFileSync, writeFileSync } from "node:fs"
+import { type Metric, type PeerId, peerIds, peerLabels, type Results } from "./results.ts"
+
+const others: ReadonlyArray<PeerId> = peerIds.filter((id) => id !== "snodo")
+
+const formatValue = (value: number | undefined, unit: string): string => {
+  if (value === undefined || !Number.isFinite(value)) return "n/a"
+  if (unit === "req/s" || unit === "calls/s") return Math.round(value).toLocaleString("en-US")
+  if (unit === "errors") return String(Math.round(value))
+  if (unit === "MiB") return value.toFixed(1)
+  if (value >= 100) return value.toFixed(0)
+  if (value >= 10) return value.toFixed(1)
+  return value.toFixed(value >= 1 ? 2 : 3)
+}
+
+/** ours ÷ peer; `undefined` when either side is missing or the peer's figure is 0. */
+export const ratio = (metric: Metric, peer: PeerId): number | undefined => {
+  const ours = metric.values.snodo
+  const theirs = metric.values[peer]
+  if (ours === undefined || theirs === undefined || !Number.isFinite(ours) || !Number.isFinite(theirs) || theirs === 0) return undefined
+  return ours / theirs
+}
+
+const formatRatio = (value: number | undefined): string =>
+  value === undefined ? "n/a" : `${value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3)}×`
+
+const metricName = (metric: Metric): string => `${metric.label} (${metric.unit}, ${metric.better} is better)`
+
+const rows = (results: Results): ReadonlyArray<ReadonlyArray<string>> =>
+  results.metrics.filter((metric) => metric.unit !== "errors" || Object.values(metric.values).some((v) => v !== 0)).map((metric) => [
+    metricName(metric),
+    ...peerIds.map((peer) => formatValue(metric.values[peer], metric.unit)),
+    ...(metric.unit === "errors" ? others.map(() => "") : others.map((peer) => formatRatio(ratio(metric, peer))))
+  ])
+
+const header: ReadonlyArray<string> = [
+  "metric",
+  ...peerIds.map((peer) => peerLabels[peer]),
+  ...others.map((peer) => `snodo ÷ ${peerLabels[peer]}`)
+]
+
+export interface Target {
+  readonly label: string
+  readonly measured: string
+  readonly met: boolean | undefined
+}
+
+const metricOf = (results: Results, key: string): Metric | undefined => results.metrics.find((metric) => metric.key === key)
+
+export const targets = (results: Results): ReadonlyArray<Target> => {
+  const rps = metricOf(results, "http.echo.c16.rps")
+  const p99 = metricOf(results, "http.echo.c16.p99")
+  const stdio = metricOf(results, "stdio.seq.mean")
+  const atLeast = (metric: Metric | undefined, peer: PeerId, factor: number, label: string): Target => {
+    const r = metric === undefined ? undefined : ratio(metric, peer)
+    return { label, measured: formatRatio(r), met: r === undefined ? undefined : r >= factor }
+  }
+  const ours = p99?.values.snodo
+  const stdioRatio = stdio === undefined ? undefined : ratio(stdio, "raw")
+  return [
+    atLeast(rps, "raw", 0.5, "HTTP echo, 16 connections: snodo req/s ≥ 0.5 × raw floor"),
+    atLeast(rps, "official", 10, "HTTP echo, 16 connections: snodo req/s ≥ 10 × official SDK"),
+    atLeast(rps, "effect-ai", 4, "HTTP echo, 16 connections: snodo req/s ≥ 4 × effect/ai"),
+    {
+      label: "HTTP echo, 16 connections: snodo p99 ≤ 5 ms",
+      measured: ours === undefined ? "n/a" : `${formatValue(ours, "ms")} ms`,
+      met: ours === undefined || !Number.isFinite(ours) ? undefined : ours <= 5
+    },
+    {
+      label: "stdio sequential tools/call: snodo mean ≤ 1.5 × stdio floor",
+      measured: formatRatio(stdioRatio),
+      met: stdioRatio === undefined ? undefined : stdioRatio <= 1.5
+    }
+  ]
+}
+
+const verdict = (met: boolean | undefined): string => met === undefined ? "not measured" : met ? "met" : "MISSED"
+
+/** A plain-text table for stdout. */
+export const textTable = (results: Results): string => {
+  const all = [header, ...rows(results)]
+  const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)))
+  const line = (row: ReadonlyArray<string>) =>
+    row.map((cell, column) => column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)).join("  ")
+  const out = [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows(results).map(line), ""]
+  out.push("Targets (reported, not asserted):")
+  for (const target of targets(results)) out.push(`  ${verdict(target.met).padEnd(12)} ${target.label}: ${target.measured}`)
+  if (results.problems.length > 0) {
+    out.push("", "Problems (these peers/scenarios were reported, not measured):")
+    for (const problem of results.problems) out.push(`  ${peerLabels[problem.peer]} / ${problem.scenario}: ${problem.message}`)
+  }
+  return out.join("\n") + "\n"
+}
+
+const escapeCell = (cell: string): string => cell.replaceAll("|", "\\|")
+
+const markdownTable = (head: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<string>>): string =>
+  [
+    `| ${head.map(escapeCell).join(" | ")} |`,
+    `|${head.map((_, i) => i === 0 ? "---" : "---:").join("|")}|`,
+    ...body.map((row) => `| ${row.map(escapeCell).join(" | ")} |`)
+  ].join("\n")
+
+const escapeXml = (text: string): string => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+
+const colors: Readonly<Record<PeerId, string>> = {
+  snodo: "#2b6cb0",
+  raw: "#a0aec0",
+  official: "#dd6b20",
+  "effect-ai": "#38a169"
+}
+
+/** Grouped bars of requests/s per peer for every HTTP scenario. */
+export const svgChart = (results: Results): string => {
+  const groups = results.metrics.filter((metric) => metric.group === "http" && metric.unit === "req/s")
+  const width = 820
+  const height = 380
+  const left = 70
+  const right = 20
+  const top = 50
+  const bottom = 70
+  const plotW = width - left - right
+  const plotH = height - top - bottom
+  const max = Math.max(1, ...groups.flatMap((metric) => Object.values(metric.values).filter((v) => Number.isFinite(v))))
+  const step = 10 ** Math.floor(Math.log10(max))
+  const niceMax = Math.ceil(max / step) * step
+  const out: Array<string> = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">Requests/s over Streamable HTTP (higher is better), ${escapeXml(results.date.slice(0, 10))}</text>`
+  ]
+  for (let i = 0; i <= 5; i++) {
+    const value = (niceMax / 5) * i
+    const y = top + plotH - (plotH * value) / niceMax
+    out.push(`<line x1="${left}" y1="${y}" x2="${width - right}" y2="${y}" stroke="#e2e8f0"/>`)
+    out.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#4a5568">${Math.round(value).toLocaleString("en-US")}</text>`)
+  }
+  const groupW = plotW / Math.max(1, groups.length)
+  const barW = Math.min(40, (groupW - 20) / peerIds.length)
+  groups.forEach((metric, g) => {
+    const x0 = left + g * groupW + (groupW - barW * peerIds.length) / 2
+    peerIds.forEach((peer, p) => {
+      const value = metric.values[peer]
+      const x = x0 + p * barW
+      if (value === undefined || !Number.isFinite(value)) {
+        out.push(`<text x="${x + barW / 2}" y="${top + plotH - 4}" text-anchor="middle" font-size="10" fill="#718096">n/a</text>`)
+        return
+      }
+      const h = (plotH * value) / niceMax
+      out.push(`<rect x="${x + 2}" y="${top + plotH - h}" width="${barW - 4}" height="${h}" fill="${colors[peer]}"/>`)
+      out.push(`<text x="${x + barW / 2}" y="${top + plotH - h - 4}" text-anchor="middle" font-size="10">${Math.round(value).toLocaleString("en-US")}</text>`)
+    })
+    out.push(`<text x="${left + g * groupW + groupW / 2}" y="${top + plotH + 18}" text-anchor="middle">${escapeXml(metric.label)}</text>`)
+  })
+  out.push(`<line x1="${left}" y1="${top + plotH}" x2="${width - right}" y2="${top + plotH}" stroke="#2d3748"/>`)
+  peerIds.forEach((peer, p) => {
+    const x = left + p * 180
+    out.push(`<rect x="${x}" y="${height - 28}" width="12" height="12" fill="${colors[peer]}"/>`)
+    out.push(`<text x="${x + 18}" y="${height - 18}">${escapeXml(peerLabels[peer])}</text>`)
+  })
+  out.push("</svg>")
+  return out.join("\n") + "\n"
+}
+
+/** `docs/benchmarks.md`. */
+export const markdown = (results: Results): string => {
+  const m = results.machine
+  const lines = [
+    "# Benchmarks",
+    "",
+    "Generated by `npm run bench` (`bench/run.ts`) from `bench/results/latest.json`; do not edit by hand.",
+    "Absolute numbers on these small machines move from run to run, so every figure of snodo is also given as a",
+    "ratio to each peer **measured in the same run on the same machine**.",
+    "",
+    `- **Run:** ${results.date} (${results.elapsedS.toFixed(0)} s in all)`,
+    `- **Machine:** ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(0)} GiB, ${m.os}, Node ${m.node}`,
+    `- **Command:** \`${results.command}\``,
+    `- **Settings:** ${results.settings.durationS} s per HTTP load after ${results.settings.warmupS} s warm-up; ` +
+    `start-up is the median of ${results.settings.startupRuns} fresh starts; loader: ${results.settings.loader}`,
+    "",
+    "![Requests/s per peer](benchmarks-rps.svg)",
+    "",
+    "## Results",
+    "",
+    markdownTable(header, rows(results)),
+    "",
+    "## Targets (reported, not asserted)",
+    "",
+    markdownTable(["target", "measured", "verdict"], targets(results).map((t) => [t.label, t.measured, verdict(t.met)])),
+    ""
+  ]
+  if (results.problems.length > 0) {
+    lines.push("## Problems", "", "A peer that answers wrongly or not at all is reported here, not measured.", "")
+    for (const problem of results.problems) lines.push(`- **${peerLabels[problem.peer]}**, ${problem.scenario}: ${problem.message.replaceAll("\n", " ")}`)
+    lines.push("")
+  }
+  lines.push(
+    "## The peers",
+    "",
+    ...peerIds.map((peer) => `- **${peerLabels[peer]}**: ${results.peers[peer]}`),
+    "",
+    "## Method",
+    "",
+    ...results.notes.map((note) => `- ${note}`),
+    ""
+  )
+  return lines.join("\n")
+}
+
+export const writeReport = (results: Results, root: URL): void => {
+  writeFileSync(new URL("docs/benchmarks.md", root), markdown(results))
+  writeFileSync(new URL("docs/benchmarks-rps.svg", root), svgChart(results))
+}
+
+if (import.meta.main) {
+  const root = new URL("../", import.meta.url)
+  const results = JSON.parse(readFileSync(new URL("bench/results/latest.json", root), "utf8")) as Results
+  writeReport(results, root)
+  process.stdout.write(textTable(results))
+}
