@@ -22,5 +22,7 @@ const Server = McpServer.make({ name: "calc", version: "1.0.0" }).add(add)
 StdioTransport.run().pipe(
   Effect.provide(Server.layer),
   Effect.provide(NodeStdio.layer),
+  // stdout carries only protocol: every log, including those of Layer construction, goes to stderr.
+  Effect.provide(StdioTransport.stderrLogger),
   NodeRuntime.runMain
 )

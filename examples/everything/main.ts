@@ -27,6 +27,8 @@ if (args.includes("--stdio")) {
   StdioTransport.run().pipe(
     Effect.provide(ServerLayer),
     Effect.provide(NodeStdio.layer),
+    // Logs of Layer construction too must stay off stdout.
+    Effect.provide(StdioTransport.stderrLogger),
     NodeRuntime.runMain
   )
 } else {

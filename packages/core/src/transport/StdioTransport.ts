@@ -17,6 +17,7 @@
  * StdioTransport.run().pipe(
  *   Effect.provide(Server.layer),
  *   Effect.provide(NodeStdio.layer),
+ *   Effect.provide(StdioTransport.stderrLogger), // logs of Layer construction too
  *   NodeRuntime.runMain
  * )
  * ```
