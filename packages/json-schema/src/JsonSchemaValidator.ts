@@ -187,11 +187,31 @@ const compile = (
     })
   }
   if (outcome._tag === "Refused") return new SchemaCompileError({ message: outcome.message })
-  const compiled = deserialize(outcome.compiled)
+  const compiled = harden(deserialize(outcome.compiled))
   const unbounded = checkCompiled(compiled.ast as unknown as Ast, compiled.schemaUri, limits)
   if (unbounded !== undefined) return new SchemaCompileError({ message: unbounded })
   return { schema, validate: validator(compiled, limits) }
 }
+
+/**
+ * hyperjump's `properties` looks instance names up with `in` on a plain object, so an instance
+ * member named like an `Object.prototype` member (`valueOf`, `constructor`, …) that the schema does
+ * not declare reaches a function instead of a subschema and throws. Null-prototype tables make the
+ * lookup see only the schema's own names.
+ */
+const harden = (compiled: HyperjumpCompiled): HyperjumpCompiled => {
+  for (const [url, node] of Object.entries(compiled.ast)) {
+    if (url === "metaData" || url === "plugins" || !Array.isArray(node)) continue
+    for (const keyword of node as Array<[string, string, unknown]>) {
+      if (keyword[0] === PROPERTIES && typeof keyword[2] === "object" && keyword[2] !== null) {
+        keyword[2] = Object.assign(Object.create(null) as object, keyword[2])
+      }
+    }
+  }
+  return compiled
+}
+
+const PROPERTIES = "https://json-schema.org/keyword/properties"
 
 const VALID: ValidationResult = { _tag: "Valid" }
 

@@ -195,6 +195,18 @@ layer(JsonSchemaValidator.layer({ catalog }))("JsonSchemaValidator", (test) => {
       for (const issue of result.issues) expect(issue.message).not.toContain(secret)
     }))
 
+  test.effect("instance members named like Object.prototype members are ordinary names", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      const compiled = compiledOrThrow(validator.compile({ type: "object", properties: { a: { type: "string" } } }))
+      const instance = JSON.parse(`{ "valueOf": false, "constructor": 1, "toString": [], "__proto__": 2, "hasOwnProperty": null }`)
+      expect(compiled.validate(instance)._tag).toBe("Valid")
+      const closed = compiledOrThrow(validator.compile({ properties: { a: true }, additionalProperties: false }))
+      expect(shape(closed.validate(JSON.parse(`{ "constructor": 1 }`)))).toEqual([
+        { instancePath: "/constructor", keyword: "additionalProperties" }
+      ])
+    }))
+
   test.effect("a non-JSON instance is invalid, not a crash", () =>
     Effect.gen(function*() {
       const validator = yield* SchemaValidator
