@@ -9,6 +9,7 @@ import {
   SchemaValidator,
   type ValidationResult
 } from "@snodo/core/catalog/SchemaValidator"
+import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
 import { JsonSchemaValidator } from "../src/index.ts"
 
 const compiledOrThrow = (compiled: CompiledSchema | SchemaCompileError): CompiledSchema => {
@@ -153,6 +154,42 @@ layer(JsonSchemaValidator.layer({ catalog }))("JsonSchemaValidator", (test) => {
       expect(compiled.validate(empty)._tag).toBe("Valid")
       expect(empty).toEqual({}) // no default inserted
       expect(shape(compiled.validate({ extra: 1 }))).toEqual([{ instancePath: "/extra", keyword: "unevaluatedProperties" }])
+    }))
+
+  test.effect("the conformance fixture json_schema_2020_12_tool compiles, validates and is preserved", () =>
+    Effect.gen(function*() {
+      const validator = yield* SchemaValidator
+      // inputSchema of the conformance scenario json-schema-2020-12 (@modelcontextprotocol/conformance).
+      const schema = deepFreeze({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        $defs: {
+          address: { $anchor: "addressDef", type: "object", properties: { street: { type: "string" }, city: { type: "string" } } }
+        },
+        properties: {
+          name: { type: "string" },
+          address: { $ref: "#/$defs/address" },
+          contactMethod: { type: "string", enum: ["phone", "email"] },
+          phone: { type: "string" },
+          email: { type: "string" }
+        },
+        allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+        if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+        then: { required: ["phone"] },
+        else: { required: ["email"] },
+        additionalProperties: false
+      })
+      const compiled = compiledOrThrow(validator.compile(schema))
+      expect(compiled.schema).toBe(schema)
+      expect(compiled.validate({ name: "Ada", contactMethod: "phone", phone: "1", address: { city: "London" } })._tag).toBe("Valid")
+      expect(compiled.validate({ email: "a@b" })._tag).toBe("Valid")
+      expect(shape(compiled.validate({ contactMethod: "phone", email: "a@b" }))).toEqual([{ instancePath: "", keyword: "required" }])
+      expect(shape(compiled.validate({ email: "a@b", address: { city: 1 }, extra: true }))).toEqual([
+        { instancePath: "/address/city", keyword: "type" },
+        { instancePath: "/extra", keyword: "additionalProperties" }
+      ])
+      // The core's basic subset cannot check it, and says so.
+      expect(refusalOf(BasicJsonSchema.make().compile(schema))).toMatch(/@snodo\/json-schema/)
     }))
 
   test.effect("format is an annotation, as Draft 2020-12 specifies by default", () =>
