@@ -56,6 +56,28 @@ export interface RequestOptions {
   readonly progressToken?: string | number
 }
 
+/** The input requests of an `input_required` result, by key. @since 0.1.0 */
+export type InputRequests = Readonly<Record<string, Readonly<Record<string, unknown>>>>
+
+/**
+ * Answers one round's input requests: the `inputResponses` to retry with (by key). `round` counts
+ * from 1.
+ *
+ * @since 0.1.0
+ */
+export type Fulfil = (
+  inputRequests: InputRequests,
+  round: number
+) => Readonly<Record<string, unknown>> | Effect.Effect<Readonly<Record<string, unknown>>>
+
+/** What a multi-round request went through. @since 0.1.0 */
+export interface Rounds {
+  /** The complete result. */
+  readonly result: Result
+  /** Every `input_required` result before it, in order. */
+  readonly interim: ReadonlyArray<Result>
+}
+
 /** The protocol version the client speaks. @since 0.1.0 */
 export const protocolVersion = "2026-07-28"
 
@@ -81,6 +103,17 @@ export interface Client {
     argument: { readonly name: string; readonly value: string },
     context?: Readonly<Record<string, string>>
   ) => Effect.Effect<Result, McpRpcError>
+  /**
+   * Sends a request and follows `input_required` answers as a client does: each round's requests
+   * are answered by `fulfil` and the original params retried with those `inputResponses` and the
+   * `requestState` echoed byte for byte, until a complete result (at most `maxRounds`, default 10).
+   */
+  readonly rounds: (
+    method: string,
+    params: Readonly<Record<string, unknown>>,
+    fulfil: Fulfil,
+    options?: RequestOptions & { readonly maxRounds?: number }
+  ) => Effect.Effect<Rounds, McpRpcError>
   /** Sends a notification (e.g. `notifications/cancelled`). */
   readonly notify: (method: string, params: Readonly<Record<string, unknown>>) => Effect.Effect<void>
   /** Sends raw text and returns every frame written until the server is idle again. */
@@ -176,8 +209,31 @@ export const make = Effect.fnUntraced(function*() {
       return items
     })
 
+  const rounds: Client["rounds"] = (method, params, fulfil, options) =>
+    Effect.gen(function*() {
+      const interim: Array<Result> = []
+      const maxRounds = options?.maxRounds ?? 10
+      let retry: Record<string, unknown> = {}
+      for (;;) {
+        const result = yield* request(method, { ...params, ...retry }, options)
+        if (result.resultType !== "input_required") return { result, interim }
+        interim.push(result)
+        if (interim.length >= maxRounds) {
+          return yield* new McpRpcError({ code: 0, message: `still input_required after ${maxRounds} rounds` })
+        }
+        const answered = fulfil((result["inputRequests"] ?? {}) as InputRequests, interim.length)
+        const responses = Effect.isEffect(answered) ? yield* answered : answered
+        const state = result["requestState"]
+        retry = {
+          ...(Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),
+          ...(typeof state === "string" ? { requestState: state } : {})
+        }
+      }
+    })
+
   const client: Client = {
     request,
+    rounds,
     discover: (options) => request("server/discover", {}, options),
     callTool: (name, args = {}, options) => request("tools/call", { name, arguments: args }, options) as Effect.Effect<CallToolResult, McpRpcError>,
     listAll,

@@ -3,5 +3,15 @@
  *
  * @since 0.1.0
  */
-export { type CallToolResult, type Client, defaultMeta, McpRpcError, McpTestClient, protocolVersion } from "./McpTestClient.ts"
+export {
+  type CallToolResult,
+  type Client,
+  defaultMeta,
+  type Fulfil,
+  type InputRequests,
+  McpRpcError,
+  McpTestClient,
+  protocolVersion,
+  type Rounds
+} from "./McpTestClient.ts"
 export * as McpTestClientModule from "./McpTestClient.ts"

@@ -17,6 +17,7 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
+import type { InputRequired } from "../mrtr/InputRequired.ts"
 import type * as Completion from "./Completion.ts"
 import * as Content from "./Content.ts"
 import type { Icon } from "./Tool.ts"
@@ -71,7 +72,7 @@ export const isPrompt = (u: unknown): u is Prompt<unknown> => typeof u === "obje
 export const make = <const A extends Readonly<Record<string, Argument>> = {}, E = never, R = never, RC = never>(
   name: string,
   options: Description & { readonly arguments?: A; readonly complete?: Completion.Providers<RC> },
-  render: (args: ArgumentValues<A>) => Effect.Effect<Rendered, E, R>
+  render: (args: ArgumentValues<A>) => Effect.Effect<Rendered | InputRequired, E, R>
 ): Prompt<R | RC> => {
   const { arguments: declared, complete, ...description } = options
   return {

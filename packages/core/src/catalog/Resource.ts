@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
+import type { InputRequired } from "../mrtr/InputRequired.ts"
 import type * as Content from "./Content.ts"
 import type { Annotations, Icon } from "./Tool.ts"
 
@@ -60,8 +61,9 @@ export const isResource = (u: unknown): u is Resource<unknown> => typeof u === "
  */
 export const make = <E, R>(
   description: Description & { readonly cache?: CacheHint },
-  read: () => Effect.Effect<ReadResult, E, R>
+  read: () => Effect.Effect<ReadResult | InputRequired, E, R>
 ): Resource<R> => {
   const { cache, ...rest } = description
-  return { [TypeId]: TypeId, description: rest, cache, read: read() }
+  // A returned InputRequired ends the round before the read is shaped (see mrtr/Round).
+  return { [TypeId]: TypeId, description: rest, cache, read: read() as Effect.Effect<ReadResult, E, R> }
 }

@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
+import type { InputRequired } from "../mrtr/InputRequired.ts"
 import type * as Completion from "./Completion.ts"
 import type * as Content from "./Content.ts"
 import type { CacheHint, ReadResult } from "./Resource.ts"
@@ -62,10 +63,11 @@ export const isResourceTemplate = (u: unknown): u is ResourceTemplate<unknown> =
 /** @since 0.1.0 */
 export const make = <E, R, RC = never>(
   description: Description & { readonly cache?: CacheHint; readonly complete?: Completion.Providers<RC> },
-  read: (request: ReadRequest) => Effect.Effect<TemplateReadResult, E, R>
+  read: (request: ReadRequest) => Effect.Effect<TemplateReadResult | InputRequired, E, R>
 ): ResourceTemplate<R | RC> => {
   const { cache, complete, ...rest } = description
-  return { [TypeId]: TypeId, description: rest, cache, complete: complete ?? {}, read }
+  // A returned InputRequired ends the round before the read is shaped (see mrtr/Round).
+  return { [TypeId]: TypeId, description: rest, cache, complete: complete ?? {}, read: read as ResourceTemplate<R>["read"] }
 }
 
 /** Re-exported for handlers that build contents. @since 0.1.0 */

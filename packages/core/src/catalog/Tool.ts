@@ -21,6 +21,7 @@
  * @since 0.1.0
  */
 import type { Effect, Schema } from "effect"
+import type { InputRequired } from "../mrtr/InputRequired.ts"
 import type { McpError } from "../pipeline/McpError.ts"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
 import type { ToolResult } from "./ToolResult.ts"
@@ -109,7 +110,7 @@ export interface RawOptions<E> extends Description {
   readonly onFailure?: FailureRenderer<E>
 }
 
-type Output<O> = O extends Schema.Top ? O["Type"] | ToolResult : unknown
+type Output<O> = O extends Schema.Top ? O["Type"] | ToolResult | InputRequired : unknown
 
 /**
  * Defines a tool.

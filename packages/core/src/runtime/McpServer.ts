@@ -29,6 +29,8 @@ import type * as Resource from "../catalog/Resource.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { SchemaValidator } from "../catalog/SchemaValidator.ts"
 import type * as Tool from "../catalog/Tool.ts"
+import type { McpInput } from "../mrtr/Input.ts"
+import { generate as generateKeyring, Keyring } from "../mrtr/Keyring.ts"
 import { DialectRegistry } from "../pipeline/Dialect.ts"
 import { AuthorizationPolicy } from "./Authorization.ts"
 import type { CacheableMethod, CacheHint } from "../pipeline/Shaping.ts"
@@ -39,7 +41,7 @@ import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, 
 import * as ServerRuntime from "./ServerRuntime.ts"
 
 /** The services snodo provides to every handler. @since 0.1.0 */
-export type RequestServices = McpRequest | Progress | McpLog
+export type RequestServices = McpRequest | Progress | McpLog | McpInput
 
 /** Server options. Every limit has a safe default. @since 0.1.0 */
 export interface Options {
@@ -132,7 +134,8 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
 /**
  * Builds the runtime of a definition. The validator is the application's `SchemaValidator` when it
  * provides one, else the core's basic backend; the dialects are the application's registry when
- * provided, else 2026-07-28 only.
+ * provided, else 2026-07-28 only; the MRTR keyring is the application's `Keyring` when provided,
+ * else an ephemeral one (with a warning on stderr).
  *
  * @since 0.1.0
  */
@@ -155,6 +158,13 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       const policy = Option.getOrUndefined(yield* Effect.serviceOption(AuthorizationPolicy))
       const cache = { ...ServerRuntime.defaultCache, ...options.cache }
       if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
+      const keyring = yield* Effect.serviceOption(Keyring).pipe(
+        Effect.flatMap((found) =>
+          Option.isSome(found) ? Effect.succeed(found.value) : Effect.logWarning(
+            "No Keyring configured: MRTR request state is sealed with an ephemeral key, so input_required rounds will not survive a restart or cross instances"
+          ).pipe(Effect.as(generateKeyring()))
+        )
+      )
       return ServerRuntime.make({
         settings: {
           serverInfo: serverInfoOf(options),
@@ -168,7 +178,8 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
         dialects,
         executor: Executor.make(options.executor),
         services,
-        policy
+        policy,
+        keyring
       })
     })
   ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>

@@ -24,6 +24,8 @@ import {
   toWire
 } from "../pipeline/McpError.ts"
 import * as Router from "../pipeline/Router.ts"
+import { generate as generateKeyring, type Keyring } from "../mrtr/Keyring.ts"
+import * as Round from "../mrtr/Round.ts"
 import { type CacheableMethod, type CacheHint, defaultCacheHint, shape } from "../pipeline/Shaping.ts"
 import * as Authorization from "./Authorization.ts"
 import * as CatalogViews from "./CatalogViews.ts"
@@ -80,6 +82,8 @@ export interface Parts {
   readonly services: Context.Context<never>
   /** The authorization policy, when the application provides one. */
   readonly policy: Authorization.Policy | undefined
+  /** The keys that seal MRTR request state (default: an ephemeral keyring). */
+  readonly keyring?: Keyring["Service"]
 }
 
 const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
@@ -139,6 +143,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
 
   const views = CatalogViews.make(catalog, parts.policy)
   const policy = parts.policy
+  const keyring = parts.keyring ?? generateKeyring()
 
   const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext, principal: Principal["Service"]) => {
     const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
@@ -169,6 +174,19 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
   const authorize = <E>(component: Authorization.Component, info: Authorization.RequestInfo, notFound: () => E) =>
     policy === undefined ? Effect.void : Authorization.checkInvocation(policy, component, info, notFound)
 
+  /** `tools/call`, `resources/read` and `prompts/get` may answer `input_required` (see Round). */
+  const rounds = <A>(
+    request: Envelope.Request,
+    meta: RequestMeta,
+    principal: Principal["Service"],
+    provide: Round.Provide,
+    body: (provide: Round.Provide) => Effect.Effect<A, McpError>,
+    complete: (value: A) => Handled
+  ): Effect.Effect<Handled, McpError> =>
+    Round.run(keyring, request, meta, principal.id, provide, body).pipe(
+      Effect.map((outcome) => outcome._tag === "Complete" ? complete(outcome.value) : { result: outcome.result, cache: undefined })
+    )
+
   const route = (
     request: Envelope.Request,
     meta: RequestMeta,
@@ -194,8 +212,10 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         if (call instanceof InvalidParams) return Effect.fail(call)
         const tool = call.tool.tool
         return authorize({ kind: "tool", name: tool.name, definition: tool }, info, () => ToolCall.unknownTool(tool.name)).pipe(
-          Effect.andThen(executor.run(ToolCall.run(call, provide()))),
-          Effect.map((result) => ({ result, cache: undefined }))
+          Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(ToolCall.run(call, input)), (result) => ({
+            result,
+            cache: undefined
+          })))
         )
       }
       case "resources/read": {
@@ -205,16 +225,20 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
           ? { kind: "resource", name: target.resource.description.name, uri: target.uri, definition: target.resource }
           : { kind: "template", name: target.template.description.name, uriTemplate: target.template.description.uriTemplate, definition: target.template }
         return authorize(component, info, () => ResourceRead.notFound(target.uri)).pipe(
-          Effect.andThen(executor.run(ResourceRead.run(target, provide()))),
-          Effect.map((read) => ({ result: read.result, cache: read.cache ?? settings.cache["resources/read"] }))
+          Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(ResourceRead.run(target, input)), (read) => ({
+            result: read.result,
+            cache: read.cache ?? settings.cache["resources/read"]
+          })))
         )
       }
       case "prompts/get": {
         const prompt = PromptGet.resolve(catalog, params)
         if (prompt instanceof InvalidParams) return Effect.fail(prompt)
         return authorize({ kind: "prompt", name: prompt.name, definition: prompt }, info, () => PromptGet.unknownPrompt(prompt.name)).pipe(
-          Effect.andThen(executor.run(PromptGet.run(prompt, params, provide()))),
-          Effect.map((result) => ({ result, cache: undefined }))
+          Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(PromptGet.run(prompt, params, input)), (result) => ({
+            result,
+            cache: undefined
+          })))
         )
       }
       case "completion/complete": {

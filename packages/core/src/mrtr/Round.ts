@@ -1,0 +1,264 @@
+/**
+ * One round of a request that may answer `input_required` (`tools/call`, `resources/read`,
+ * `prompts/get`): the runtime side of {@link Input}.
+ *
+ * Before the handler runs, the retry envelope is checked (`inputResponses` an object of objects,
+ * `requestState` a string: otherwise -32602) and a presented `requestState` is verified against
+ * this request (otherwise -32602 "Invalid or expired request state"). The handler then runs with
+ * an {@link McpInput} session. When it stops for input, or returns a low-level `InputRequired`,
+ * the round answers `{resultType: "input_required", inputRequests, requestState}` with a freshly
+ * sealed state carrying the answers consumed so far and the handler's `Input.state` values; when
+ * it stops with a refusal, the round fails with it.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect, Exit, Predicate } from "effect"
+import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { Request } from "../pipeline/Envelope.ts"
+import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import type { JsonValue } from "../wire/Json.ts"
+import type { InputRequest } from "../wire/Mrtr.ts"
+import * as ElicitationForm from "./ElicitationForm.ts"
+import { type Ask, McpInput, type Session } from "./Input.ts"
+import * as InputCapabilities from "./InputCapabilities.ts"
+import * as InputRequired from "./InputRequired.ts"
+import type { Keyring } from "./Keyring.ts"
+import * as RequestState from "./RequestState.ts"
+import * as Sampling from "./Sampling.ts"
+
+/** How a handler's effect gets its request services. @since 0.1.0 */
+export type Provide = <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+
+/** What a round produced. @since 0.1.0 */
+export type Outcome<A> =
+  | { readonly _tag: "Complete"; readonly value: A }
+  | { readonly _tag: "InputRequired"; readonly result: Record<string, unknown> }
+
+/** The retry fields of a request. @since 0.1.0 */
+export interface RetryEnvelope {
+  readonly responses: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  readonly requestState: string | undefined
+}
+
+/**
+ * Reads `inputResponses` and `requestState`, refusing a malformed envelope.
+ *
+ * @since 0.1.0
+ */
+export const envelopeOf = (params: Readonly<Record<string, unknown>>): RetryEnvelope | InvalidParams => {
+  const responses = params["inputResponses"]
+  const state = params["requestState"]
+  if (responses !== undefined) {
+    if (!Predicate.isObject(responses) || Object.values(responses).some((response) => !Predicate.isObject(response))) {
+      return new InvalidParams({ message: "Invalid params: inputResponses must map request keys to response objects" })
+    }
+  }
+  if (state !== undefined && typeof state !== "string") {
+    return new InvalidParams({ message: "Invalid params: requestState must be a string" })
+  }
+  return {
+    responses: (responses ?? {}) as RetryEnvelope["responses"],
+    requestState: state
+  }
+}
+
+type Stop =
+  | { readonly _tag: "Suspend" }
+  | { readonly _tag: "Refuse"; readonly error: McpError }
+  | { readonly _tag: "Returned"; readonly value: InputRequired.InputRequired }
+
+const own = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined
+
+const defect = (message: string) => Effect.die(new Error(message))
+
+/** The problem with a wire input request a low-level handler returned, if any. */
+const requestProblem = (request: unknown): string | undefined => {
+  if (!Predicate.isObject(request)) return "must be an object"
+  const params = request["params"]
+  switch (request["method"]) {
+    case "elicitation/create": {
+      if (!Predicate.isObject(params) || typeof params["message"] !== "string" || params["message"] === "") {
+        return "elicitation needs params with a message"
+      }
+      if (params["mode"] === "url") return typeof params["url"] === "string" ? ElicitationForm.checkUrl(params["url"]) : "url must be a string"
+      if (params["mode"] !== undefined && params["mode"] !== "form") return "mode must be form or url"
+      const problems = ElicitationForm.check(params["requestedSchema"])
+      return problems.length === 0 ? undefined : problems.join("; ")
+    }
+    case "sampling/createMessage": {
+      const problems = Sampling.checkRequest(params)
+      return problems.length === 0 ? undefined : problems.join("; ")
+    }
+    case "roots/list":
+      return params === undefined || Predicate.isObject(params) ? undefined : "params must be an object"
+    default:
+      return "method must be elicitation/create, sampling/createMessage or roots/list"
+  }
+}
+
+interface State {
+  stop: Stop | undefined
+  readonly pending: Map<string, InputRequest>
+  readonly consumed: Map<string, JsonValue>
+  readonly asked: Map<string, string>
+  readonly states: Map<string, JsonValue>
+}
+
+interface RoundSession extends Session {
+  readonly returned: (value: InputRequired.InputRequired) => Effect.Effect<never>
+}
+
+const makeSession = (envelope: RetryEnvelope, carried: RequestState.Payload, meta: RequestMeta): { session: RoundSession; state: State } => {
+  const state: State = {
+    stop: undefined,
+    pending: new Map(),
+    consumed: new Map(),
+    asked: new Map(),
+    states: new Map(Object.entries(carried.states))
+  }
+  const capabilities = meta.clientCapabilities
+  const stop = (next: Stop): Effect.Effect<never> => {
+    if (state.stop === undefined || (state.stop._tag !== "Refuse" && next._tag === "Refuse")) state.stop = next
+    return Effect.interrupt
+  }
+
+  const ask = (asks: ReadonlyArray<Ask<unknown>>): Effect.Effect<ReadonlyArray<unknown>> =>
+    Effect.suspend(() => {
+      const values: Array<unknown> = []
+      const missing: Array<Ask<unknown>> = []
+      for (const input of asks) {
+        const fingerprint = RequestState.canonicalJson(input.request)
+        const previous = state.asked.get(input.key)
+        if (previous !== undefined && previous !== fingerprint) {
+          return defect(`Input key "${input.key}" was asked with two different requests`)
+        }
+        state.asked.set(input.key, fingerprint)
+        const fromState = own(carried.answers, input.key)
+        const response = fromState ?? own(envelope.responses, input.key)
+        if (response === undefined) {
+          missing.push(input)
+          continue
+        }
+        const decoded = input.decode(response)
+        if (decoded._tag === "Invalid") {
+          return stop({
+            _tag: "Refuse",
+            error: fromState !== undefined
+              ? RequestState.invalid()
+              : new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.reason}` })
+          })
+        }
+        state.consumed.set(input.key, decoded.carry)
+        values.push(decoded.value)
+      }
+      if (missing.length === 0) return Effect.succeed(values)
+      const lacking = missing.flatMap((input) => {
+        const fragment = InputCapabilities.missing(input.request, capabilities)
+        return fragment === undefined ? [] : [fragment]
+      })
+      if (lacking.length > 0) return stop({ _tag: "Refuse", error: InputCapabilities.refusal(InputCapabilities.merge(lacking)) })
+      for (const input of missing) state.pending.set(input.key, input.request)
+      return stop({ _tag: "Suspend" })
+    })
+
+  const session: RoundSession = {
+    ask,
+    returned: (value) => stop({ _tag: "Returned", value }),
+    supports: (request) => InputCapabilities.missing(request, capabilities) === undefined,
+    requireCapabilities: (required) =>
+      Effect.suspend(() => {
+        const lacking = InputCapabilities.lacking(required, capabilities)
+        return lacking === undefined ? Effect.void : stop({ _tag: "Refuse", error: InputCapabilities.refusal(lacking) })
+      }),
+    getState: (key) => state.states.get(key),
+    setState: (key, value) => {
+      if (value === undefined) state.states.delete(key)
+      else state.states.set(key, value)
+    },
+    invalidState: Effect.suspend(() => stop({ _tag: "Refuse", error: RequestState.invalid() })),
+    responses: envelope.responses,
+    requestState: carried.raw
+  }
+  return { session, state }
+}
+
+const empty: RequestState.Payload = { answers: {}, states: {} }
+
+/**
+ * Runs one round for a principal (its id binds the sealed state). `body` receives the `provide` to use for the handler's effect: it adds the
+ * {@link McpInput} session and turns a returned `InputRequired` into the end of the round.
+ *
+ * @since 0.1.0
+ */
+export const run = <A>(
+  keyring: Keyring["Service"],
+  request: Request,
+  meta: RequestMeta,
+  principal: string,
+  provide: Provide,
+  body: (provide: Provide) => Effect.Effect<A, McpError>
+): Effect.Effect<Outcome<A>, McpError> =>
+  Effect.gen(function*() {
+    const envelope = envelopeOf(request.params)
+    if (envelope instanceof InvalidParams) return yield* envelope
+    const binding: RequestState.Binding = {
+      method: request.method,
+      params: request.params,
+      principal
+    }
+    let carried = empty
+    if (envelope.requestState !== undefined) {
+      const opened = RequestState.open(keyring, binding, envelope.requestState, yield* Clock.currentTimeMillis)
+      if (opened instanceof InvalidParams) return yield* opened
+      carried = opened
+    }
+    const { session, state } = makeSession(envelope, carried, meta)
+    const withInput: Provide = (effect) =>
+      provide(
+        Effect.provideService(
+          Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)),
+          McpInput,
+          session
+        )
+      )
+    const exit = yield* Effect.exit(body(withInput))
+    const stopped = state.stop
+    if (stopped === undefined || (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause))) {
+      return yield* Effect.map(exit, (value): Outcome<A> => ({ _tag: "Complete", value }))
+    }
+    if (stopped._tag === "Refuse") return yield* Effect.fail(stopped.error)
+    let inputRequests: Record<string, InputRequest> = Object.fromEntries(state.pending)
+    let raw: JsonValue | undefined
+    if (stopped._tag === "Returned") {
+      inputRequests = { ...stopped.value.inputRequests }
+      raw = stopped.value.requestState
+      for (const [key, input] of Object.entries(inputRequests)) {
+        const problem = requestProblem(input)
+        if (problem !== undefined) return yield* defect(`InputRequired request "${key}": ${problem}`)
+      }
+      if (Object.keys(inputRequests).length === 0 && raw === undefined) {
+        return yield* defect("InputRequired needs inputRequests or requestState")
+      }
+      const lacking = Object.values(inputRequests).flatMap((input) => {
+        const fragment = InputCapabilities.missing(input, meta.clientCapabilities)
+        return fragment === undefined ? [] : [fragment]
+      })
+      if (lacking.length > 0) return yield* InputCapabilities.refusal(InputCapabilities.merge(lacking))
+    }
+    const payload: RequestState.Payload = {
+      answers: Object.fromEntries(state.consumed),
+      states: Object.fromEntries(state.states),
+      ...(raw === undefined ? {} : { raw })
+    }
+    const sealed = RequestState.seal(keyring, binding, payload, yield* Clock.currentTimeMillis)
+    if (typeof sealed !== "string") {
+      return yield* Effect.logError(`Sealed request state of ${request.method} exceeds ${RequestState.maxTokenBytes} bytes`).pipe(
+        Effect.andThen(Effect.fail(sealed))
+      )
+    }
+    const result: Record<string, unknown> = { resultType: "input_required" }
+    if (Object.keys(inputRequests).length > 0) result["inputRequests"] = inputRequests
+    result["requestState"] = sealed
+    return { _tag: "InputRequired", result } satisfies Outcome<A>
+  })
