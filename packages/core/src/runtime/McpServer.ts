@@ -35,10 +35,12 @@ import { DialectRegistry } from "../pipeline/Dialect.ts"
 import { AuthorizationPolicy } from "./Authorization.ts"
 import type { CacheableMethod, CacheHint } from "../pipeline/Shaping.ts"
 import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
+import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "./Listen.ts"
 import type { McpLog } from "./McpLog.ts"
 import type { McpRequest } from "./McpRequest.ts"
 import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, type Progress } from "./Progress.ts"
 import * as ServerRuntime from "./ServerRuntime.ts"
+import { SubscriptionHub } from "./SubscriptionHub.ts"
 
 /** The services snodo provides to every handler. @since 0.1.0 */
 export type RequestServices = McpRequest | Progress | McpLog | McpInput
@@ -61,6 +63,11 @@ export interface Options {
   readonly pageSize?: number
   readonly executor?: ExecutorOptions
   readonly progress?: Partial<ProgressLimits>
+  /**
+   * Per-stream limits of `subscriptions/listen` (default 64 queued changes, drop-oldest, 1,000
+   * URIs). Listen is served only when a `SubscriptionHub` is provided.
+   */
+  readonly subscriptions?: Partial<ListenLimits>
   /** Extensions advertised in `capabilities.extensions`. */
   readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
 }
@@ -93,11 +100,14 @@ const Proto = {
   }
 }
 
-const capabilitiesOf = (options: Options, catalog: Catalog.Catalog): Record<string, unknown> => {
+/** With a hub, every served kind of component advertises change notifications. */
+const capabilitiesOf = (options: Options, catalog: Catalog.Catalog, hub: boolean): Record<string, unknown> => {
   const capabilities: Record<string, unknown> = {}
-  if (catalog.tools.size > 0) capabilities["tools"] = {}
-  if (catalog.resources.size > 0 || catalog.templates.length > 0) capabilities["resources"] = {}
-  if (catalog.prompts.size > 0) capabilities["prompts"] = {}
+  if (catalog.tools.size > 0) capabilities["tools"] = hub ? { listChanged: true } : {}
+  if (catalog.resources.size > 0 || catalog.templates.length > 0) {
+    capabilities["resources"] = hub ? { subscribe: true, listChanged: true } : {}
+  }
+  if (catalog.prompts.size > 0) capabilities["prompts"] = hub ? { listChanged: true } : {}
   if (ServerRuntime.offersCompletions(catalog)) capabilities["completions"] = {}
   if (options.logging === true) capabilities["logging"] = {}
   if (options.extensions !== undefined) capabilities["extensions"] = options.extensions
@@ -135,7 +145,9 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
  * Builds the runtime of a definition. The validator is the application's `SchemaValidator` when it
  * provides one, else the core's basic backend; the dialects are the application's registry when
  * provided, else 2026-07-28 only; the MRTR keyring is the application's `Keyring` when provided,
- * else an ephemeral one (with a warning on stderr).
+ * else an ephemeral one (with a warning on stderr). With a `SubscriptionHub` in context the server
+ * serves `subscriptions/listen` and advertises `listChanged` (and `resources.subscribe`); without
+ * one it advertises neither and listen is -32601.
  *
  * @since 0.1.0
  */
@@ -156,6 +168,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       ).pipe(Effect.provideService(SchemaValidator, validator))
       const services = (yield* Effect.context<never>()) as Context.Context<never>
       const policy = Option.getOrUndefined(yield* Effect.serviceOption(AuthorizationPolicy))
+      const hub = Option.getOrUndefined(yield* Effect.serviceOption(SubscriptionHub))
       const cache = { ...ServerRuntime.defaultCache, ...options.cache }
       if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
       const keyring = yield* Effect.serviceOption(Keyring).pipe(
@@ -169,17 +182,19 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
         settings: {
           serverInfo: serverInfoOf(options),
           instructions: options.instructions,
-          capabilities: capabilitiesOf(options, catalog),
+          capabilities: capabilitiesOf(options, catalog, hub !== undefined),
           cache,
           logging: options.logging === true,
-          progress: { ...defaultProgressLimits, ...options.progress }
+          progress: { ...defaultProgressLimits, ...options.progress },
+          listen: { ...defaultListenLimits, ...options.subscriptions }
         },
         catalog,
         dialects,
         executor: Executor.make(options.executor),
         services,
         policy,
-        keyring
+        keyring,
+        ...(hub === undefined ? {} : { hub })
       })
     })
   ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>

@@ -31,6 +31,7 @@ import * as Authorization from "./Authorization.ts"
 import * as CatalogViews from "./CatalogViews.ts"
 import * as Complete from "./Complete.ts"
 import type { Executor } from "./Executor.ts"
+import * as Listen from "./Listen.ts"
 import { McpLog, makeLogger } from "./McpLog.ts"
 import { McpRequest, type TransportKind } from "./McpRequest.ts"
 import { Progress, type Limits as ProgressLimits, makeReporter } from "./Progress.ts"
@@ -38,6 +39,7 @@ import { anonymous, Principal } from "./Principal.ts"
 import * as PromptGet from "./PromptGet.ts"
 import type { RequestSink } from "./RequestSink.ts"
 import * as ResourceRead from "./ResourceRead.ts"
+import type { SubscriptionHub } from "./SubscriptionHub.ts"
 import * as ToolCall from "./ToolCall.ts"
 
 /** What a transport knows about one request. @since 0.1.0 */
@@ -45,12 +47,24 @@ export interface RequestContext {
   readonly transport: TransportKind
   /** Where request-scoped notifications go; `undefined` when the transport cannot deliver them. */
   readonly sink: RequestSink | undefined
+  /**
+   * The transport's open `subscriptions/listen` streams and their cap (a stdio connection, an
+   * HTTP server). Without it, the runtime's own streams apply (capped at 32).
+   */
+  readonly subscriptions?: Listen.Streams
 }
 
-/** One encoded response; `code` tells transports (HTTP status) which error it carries. @since 0.1.0 */
+/**
+ * One encoded response; `code` tells transports (HTTP status) which error it carries. `streamEnd`
+ * is set when the response ends a listen stream the server closed: a transport whose streams share
+ * one channel (stdio) writes it right after the response; one with a stream per request (HTTP)
+ * ends that stream instead.
+ *
+ * @since 0.1.0
+ */
 export type Outcome =
-  | { readonly _tag: "Result"; readonly frame: string }
-  | { readonly _tag: "Error"; readonly frame: string; readonly code: number }
+  | { readonly _tag: "Result"; readonly frame: string; readonly streamEnd?: string }
+  | { readonly _tag: "Error"; readonly frame: string; readonly code: number; readonly streamEnd?: string }
 
 /** The server's fixed configuration, resolved from its options. @since 0.1.0 */
 export interface Settings {
@@ -60,6 +74,7 @@ export interface Settings {
   readonly cache: Readonly<Record<CacheableMethod, CacheHint>>
   readonly logging: boolean
   readonly progress: ProgressLimits
+  readonly listen: Listen.Limits
 }
 
 /** @since 0.1.0 */
@@ -84,6 +99,8 @@ export interface Parts {
   readonly policy: Authorization.Policy | undefined
   /** The keys that seal MRTR request state (default: an ephemeral keyring). */
   readonly keyring?: Keyring["Service"]
+  /** Where listen streams get their changes; without one, `subscriptions/listen` is -32601. */
+  readonly hub?: SubscriptionHub["Service"]
 }
 
 const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
@@ -130,7 +147,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     resources: settings.capabilities["resources"] !== undefined,
     prompts: settings.capabilities["prompts"] !== undefined,
     completions: settings.capabilities["completions"] !== undefined,
-    subscriptions: false
+    subscriptions: parts.hub !== undefined
   }
   const discover: Handled = {
     result: {
@@ -258,6 +275,42 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     }
   }
 
+  const hub = parts.hub
+  const support = Listen.supportOf(settings.capabilities)
+  const ownStreams = Listen.makeStreams(Listen.defaultStdioStreams)
+
+  /** A listen stream, answered only when the server ends it (the client ending it interrupts). */
+  const listen = (
+    source: SubscriptionHub["Service"],
+    request: Envelope.Request,
+    context: RequestContext,
+    principal: Principal["Service"]
+  ): Effect.Effect<Outcome> =>
+    Listen.run({
+      id: request.id,
+      params: request.params,
+      hub: source,
+      support,
+      limits: settings.listen,
+      sink: context.sink,
+      streams: context.subscriptions ?? ownStreams,
+      principal
+    }).pipe(
+      Effect.map((end): Outcome =>
+        end._tag === "Graceful"
+          ? {
+            _tag: "Result",
+            frame: Encoder.result(request.id, shape(Listen.closedResult(request.id), settings.serverInfo, undefined)),
+            streamEnd: Listen.cancelledFrame(request.id, "The server closed the subscription")
+          }
+          : {
+            ...errorOutcome(request.id, Listen.overflowError(end.queue)),
+            streamEnd: Listen.cancelledFrame(request.id, "The subscription overflowed: the client did not keep up")
+          }
+      ),
+      Effect.catchCause((cause) => onCause(request.id, cause))
+    )
+
   const onCause = (id: Envelope.RequestId, cause: Cause.Cause<McpError>): Effect.Effect<Outcome> => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
     const failure = Cause.findError(cause)
@@ -272,6 +325,10 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     }
     const meta = admit(dialects, request.params)
     if (isMcpError(meta)) return Effect.succeed(errorOutcome(request.id, meta))
+    if (request.method === "subscriptions/listen" && hub !== undefined) {
+      return Effect.flatMap(Effect.serviceOption(Principal), (principal) =>
+        listen(hub, request, context, principal._tag === "Some" ? principal.value : anonymous))
+    }
     return Effect.serviceOption(Principal).pipe(
       Effect.flatMap((principal) => route(request, meta, context, principal._tag === "Some" ? principal.value : anonymous)),
       Effect.map((handled): Outcome => ({

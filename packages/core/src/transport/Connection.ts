@@ -4,8 +4,11 @@
  * A connection receives frames, answers each request exactly once from its own fiber, honours
  * `notifications/cancelled` by interrupting the target request's fiber (matched per connection;
  * unknown or finished ids are ignored), never answers notifications or response objects, and on
- * close drains (or interrupts) whatever is in flight. It knows framing and lifetimes, not MCP
- * semantics: those live in {@link ServerRuntime}.
+ * close drains (or interrupts) whatever is in flight. It holds at most `maxSubscriptions` listen
+ * streams (the runtime refuses more with -32603), writes the frame that ends a stream on this
+ * shared channel right after the response that closed it, and `end` closes its streams gracefully
+ * before draining. It knows framing and lifetimes, not MCP semantics: those live in
+ * {@link ServerRuntime}.
  *
  * @since 0.1.0
  */
@@ -13,6 +16,7 @@ import { Effect, FiberMap, Scope } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import * as Envelope from "../pipeline/Envelope.ts"
 import { InvalidRequest, type McpError, toWire } from "../pipeline/McpError.ts"
+import * as Listen from "../runtime/Listen.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestSink } from "../runtime/RequestSink.ts"
 import { ServerRuntime } from "../runtime/ServerRuntime.ts"
@@ -21,8 +25,10 @@ import { ServerRuntime } from "../runtime/ServerRuntime.ts"
 export interface Connection {
   /** Handles one frame. Requests run in their own fibers; this returns once they are started. */
   readonly receive: (frame: string) => Effect.Effect<void>
-  /** Waits until every request in flight has been answered. */
+  /** Waits until every request in flight has been answered (an open listen stream never is). */
   readonly drain: Effect.Effect<void>
+  /** Ends the connection's listen streams gracefully, then drains. */
+  readonly end: Effect.Effect<void>
   /** Requests currently in flight. */
   readonly inFlight: Effect.Effect<number>
 }
@@ -43,10 +49,13 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly transport: TransportKind
   /** The connection's serialized writer; completes once the frame is written. */
   readonly sink: RequestSink
+  /** Open listen streams at once (default 32). */
+  readonly maxSubscriptions?: number
 }): Effect.fn.Return<Connection, never, ServerRuntime | Scope.Scope> {
   const runtime = yield* ServerRuntime
   const requests = yield* FiberMap.make<string, void, never>()
-  const context = { transport: options.transport, sink: options.sink }
+  const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
+  const context = { transport: options.transport, sink: options.sink, subscriptions }
   const write = (frame: string) => Effect.ignore(options.sink.write(frame))
 
   const onRequest = (request: Envelope.Request): Effect.Effect<void> => {
@@ -56,7 +65,9 @@ export const make = Effect.fnUntraced(function*(options: {
         busy
           ? write(runtime.reject(request.id, new InvalidRequest({ message: "Invalid request: id is already in flight" })).frame)
           : FiberMap.run(requests, key, { startImmediately: true })(
-            runtime.handle(request, context).pipe(Effect.flatMap((outcome) => write(outcome.frame)))
+            runtime.handle(request, context).pipe(Effect.flatMap((outcome) =>
+              outcome.streamEnd === undefined ? write(outcome.frame) : Effect.andThen(write(outcome.frame), write(outcome.streamEnd))
+            ))
           ).pipe(Effect.asVoid)
       )
     )
@@ -88,6 +99,7 @@ export const make = Effect.fnUntraced(function*(options: {
   return {
     receive,
     drain: FiberMap.awaitEmpty(requests),
+    end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), FiberMap.awaitEmpty(requests)),
     inFlight: FiberMap.size(requests)
   }
 })

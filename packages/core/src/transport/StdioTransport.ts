@@ -3,9 +3,10 @@
  *
  * Lines up to 2 MiB (longer ones are answered -32700 and skipped, nothing else lost); writes are
  * serialized through one bounded queue, so a request's notifications are written before its
- * response; a write that stalls past 5 s ends the transport and interrupts its work; EOF drains
- * the requests in flight, flushes, and returns (exit 0 under `NodeRuntime.runMain`). Logs go to
- * stderr: stdout carries nothing but protocol.
+ * response; a write that stalls past 5 s ends the transport and interrupts its work; at most 32
+ * listen streams are open at once (-32603 beyond); EOF closes the listen streams (each answered,
+ * then ended with `notifications/cancelled`), drains the requests in flight, flushes, and returns
+ * (exit 0 under `NodeRuntime.runMain`). Logs go to stderr: stdout carries nothing but protocol.
  *
  * @example
  * ```ts
@@ -39,6 +40,8 @@ export interface Options {
   readonly writeTimeout?: Duration.Input
   /** Frames that may wait for stdout (default 1,024). */
   readonly writeQueue?: number
+  /** Open `subscriptions/listen` streams at once (default 32); more are refused with -32603. */
+  readonly maxSubscriptions?: number
 }
 
 /**
@@ -95,7 +98,11 @@ export const run = (options?: Options): Effect.Effect<void, StdoutStalled, Serve
         )
       })
 
-    const connection = yield* Connection.make({ transport: "stdio", sink: { write } })
+    const connection = yield* Connection.make({
+      transport: "stdio",
+      sink: { write },
+      ...(options?.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions })
+    })
     const framer = LineFramer.make(options?.maxLineBytes ?? LineFramer.defaultMaxLineBytes)
     const onFrame = (frame: LineFramer.Frame): Effect.Effect<void> => {
       switch (frame._tag) {
@@ -112,7 +119,7 @@ export const run = (options?: Options): Effect.Effect<void, StdoutStalled, Serve
       Stream.runForEach((chunk) => Effect.forEach(framer.push(chunk), onFrame, { discard: true })),
       Effect.catch(() => Effect.logWarning("stdin failed; treating as end of input")),
       Effect.andThen(Effect.forEach(framer.end(), onFrame, { discard: true })),
-      Effect.andThen(connection.drain),
+      Effect.andThen(connection.end),
       Effect.andThen(Effect.ignore(write(""))) // flushes: completes once everything before it is written
     )
     yield* Effect.raceFirst(serve, Deferred.await(stopped))

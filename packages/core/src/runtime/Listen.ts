@@ -1,0 +1,324 @@
+/**
+ * `subscriptions/listen`: one long-lived stream of change notifications, as a scoped resource of
+ * its request.
+ *
+ * The request takes a place among the transport's open streams (refused with -32603 beyond the
+ * cap), registers with the {@link SubscriptionHub} for the filter the server honours, writes
+ * `notifications/subscriptions/acknowledged` first and then every change it receives, each frame
+ * tagged with `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request's id. Changes
+ * wait in a bounded queue per stream: a change already waiting is not queued twice (a second
+ * `tools/list_changed` tells the client nothing new), and when the queue is full the overflow
+ * policy applies: `"drop-oldest"` drops the oldest change and reports how many were dropped in
+ * the next frame's `_meta["dev.snodo/dropped"]`, `"close"` ends the stream.
+ *
+ * How it ends:
+ * - the client cancels (stdio `notifications/cancelled`, HTTP closing the stream) or goes away: the
+ *   request's fiber is interrupted, the scope unregisters the stream, nothing more is written;
+ * - the transport ends it (EOF, shutdown) with {@link Streams.closeAll}: the changes already
+ *   queued are written, then the request is answered with the `SubscriptionsListenResult`;
+ * - the queue overflows under `"close"`: the request is answered with a -32603 error, so the
+ *   client knows it missed changes and should listen again.
+ *
+ * On stdio, where every stream shares one channel, the transport writes {@link cancelledFrame}
+ * after that answer: the server's `notifications/cancelled` is what ends a stream there.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Exit, Latch, Schema } from "effect"
+import * as Encoder from "../pipeline/Encoder.ts"
+import type { RequestId } from "../pipeline/Envelope.ts"
+import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import { SubscriptionIdKey } from "../wire/Meta.ts"
+import { type SubscriptionFilter, SubscriptionsListenRequestParams } from "../wire/Notifications.ts"
+import type { Principal } from "./Principal.ts"
+import type { RequestSink } from "./RequestSink.ts"
+import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
+
+/** What happens when a stream's queue is full. @since 0.1.0 */
+export type Overflow = "drop-oldest" | "close"
+
+/** Per-stream limits, configurable per server. @since 0.1.0 */
+export interface Limits {
+  /** Changes waiting to be written, per stream. */
+  readonly queue: number
+  readonly overflow: Overflow
+  /** URIs one stream may subscribe to (`resourceSubscriptions`); more is -32602. */
+  readonly maxResourceSubscriptions: number
+}
+
+/** Defaults: 64 queued changes, drop-oldest, 1,000 URIs. @since 0.1.0 */
+export const defaultLimits: Limits = { queue: 64, overflow: "drop-oldest", maxResourceSubscriptions: 1000 }
+
+/** Open streams per stdio connection by default. @since 0.1.0 */
+export const defaultStdioStreams = 32
+/** Open streams per HTTP server by default. @since 0.1.0 */
+export const defaultHttpStreams = 256
+
+/** The `_meta` key counting changes dropped (drop-oldest) before the frame carrying it. @since 0.1.0 */
+export const DroppedKey = "dev.snodo/dropped" as const
+
+/** The notification types a server honours (from the capabilities it advertises). @since 0.1.0 */
+export interface Support {
+  readonly toolsListChanged: boolean
+  readonly promptsListChanged: boolean
+  readonly resourcesListChanged: boolean
+  readonly resourceSubscriptions: boolean
+}
+
+const flag = (capabilities: Readonly<Record<string, unknown>>, name: string, key: string): boolean => {
+  const capability = capabilities[name]
+  return typeof capability === "object" && capability !== null && (capability as Record<string, unknown>)[key] === true
+}
+
+/** What the advertised capabilities promise. @since 0.1.0 */
+export const supportOf = (capabilities: Readonly<Record<string, unknown>>): Support => ({
+  toolsListChanged: flag(capabilities, "tools", "listChanged"),
+  promptsListChanged: flag(capabilities, "prompts", "listChanged"),
+  resourcesListChanged: flag(capabilities, "resources", "listChanged"),
+  resourceSubscriptions: flag(capabilities, "resources", "subscribe")
+})
+
+/**
+ * The listen streams one transport holds (a stdio connection, an HTTP server): a cap, and a way to
+ * end them all gracefully.
+ *
+ * @since 0.1.0
+ */
+export interface Streams {
+  readonly limit: number
+  readonly open: () => number
+  /**
+   * Takes a place; `onClose` is called if the transport ends every stream. Returns the release
+   * function, or why there is no place.
+   */
+  readonly acquire: (onClose: () => void) => (() => void) | "full" | "closing"
+  /** Ends every open stream gracefully and refuses new ones. */
+  readonly closeAll: () => void
+}
+
+/**
+ * A transport's streams, at most `limit` open at once.
+ *
+ * @since 0.1.0
+ */
+export const makeStreams = (limit: number): Streams => {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`the listen stream limit must be a non-negative integer, got ${limit}`)
+  const open = new Set<() => void>()
+  let closing = false
+  return {
+    limit,
+    open: () => open.size,
+    acquire: (onClose) => {
+      if (closing) return "closing"
+      if (open.size >= limit) return "full"
+      const entry = () => onClose()
+      open.add(entry)
+      return () => void open.delete(entry)
+    },
+    closeAll: () => {
+      closing = true
+      for (const close of open) close()
+    }
+  }
+}
+
+/** How a stream ended when the server ended it. @since 0.1.0 */
+export type End =
+  | { readonly _tag: "Graceful" }
+  | { readonly _tag: "Overflow"; readonly queue: number }
+
+type Next =
+  | { readonly _tag: "Change"; readonly change: Change; readonly dropped: number }
+  | { readonly _tag: "End"; readonly end: End }
+
+const keyOf = (change: Change): string => {
+  switch (change._tag) {
+    case "ToolsListChanged":
+      return "t"
+    case "PromptsListChanged":
+      return "p"
+    case "ResourcesListChanged":
+      return "r"
+    case "ResourceUpdated":
+      return `u:${change.uri}`
+  }
+}
+
+/** The bounded, coalescing queue of one stream. */
+class Mailbox {
+  private readonly pending: Array<Change> = []
+  private readonly keys = new Set<string>()
+  private readonly latch = Latch.makeUnsafe(false)
+  private dropped = 0
+  private end: End | undefined = undefined
+  private ending = false
+  private readonly limits: Limits
+
+  constructor(limits: Limits) {
+    this.limits = limits
+  }
+
+  offer(change: Change): void {
+    if (this.end !== undefined || this.ending) return
+    const key = keyOf(change)
+    if (this.keys.has(key)) return
+    if (this.pending.length >= this.limits.queue) {
+      if (this.limits.overflow === "close") {
+        this.end = { _tag: "Overflow", queue: this.limits.queue }
+        this.latch.openUnsafe()
+        return
+      }
+      const oldest = this.pending.shift()
+      if (oldest !== undefined) this.keys.delete(keyOf(oldest))
+      this.dropped++
+    }
+    this.pending.push(change)
+    this.keys.add(key)
+    this.latch.openUnsafe()
+  }
+
+  /** Ends the stream once what is queued has been written. */
+  close(): void {
+    this.ending = true
+    this.latch.openUnsafe()
+  }
+
+  readonly take: Effect.Effect<Next> = Effect.suspend((): Effect.Effect<Next> => {
+    if (this.end !== undefined) return Effect.succeed({ _tag: "End", end: this.end })
+    const change = this.pending.shift()
+    if (change !== undefined) {
+      this.keys.delete(keyOf(change))
+      const dropped = this.dropped
+      this.dropped = 0
+      return Effect.succeed({ _tag: "Change", change, dropped })
+    }
+    if (this.ending) return Effect.succeed({ _tag: "End", end: { _tag: "Graceful" } })
+    this.latch.closeUnsafe()
+    return Effect.andThen(this.latch.await, this.take)
+  })
+}
+
+const rawJSON = (JSON as unknown as { readonly rawJSON: (text: string) => unknown }).rawJSON
+
+/** A request id as a JSON value (an int64 beyond the safe range keeps its digits). @since 0.1.0 */
+export const idValue = (id: RequestId): unknown => typeof id === "bigint" ? rawJSON(id.toString()) : id
+
+const subscriptionMeta = (id: RequestId) => ({ [SubscriptionIdKey]: idValue(id) })
+
+/** The result answering a stream the server ended gracefully (before shaping). @since 0.1.0 */
+export const closedResult = (id: RequestId): Record<string, unknown> => ({ _meta: subscriptionMeta(id) })
+
+/**
+ * The `notifications/cancelled` that ends a stream on a shared channel (stdio).
+ *
+ * @since 0.1.0
+ */
+export const cancelledFrame = (id: RequestId, reason: string): string =>
+  Encoder.notification("notifications/cancelled", { _meta: subscriptionMeta(id), requestId: idValue(id), reason })
+
+const changeFrame = (change: Change, meta: Record<string, unknown>): string => {
+  switch (change._tag) {
+    case "ToolsListChanged":
+      return Encoder.notification("notifications/tools/list_changed", { _meta: meta })
+    case "PromptsListChanged":
+      return Encoder.notification("notifications/prompts/list_changed", { _meta: meta })
+    case "ResourcesListChanged":
+      return Encoder.notification("notifications/resources/list_changed", { _meta: meta })
+    case "ResourceUpdated":
+      return Encoder.notification("notifications/resources/updated", { _meta: meta, uri: change.uri })
+  }
+}
+
+/** The honoured subset of a requested filter: for the hub, and as acknowledged on the wire. */
+const honour = (requested: SubscriptionFilter, support: Support) => {
+  const tools = requested.toolsListChanged === true && support.toolsListChanged
+  const prompts = requested.promptsListChanged === true && support.promptsListChanged
+  const resources = requested.resourcesListChanged === true && support.resourcesListChanged
+  const uris = support.resourceSubscriptions ? [...new Set(requested.resourceSubscriptions ?? [])] : []
+  const acknowledged: Record<string, unknown> = {}
+  if (tools) acknowledged["toolsListChanged"] = true
+  if (prompts) acknowledged["promptsListChanged"] = true
+  if (resources) acknowledged["resourcesListChanged"] = true
+  if (uris.length > 0) acknowledged["resourceSubscriptions"] = uris
+  const filter: Filter = {
+    toolsListChanged: tools,
+    promptsListChanged: prompts,
+    resourcesListChanged: resources,
+    resourceSubscriptions: new Set(uris)
+  }
+  return { filter, acknowledged }
+}
+
+/** Everything one stream needs. @since 0.1.0 */
+export interface Input {
+  readonly id: RequestId
+  readonly params: Readonly<Record<string, unknown>>
+  readonly hub: SubscriptionHub["Service"]
+  readonly support: Support
+  readonly limits: Limits
+  /** Where the stream's frames go; `undefined` when the transport cannot hold a stream. */
+  readonly sink: RequestSink | undefined
+  readonly streams: Streams
+  readonly principal: Principal["Service"]
+}
+
+const decodeParams = Schema.decodeUnknownExit(SubscriptionsListenRequestParams)
+
+/**
+ * Serves one stream until the server ends it (the client ending it interrupts this effect). Fails
+ * before the acknowledgement only: -32602 for a bad filter, -32603 when no place is free.
+ *
+ * @since 0.1.0
+ */
+export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<End, McpError> {
+  const decoded = decodeParams(input.params)
+  if (Exit.isFailure(decoded)) {
+    return yield* new InvalidParams({
+      message: "Invalid params: notifications must be a subscription filter (booleans, and resourceSubscriptions a list of URIs)"
+    })
+  }
+  const requested = decoded.value.notifications
+  const max = input.limits.maxResourceSubscriptions
+  if ((requested.resourceSubscriptions?.length ?? 0) > max) {
+    return yield* new InvalidParams({ message: `Invalid params: at most ${max} resourceSubscriptions per stream` })
+  }
+  const sink = input.sink
+  if (sink === undefined) return yield* new InternalError({ message: "This transport cannot hold a subscription stream" })
+  const mailbox = new Mailbox(input.limits)
+  const release = input.streams.acquire(() => mailbox.close())
+  if (release === "full") {
+    return yield* new InternalError({
+      message: "Server busy: too many open subscriptions",
+      data: { retryable: true, limit: input.streams.limit }
+    })
+  }
+  if (release === "closing") return yield* new InternalError({ message: "Server shutting down", data: { retryable: true } })
+  const id = input.id
+  const meta = subscriptionMeta(id)
+  // The transport is gone (closed connection, ended response): stop without writing anything.
+  const write = (frame: string) => Effect.catchTag(sink.write(frame), "SinkClosed", () => Effect.interrupt)
+  const { acknowledged, filter } = honour(requested, input.support)
+  return yield* Effect.scoped(Effect.gen(function*() {
+    yield* Effect.addFinalizer(() => Effect.sync(release))
+    // Registered before the acknowledgement: a change published meanwhile waits in the queue.
+    yield* input.hub.subscribe({ filter, principal: input.principal, deliver: (change) => mailbox.offer(change) })
+    yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications: acknowledged }))
+    for (;;) {
+      const next = yield* mailbox.take
+      if (next._tag === "End") return next.end
+      if (next.dropped > 0) {
+        yield* Effect.logWarning("subscription stream dropped changes: the client is not keeping up").pipe(
+          Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
+        )
+      }
+      yield* write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
+    }
+  }))
+})
+
+/** The error answering a stream closed on overflow. @since 0.1.0 */
+export const overflowError = (queue: number): InternalError =>
+  new InternalError({
+    message: "Subscription closed: the client did not keep up with its notifications",
+    data: { reason: "overflow", queue }
+  })

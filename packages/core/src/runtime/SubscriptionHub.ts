@@ -1,0 +1,148 @@
+/**
+ * The source of the changes `subscriptions/listen` streams deliver: list changes of tools, prompts
+ * and resources, and updates of individual resources.
+ *
+ * Handlers (or anything else in the application) `publish` a {@link Change}; every open listen
+ * stream whose honoured filter asked for that kind of change (and, for `resources/updated`, that
+ * URI) receives it. Delivery into a stream is synchronous and never blocks: each stream owns a
+ * bounded queue with its own overflow policy, so one slow client cannot hold up a publisher.
+ *
+ * `layerMemory` routes within one process. The service is two operations so that a cross-instance
+ * implementation (a broker, PostgreSQL `LISTEN/NOTIFY`) can replace it by Layer: `publish` sends to
+ * the broker, and the broker's messages are handed to the local subscribers registered through
+ * `subscribe`. Providing any hub is what makes a server advertise `listChanged` and
+ * `resources.subscribe`.
+ *
+ * Every subscriber carries the principal that opened its stream. The memory hub does not filter by
+ * principal yet; `visible` is the seam where a per-principal view of changes plugs in.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { McpServer, SubscriptionHub } from "@snodo/core"
+ *
+ * const reload = Tool.make("reload", { input: Schema.Struct({}) }, () =>
+ *   SubscriptionHub.publish(SubscriptionHub.toolsListChanged).pipe(Effect.as("reloaded")))
+ *
+ * const Runtime = McpServer.make({ name: "demo", version: "1.0.0" }).add(reload).layer.pipe(
+ *   Layer.provideMerge(SubscriptionHub.layerMemory())
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, type Scope } from "effect"
+import type { Principal } from "./Principal.ts"
+
+/** One change a listen stream can deliver. @since 0.1.0 */
+export type Change =
+  | { readonly _tag: "ToolsListChanged" }
+  | { readonly _tag: "PromptsListChanged" }
+  | { readonly _tag: "ResourcesListChanged" }
+  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+
+/** `notifications/tools/list_changed`. @since 0.1.0 */
+export const toolsListChanged: Change = { _tag: "ToolsListChanged" }
+/** `notifications/prompts/list_changed`. @since 0.1.0 */
+export const promptsListChanged: Change = { _tag: "PromptsListChanged" }
+/** `notifications/resources/list_changed`. @since 0.1.0 */
+export const resourcesListChanged: Change = { _tag: "ResourcesListChanged" }
+/** `notifications/resources/updated` for `uri`. @since 0.1.0 */
+export const resourceUpdated = (uri: string): Change => ({ _tag: "ResourceUpdated", uri })
+
+/** What one stream receives: the filter the server honoured, normalized. @since 0.1.0 */
+export interface Filter {
+  readonly toolsListChanged: boolean
+  readonly promptsListChanged: boolean
+  readonly resourcesListChanged: boolean
+  readonly resourceSubscriptions: ReadonlySet<string>
+}
+
+/** Whether a stream with this filter receives this change. @since 0.1.0 */
+export const matches = (filter: Filter, change: Change): boolean => {
+  switch (change._tag) {
+    case "ToolsListChanged":
+      return filter.toolsListChanged
+    case "PromptsListChanged":
+      return filter.promptsListChanged
+    case "ResourcesListChanged":
+      return filter.resourcesListChanged
+    case "ResourceUpdated":
+      return filter.resourceSubscriptions.has(change.uri)
+  }
+}
+
+/** One open listen stream, as the hub sees it. @since 0.1.0 */
+export interface Subscriber {
+  readonly filter: Filter
+  /** Who opened the stream (the seam for per-principal filtering). */
+  readonly principal: Principal["Service"]
+  /** Hands a matching change to the stream; synchronous, never blocks, never fails. */
+  readonly deliver: (change: Change) => void
+}
+
+/** @since 0.1.0 */
+export class SubscriptionHub extends Context.Service<SubscriptionHub, {
+  /** Delivers a change to every subscriber that asked for it. */
+  readonly publish: (change: Change) => Effect.Effect<void>
+  /** Registers a subscriber until the scope closes. */
+  readonly subscribe: (subscriber: Subscriber) => Effect.Effect<void, never, Scope.Scope>
+}>()("@snodo/core/SubscriptionHub") {
+  /** Publishes through the hub in context. */
+  static readonly publish = (change: Change): Effect.Effect<void, never, SubscriptionHub> =>
+    SubscriptionHub.use((hub) => hub.publish(change))
+}
+
+/** Options of the in-memory hub. @since 0.1.0 */
+export interface MemoryOptions {
+  /**
+   * Whether a subscriber may see a change (default: always). The seam for filtering by
+   * principal: it runs once per matching subscriber and publish, so keep it cheap.
+   */
+  readonly visible?: (principal: Principal["Service"], change: Change) => boolean
+}
+
+/** The in-memory hub, with the number of subscribers for tests and metrics. @since 0.1.0 */
+export type MemoryHub = SubscriptionHub["Service"] & { readonly size: () => number }
+
+/**
+ * An in-memory hub for one process.
+ *
+ * @since 0.1.0
+ */
+export const makeMemory = (options?: MemoryOptions): MemoryHub => {
+  const subscribers = new Set<Subscriber>()
+  const visible = options?.visible
+  return {
+    publish: (change) =>
+      Effect.sync(() => {
+        for (const subscriber of subscribers) {
+          if (!matches(subscriber.filter, change)) continue
+          if (visible !== undefined && !visible(subscriber.principal, change)) continue
+          subscriber.deliver(change)
+        }
+      }),
+    subscribe: (subscriber) =>
+      Effect.acquireRelease(
+        Effect.sync(() => void subscribers.add(subscriber)),
+        () => Effect.sync(() => void subscribers.delete(subscriber))
+      ),
+    size: () => subscribers.size
+  }
+}
+
+/**
+ * The in-memory hub as a Layer.
+ *
+ * @since 0.1.0
+ */
+export const layerMemory = (options?: MemoryOptions): Layer.Layer<SubscriptionHub> =>
+  Layer.sync(SubscriptionHub, () => makeMemory(options))
+
+/**
+ * Publishes a change through the hub in context (the module-level form of
+ * `SubscriptionHub.publish`).
+ *
+ * @since 0.1.0
+ */
+export const publish = SubscriptionHub.publish
