@@ -4,14 +4,16 @@
  * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments).
  *
  * `ServerLayer` is the runtime with the full JSON Schema 2020-12 validator (the
- * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`).
+ * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`) and an in-memory
+ * `SubscriptionHub` (listen streams, and the trigger tools that publish to them).
  */
-import { McpServer, Tool } from "@snodo/core"
+import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 import { Effect, Layer, Schema } from "effect"
 import { jsonSchema202012Input } from "./fixtures.ts"
 import * as Fixtures from "./resources.ts"
 import * as Tools from "./tools.ts"
+import * as Triggers from "./triggers.ts"
 
 const jsonSchemaTool = Tool.make("json_schema_2020_12_tool", {
   description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
@@ -51,6 +53,8 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Tools.streamingElicitation,
     Tools.loggingTool,
     Tools.toolWithLogging,
+    Triggers.toolChange,
+    Triggers.promptChange,
     xMcpHeader,
     Tools.echo,
     Tools.add,
@@ -67,7 +71,8 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
 
 /** The everything runtime, validator included. */
 export const ServerLayer = Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools).layer)).pipe(
-  Layer.provide(JsonSchemaValidator.layer())
+  Layer.provide(JsonSchemaValidator.layer()),
+  Layer.provide(SubscriptionHub.layerMemory())
 )
 
 /** Schema of `sleep_stats` results, for tests. */

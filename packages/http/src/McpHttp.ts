@@ -38,6 +38,7 @@ import { LogLevelKey } from "@snodo/core/wire/Meta"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
+import * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
 import * as Negotiation from "./Negotiation.ts"
 import { type Options, resolve, type Settings } from "./Options.ts"
@@ -52,6 +53,8 @@ export interface McpHttpApp {
   readonly settings: Settings
   /** Requests in flight. */
   readonly inFlight: () => number
+  /** Ends every open listen stream gracefully and refuses new ones (call on shutdown). */
+  readonly closeSubscriptions: () => void
 }
 
 const closeHeaders = { connection: "close" }
@@ -88,6 +91,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const runtime = yield* ServerRuntime
   const settings = resolve(options)
   const registry = Cancellations.make()
+  const listen = Listen.make(runtime, registry, settings.maxSubscriptions)
   let inFlight = 0
 
   const answer = Effect.fnUntraced(function*(
@@ -131,6 +135,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       case "Request": {
         const mismatch = McpHeaders.check(message, head, runtime.catalog)
         if (mismatch !== undefined) return Effect.succeed(Replies.json(Encoder.error(message.id, toWire(mismatch)), 400))
+        if (message.method === "subscriptions/listen") return listen.answer(message, principal, scope)
         return answer(message, principal, scope, startedAt)
       }
       case "Notification":
@@ -190,7 +195,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     )
   })
 
-  return { handler, settings, inFlight: () => inFlight }
+  return { handler, settings, inFlight: () => inFlight, closeSubscriptions: listen.closeAll }
 })
 
 /**

@@ -106,7 +106,11 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       })
       yield* http.serve(Effect.interruptible(handler))
       // Added after `serve`, so it runs first on shutdown: refuse new work while in-flight drains.
-      yield* Effect.addFinalizer(() => Effect.sync(() => void (draining = true)))
+      // Listen streams have no deadline: they end now, gracefully, instead of holding the drain.
+      yield* Effect.addFinalizer(() => Effect.sync(() => {
+        draining = true
+        app.closeSubscriptions()
+      }))
       return http
     })
   )

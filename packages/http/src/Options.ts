@@ -7,6 +7,7 @@
  * | `maxHeaderBytes` | 32 KiB | 431 |
  * | `deadline` | 30 s | 504, or the terminal JSON-RPC error of an open SSE stream |
  * | `maxConcurrent` | 1,024 requests in flight | 503 |
+ * | `maxSubscriptions` | 256 open `subscriptions/listen` streams (no deadline) | 503 |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
  *
@@ -35,6 +36,8 @@ export interface Options {
   readonly deadline?: Duration.Input
   /** Requests in flight at once before new ones are refused with 503 (default 1,024). */
   readonly maxConcurrent?: number
+  /** Open `subscriptions/listen` streams at once before new ones are refused with 503 (default 256). */
+  readonly maxSubscriptions?: number
   /** `Host` values accepted (DNS rebinding protection). Default: loopback names only. */
   readonly allowedHosts?: Security.HostPolicy
   /** `Origin` values accepted when the header is present. Default: loopback origins only. */
@@ -48,6 +51,7 @@ export interface Settings {
   readonly maxHeaderBytes: number
   readonly deadlineMillis: number
   readonly maxConcurrent: number
+  readonly maxSubscriptions: number
   readonly allowedHosts: Security.HostPolicy
   readonly allowedOrigins: Security.OriginPolicy
 }
@@ -59,6 +63,7 @@ export const defaults: Settings = {
   maxHeaderBytes: 32 * 1024,
   deadlineMillis: 30_000,
   maxConcurrent: 1024,
+  maxSubscriptions: 256,
   allowedHosts: "loopback",
   allowedOrigins: "loopback"
 }
@@ -82,6 +87,7 @@ export const resolve = (options: Options | undefined): Settings => ({
     ? defaults.deadlineMillis
     : positive("deadline", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.deadline))), defaults.deadlineMillis),
   maxConcurrent: positive("maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent),
+  maxSubscriptions: positive("maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
   allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
   allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins
 })

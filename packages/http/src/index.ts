@@ -10,6 +10,7 @@
 export * as BodyReader from "./BodyReader.ts"
 export * as Cancellations from "./Cancellations.ts"
 export * as Exchange from "./Exchange.ts"
+export * as Listen from "./Listen.ts"
 export * as McpHeaders from "./McpHeaders.ts"
 export * as McpHttp from "./McpHttp.ts"
 export * as Negotiation from "./Negotiation.ts"

@@ -101,8 +101,13 @@ export const send = (url: string, body: string | Record<string, unknown> | undef
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8")
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, messages: parseMessages(res.headers["content-type"], text) })
+        const received = Buffer.concat(chunks).toString("utf8")
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: received,
+          messages: parseMessages(res.headers["content-type"], received)
+        })
       })
       res.on("error", reject)
     })

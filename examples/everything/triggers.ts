@@ -1,0 +1,22 @@
+/**
+ * The two diagnostic hooks of the conformance suite: each publishes one list change through the
+ * server's `SubscriptionHub`, so every open `subscriptions/listen` stream whose filter asked for it
+ * receives the notification (tagged with its own listen id) and no other stream does. They change
+ * nothing else: `tools/list` and `prompts/list` answer the same before and after.
+ */
+import { Content, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
+import { Effect, Schema } from "effect"
+
+const NoInput = Schema.Struct({})
+
+const triggered = ToolResult.content([Content.text("Mutation triggered")])
+
+export const toolChange = Tool.make("test_trigger_tool_change", {
+  description: "Diagnostic hook: emits notifications/tools/list_changed",
+  input: NoInput
+}, () => SubscriptionHub.publish(SubscriptionHub.toolsListChanged).pipe(Effect.as(triggered)))
+
+export const promptChange = Tool.make("test_trigger_prompt_change", {
+  description: "Diagnostic hook: emits notifications/prompts/list_changed",
+  input: NoInput
+}, () => SubscriptionHub.publish(SubscriptionHub.promptsListChanged).pipe(Effect.as(triggered)))
