@@ -68,10 +68,13 @@ export const make = (
     // The runtime refuses too (-32603 inside the stream); answering here keeps the common case a 503.
     if (streams.open() >= streams.limit) return busy(request.id)
     const exchange = yield* Exchange.make(request.id, true)
-    const unregister = registry.register(principal, request.id, exchange)
-    yield* Scope.addFinalizer(scope, Effect.sync(() => {
-      unregister()
-      exchange.close()
+    // Registered and released as one step, so an interruption in between leaks nothing.
+    yield* Effect.uninterruptible(Effect.suspend(() => {
+      const unregister = registry.register(principal, request.id, exchange)
+      return Scope.addFinalizer(scope, Effect.sync(() => {
+        unregister()
+        exchange.close()
+      }))
     }))
     exchange.fiber = yield* Effect.forkDetach(
       Effect.map(
