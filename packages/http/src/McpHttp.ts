@@ -101,13 +101,16 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     startedAt: number
   ) {
     const exchange = yield* Exchange.make(request.id, wantsNotifications(request.params))
-    const unregister = registry.register(principal, request.id, exchange)
-    const remaining = Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
-    const timer = setTimeout(() => exchange.expire(), remaining)
-    yield* Scope.addFinalizer(scope, Effect.sync(() => {
-      clearTimeout(timer)
-      unregister()
-      exchange.close()
+    // Registered and released as one step, so an interruption in between leaks nothing.
+    yield* Effect.uninterruptible(Effect.suspend(() => {
+      const unregister = registry.register(principal, request.id, exchange)
+      const remaining = Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
+      const timer = setTimeout(() => exchange.expire(), remaining)
+      return Scope.addFinalizer(scope, Effect.sync(() => {
+        clearTimeout(timer)
+        unregister()
+        exchange.close()
+      }))
     }))
     exchange.fiber = yield* Effect.forkDetach(
       Effect.map(runtime.handle(request, { transport: "http", sink: exchange.sink }), (outcome) => exchange.complete(outcome)),
@@ -179,8 +182,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     if (!Negotiation.acceptsBoth(headers["accept"])) {
       return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
     }
-    inFlight++
-    yield* Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
+    yield* Effect.uninterruptible(Effect.suspend(() => {
+      inFlight++
+      return Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
+    }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis)
     if (body._tag !== "Text") return bodyRefusal(body, settings)
     return yield* onMessage(Envelope.decode(body.text), head, principal, scope, startedAt)
