@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Exit, Latch, Schema } from "effect"
+import { Deferred, Effect, Exit, Latch, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
@@ -149,6 +149,8 @@ class Mailbox {
   private readonly pending: Array<Change> = []
   private readonly keys = new Set<string>()
   private readonly latch = Latch.makeUnsafe(false)
+  /** Completes on an overflow under `"close"`: a write that is stuck must not hide it. */
+  readonly overflowed = Deferred.makeUnsafe<End>()
   private dropped = 0
   private end: End | undefined = undefined
   private ending = false
@@ -164,7 +166,9 @@ class Mailbox {
     if (this.keys.has(key)) return
     if (this.pending.length >= this.limits.queue) {
       if (this.limits.overflow === "close") {
-        this.end = { _tag: "Overflow", queue: this.limits.queue }
+        const end: End = { _tag: "Overflow", queue: this.limits.queue }
+        this.end = end
+        Deferred.doneUnsafe(this.overflowed, Exit.succeed(end))
         this.latch.openUnsafe()
         return
       }
@@ -311,7 +315,12 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
           Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
         )
       }
-      yield* write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
+      // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
+      const overflow = yield* Effect.raceFirst(
+        Effect.as(write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta)), undefined),
+        Deferred.await(mailbox.overflowed)
+      )
+      if (overflow !== undefined) return overflow
     }
   }))
 })
