@@ -112,6 +112,7 @@ const escapeXml = (text: string): string => text.replaceAll("&", "&amp;").replac
 const colors: Readonly<Record<PeerId, string>> = {
   snodo: "#2b6cb0",
   raw: "#a0aec0",
+  "effect-http": "#cbd5e0",
   official: "#dd6b20",
   "effect-ai": "#38a169"
 }
@@ -128,21 +129,24 @@ export const svgChart = (results: Results): string => {
   const plotW = width - left - right
   const plotH = height - top - bottom
   const max = Math.max(1, ...groups.flatMap((metric) => Object.values(metric.values).filter((v) => Number.isFinite(v))))
-  const step = 10 ** Math.floor(Math.log10(max))
-  const niceMax = Math.ceil(max / step) * step
+  // A round tick step (1, 2 or 5 × 10^k) giving at most 6 intervals.
+  const magnitude = 10 ** Math.floor(Math.log10(max / 6))
+  const tick = [1, 2, 5, 10].map((m) => m * magnitude).find((candidate) => max / candidate <= 6) ?? 10 * magnitude
+  const intervals = Math.ceil(max / tick)
+  const niceMax = intervals * tick
   const out: Array<string> = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">Requests/s over Streamable HTTP (higher is better), ${escapeXml(results.date.slice(0, 10))}</text>`
   ]
-  for (let i = 0; i <= 5; i++) {
-    const value = (niceMax / 5) * i
+  for (let i = 0; i <= intervals; i++) {
+    const value = tick * i
     const y = top + plotH - (plotH * value) / niceMax
     out.push(`<line x1="${left}" y1="${y}" x2="${width - right}" y2="${y}" stroke="#e2e8f0"/>`)
     out.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#4a5568">${Math.round(value).toLocaleString("en-US")}</text>`)
   }
   const groupW = plotW / Math.max(1, groups.length)
-  const barW = Math.min(40, (groupW - 20) / peerIds.length)
+  const barW = Math.min(34, (groupW - 20) / peerIds.length)
   groups.forEach((metric, g) => {
     const x0 = left + g * groupW + (groupW - barW * peerIds.length) / 2
     peerIds.forEach((peer, p) => {
@@ -160,7 +164,7 @@ export const svgChart = (results: Results): string => {
   })
   out.push(`<line x1="${left}" y1="${top + plotH}" x2="${width - right}" y2="${top + plotH}" stroke="#2d3748"/>`)
   peerIds.forEach((peer, p) => {
-    const x = left + p * 180
+    const x = left + p * 150
     out.push(`<rect x="${x}" y="${height - 28}" width="12" height="12" fill="${colors[peer]}"/>`)
     out.push(`<text x="${x + 18}" y="${height - 18}">${escapeXml(peerLabels[peer])}</text>`)
   })
@@ -181,7 +185,8 @@ export const markdown = (results: Results): string => {
     `- **Run:** ${results.date} (${results.elapsedS.toFixed(0)} s in all)`,
     `- **Machine:** ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(0)} GiB, ${m.os}, Node ${m.node}`,
     `- **Command:** \`${results.command}\``,
-    `- **Settings:** ${results.settings.durationS} s per HTTP load after ${results.settings.warmupS} s warm-up; ` +
+    `- **Settings:** ${results.settings.durationS} s per HTTP load after ${results.settings.warmupS} s warm-up, ` +
+    `best of ${results.settings.rounds} interleaved rounds; ` +
     `start-up is the median of ${results.settings.startupRuns} fresh starts; loader: ${results.settings.loader}`,
     "",
     "![Requests/s per peer](benchmarks-rps.svg)",

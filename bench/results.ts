@@ -1,11 +1,12 @@
 /** The shape of `bench/results/latest.json`, shared by the runner and the report. */
 
-export const peerIds = ["snodo", "raw", "official", "effect-ai"] as const
+export const peerIds = ["snodo", "raw", "effect-http", "official", "effect-ai"] as const
 export type PeerId = typeof peerIds[number]
 
 export const peerLabels: Readonly<Record<PeerId, string>> = {
   snodo: "snodo",
   raw: "raw floor",
+  "effect-http": "Effect HTTP floor",
   official: "official SDK 2.4.0",
   "effect-ai": "effect/ai 4.1.0"
 }
@@ -40,6 +41,7 @@ export interface Results {
     readonly warmupS: number
     readonly loader: string
     readonly startupRuns: number
+    readonly rounds: number
   }
   readonly peers: Readonly<Record<PeerId, string>>
   readonly metrics: ReadonlyArray<Metric>
