@@ -115,6 +115,15 @@ const lowLevelBad = Tool.make("low_level_bad", { input: NoInput }, () =>
     }
   })))
 
+const inlineBadForm = Tool.make("inline_bad_form", { input: NoInput }, () =>
+  Effect.gen(function*() {
+    const answer = yield* Input.elicit("x", {
+      message: "Pattern?",
+      requestedSchema: { type: "object", properties: { n: { type: "string", pattern: "^a" } as never } }
+    })
+    return answer.action
+  }))
+
 const needsSampling = Tool.make("needs_sampling", { input: NoInput }, () =>
   Effect.gen(function*() {
     yield* Input.requireCapabilities({ sampling: {} })
@@ -159,6 +168,7 @@ const Server = McpServer.make({ name: "mrtr", version: "1.0.0" }).add(
   lowLevel,
   lowLevelEmpty,
   lowLevelBad,
+  inlineBadForm,
   needsSampling,
   secret,
   profile,
@@ -355,6 +365,11 @@ describe("MRTR: the low-level form", () => {
     Effect.gen(function*() {
       expect((yield* firstRound("low_level_empty").pipe(Effect.flip)).code).toBe(-32603)
       expect((yield* firstRound("low_level_bad").pipe(Effect.flip)).code).toBe(-32603)
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("a form outside the subset passed inline is a server error (-32603) when the handler runs", () =>
+    Effect.gen(function*() {
+      expect((yield* firstRound("inline_bad_form").pipe(Effect.flip)).code).toBe(-32603)
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("capabilities are checked for returned requests too", () =>
