@@ -13,6 +13,7 @@ import { Effect, Layer, Schema } from "effect"
 import { jsonSchema202012Input } from "./fixtures.ts"
 import * as Fixtures from "./resources.ts"
 import * as Tools from "./tools.ts"
+import * as Mrtr from "./mrtr.ts"
 import * as Triggers from "./triggers.ts"
 
 const jsonSchemaTool = Tool.make("json_schema_2020_12_tool", {
@@ -56,6 +57,7 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Triggers.toolChange,
     Triggers.promptChange,
     xMcpHeader,
+    ...Mrtr.tools,
     Tools.echo,
     Tools.add,
     sleepTools.sleep,
@@ -66,7 +68,8 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Fixtures.simplePrompt,
     Fixtures.promptWithArguments,
     Fixtures.promptWithEmbeddedResource,
-    Fixtures.promptWithImage
+    Fixtures.promptWithImage,
+    Mrtr.prompt
   )
 
 /** The everything runtime, validator included. */
