@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Scope, Stream } from "effect"
+import { Deferred, type Duration, Effect, Latch, Scope, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
@@ -40,8 +40,11 @@ export interface Listen {
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
   /** Open streams. */
   readonly open: () => number
-  /** Ends every open stream gracefully and refuses new ones (shutdown). */
-  readonly closeAll: () => void
+  /**
+   * Ends every open stream gracefully, refuses new ones, and waits (at most `timeout`) until their
+   * responses are finished, so that a server closing next finds their connections idle.
+   */
+  readonly closeAll: (timeout?: Duration.Input) => Effect.Effect<void>
 }
 
 const emptyStream = Replies.eventStream(Stream.empty)
@@ -58,6 +61,9 @@ export const make = (
   maxSubscriptions: number = CoreListen.defaultHttpStreams
 ): Listen => {
   const streams = CoreListen.makeStreams(maxSubscriptions)
+  // Listen responses not finished yet; `idle` is open whenever there are none.
+  let responding = 0
+  const idle = Latch.makeUnsafe(true)
   const busy = (id: Envelope.RequestId) =>
     HttpServerResponse.text(
       Encoder.error(id, { code: -32603, message: "Server busy: too many open subscriptions", data: { retryable: true, limit: maxSubscriptions } }),
@@ -71,9 +77,11 @@ export const make = (
     // Registered and released as one step, so an interruption in between leaks nothing.
     yield* Effect.uninterruptible(Effect.suspend(() => {
       const unregister = registry.register(principal, request.id, exchange)
+      if (responding++ === 0) idle.closeUnsafe()
       return Scope.addFinalizer(scope, Effect.sync(() => {
         unregister()
         exchange.close()
+        if (--responding === 0) idle.openUnsafe()
       }))
     }))
     exchange.fiber = yield* Effect.forkDetach(
@@ -94,5 +102,11 @@ export const make = (
     }
   })
 
-  return { answer, open: streams.open, closeAll: streams.closeAll }
+  const closeAll = (timeout: Duration.Input = "1 second") =>
+    Effect.suspend(() => {
+      streams.closeAll()
+      return Effect.timeoutOrElse(idle.await, { duration: timeout, orElse: () => Effect.void })
+    })
+
+  return { answer, open: streams.open, closeAll }
 }

@@ -53,8 +53,11 @@ export interface McpHttpApp {
   readonly settings: Settings
   /** Requests in flight. */
   readonly inFlight: () => number
-  /** Ends every open listen stream gracefully and refuses new ones (call on shutdown). */
-  readonly closeSubscriptions: () => void
+  /**
+   * Ends every open listen stream gracefully, refuses new ones, and waits (at most 1 s) until their
+   * responses are finished (call on shutdown, before the server closes).
+   */
+  readonly closeSubscriptions: Effect.Effect<void>
 }
 
 const closeHeaders = { connection: "close" }
@@ -200,7 +203,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     )
   })
 
-  return { handler, settings, inFlight: () => inFlight, closeSubscriptions: listen.closeAll }
+  return { handler, settings, inFlight: () => inFlight, closeSubscriptions: listen.closeAll() }
 })
 
 /**

@@ -106,11 +106,9 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       })
       yield* http.serve(Effect.interruptible(handler))
       // Added after `serve`, so it runs first on shutdown: refuse new work while in-flight drains.
-      // Listen streams have no deadline: they end now, gracefully, instead of holding the drain.
-      yield* Effect.addFinalizer(() => Effect.sync(() => {
-        draining = true
-        app.closeSubscriptions()
-      }))
+      // Listen streams have no deadline: they end now, gracefully, so their connections are idle
+      // (closed at once) by the time the server closes, instead of holding the drain.
+      yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => void (draining = true)), app.closeSubscriptions))
       return http
     })
   )
