@@ -32,3 +32,15 @@ export const notification = (method: string, params: unknown): string =>
 
 /** Ids compare by value whatever their representation. @since 0.1.0 */
 export const idKey = (id: RequestId): string => typeof id === "string" ? `s:${id}` : `n:${id.toString()}`
+
+/**
+ * A result response whose member `key` is already serialized (`json`): for results that are the
+ * same on every request (list pages), so their bulk is not serialized again per request.
+ *
+ * @since 0.1.0
+ */
+export const resultWithEncoded = (id: RequestId, value: object, key: string, json: string): string => {
+  const rest = JSON.stringify(value)
+  const members = rest === "{}" ? "}" : "," + rest.slice(1)
+  return `{"jsonrpc":"2.0","id":${encodeId(id)},"result":{${JSON.stringify(key)}:${json}${members}}`
+}

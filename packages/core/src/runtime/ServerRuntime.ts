@@ -112,12 +112,34 @@ const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome =
 interface Handled {
   readonly result: Readonly<Record<string, unknown>>
   readonly cache: CacheHint | undefined
+  /** A member of the result already serialized (list pages). */
+  readonly encoded?: { readonly key: string; readonly json: string }
 }
 
 const cursorOf = (params: Readonly<Record<string, unknown>>): string | undefined | InvalidParams => {
   const cursor = params["cursor"]
   if (cursor === undefined || typeof cursor === "string") return cursor
   return new InvalidParams({ message: "Invalid params: cursor must be a string" })
+}
+
+/** Each page of a list serialized once (lists are immutable; views are cached per principal). */
+const encodedPages = new WeakMap<object, WeakMap<object, string>>()
+
+const encodedPage = (list: Pagination.PagedList<object>, items: ReadonlyArray<object>): string => {
+  // a page is identified by its first entry (entries are the list's own, stable objects)
+  const first = items[0]
+  if (first === undefined) return "[]"
+  let pages = encodedPages.get(list)
+  if (pages === undefined) {
+    pages = new WeakMap()
+    encodedPages.set(list, pages)
+  }
+  let encoded = pages.get(first)
+  if (encoded === undefined) {
+    encoded = JSON.stringify(items)
+    pages.set(first, encoded)
+  }
+  return encoded
 }
 
 const listPage = (
@@ -130,9 +152,9 @@ const listPage = (
   if (cursor instanceof InvalidParams) return Effect.fail(cursor)
   const page = Pagination.page(list, cursor)
   if (page instanceof InvalidParams) return Effect.fail(page)
-  const result: Record<string, unknown> = { [key]: page.items }
+  const result: Record<string, unknown> = {}
   if (page.nextCursor !== undefined) result["nextCursor"] = page.nextCursor
-  return Effect.succeed({ result, cache })
+  return Effect.succeed({ result, cache, encoded: { key, json: encodedPage(list, page.items) } })
 }
 
 /**
@@ -333,7 +355,9 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
       Effect.flatMap((principal) => route(request, meta, context, principal._tag === "Some" ? principal.value : anonymous)),
       Effect.map((handled): Outcome => ({
         _tag: "Result",
-        frame: Encoder.result(request.id, shape(handled.result, settings.serverInfo, handled.cache))
+        frame: handled.encoded === undefined
+          ? Encoder.result(request.id, shape(handled.result, settings.serverInfo, handled.cache))
+          : Encoder.resultWithEncoded(request.id, shape(handled.result, settings.serverInfo, handled.cache), handled.encoded.key, handled.encoded.json)
       })),
       Effect.catchCause((cause) => onCause(request.id, cause))
     )
