@@ -1,0 +1,266 @@
+/**
+ * What open `subscriptions/listen` streams cost over Streamable HTTP: 1,000 of them (by default)
+ * against one snodo server in its own process, on loopback.
+ *
+ * Measured: the server's RSS idle and with every stream open (and the cost per stream), how long
+ * opening them took, how long one published change takes to reach every stream (fan-out), and
+ * that closing the client side frees every stream on the server. A benchmark, not a test: it prints
+ * numbers and fails only when the server cannot serve the streams at all.
+ *
+ *   npx node bench/listen.ts                    # 1,000 streams
+ *   npx node bench/listen.ts --count 2000 --json
+ *
+ * `runListenBench(options)` is the same, for the bench runner. Everything it starts is killed when
+ * it ends, on error or on a signal (bench/children.ts); the whole run is bounded by `timeoutMs`.
+ */
+import * as Http from "node:http"
+import { fileURLToPath } from "node:url"
+import { freePort, installCleanup, rss, sleep, start } from "./children.ts"
+
+/** Options of one run. */
+export interface ListenBenchOptions {
+  /** Streams to open (default 1,000). */
+  readonly count?: number
+  /** The whole run's bound (default 120 s). */
+  readonly timeoutMs?: number
+  /** Progress lines on stderr (default true). */
+  readonly verbose?: boolean
+}
+
+/** What one run measured. */
+export interface ListenBenchResult {
+  readonly count: number
+  /** Server RSS in bytes: idle (after one request), with every stream open, after closing them. */
+  readonly rssIdle: number
+  readonly rssOpen: number
+  readonly rssAfterClose: number
+  /** (rssOpen - rssIdle) / count. */
+  readonly bytesPerStream: number
+  /** Time from the first listen POST to the last acknowledgement. */
+  readonly openMs: number
+  /** Time from publishing one change until every stream received it: median and slowest stream. */
+  readonly fanOutMedianMs: number
+  readonly fanOutMaxMs: number
+  /** Streams the server still had registered after the clients closed theirs (expected 0). */
+  readonly leftOpen: number
+}
+
+const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+
+// ---- the server (this file with --serve, in a child process) ---------------------------------------
+
+const serve = async (port: number, count: number): Promise<void> => {
+  const [{ McpServer, SubscriptionHub, Tool }, NodeRuntime, NodeServe, { Effect, Layer, Schema }] = await Promise.all([
+    import("@snodo/core"),
+    import("@effect/platform-node/NodeRuntime"),
+    import("@snodo/http/NodeServe"),
+    import("effect")
+  ])
+  const hub = SubscriptionHub.makeMemory()
+  const publish = Tool.make("publish", { description: "Publishes tools/list_changed", input: Schema.Struct({}) }, () =>
+    SubscriptionHub.publish(SubscriptionHub.toolsListChanged).pipe(Effect.as("published")))
+  const open = Tool.make("open_streams", {
+    description: "Streams registered with the hub",
+    input: Schema.Struct({}),
+    output: Schema.Struct({ open: Schema.Int })
+  }, () => Effect.sync(() => ({ open: hub.size() })))
+  const server = McpServer.make({ name: "bench-listen", version: "1.0.0" }).add(publish, open)
+  const headroom = count + 64
+  NodeServe.serve({ port, host: "127.0.0.1", maxSubscriptions: headroom, maxConcurrent: headroom, maxConnections: headroom }).pipe(
+    Effect.provide(server.layer.pipe(Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub)))),
+    NodeRuntime.runMain
+  )
+}
+
+// ---- the client --------------------------------------------------------------------------------
+
+const headers = (method: string, name?: string) => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": method,
+  ...(name === undefined ? {} : { "mcp-name": name })
+})
+
+/** One tools/call, answered as JSON. */
+const call = (port: number, agent: Http.Agent, id: number, name: string): Promise<Record<string, unknown>> =>
+  new Promise((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {}, _meta: meta } })
+    const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { ...headers("tools/call", name), "content-length": Buffer.byteLength(body) } }, (response) => {
+      let text = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => {
+        text += chunk
+      })
+      response.on("end", () => {
+        try {
+          resolve(JSON.parse(text) as Record<string, unknown>)
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)))
+        }
+      })
+    })
+    request.on("error", reject)
+    request.end(body)
+  })
+
+interface Stream {
+  readonly acknowledged: Promise<void>
+  /** Resolves at the time the next tools/list_changed arrives. */
+  readonly nextChange: () => Promise<number>
+  readonly close: () => void
+}
+
+/** One listen stream on its own connection. */
+const listen = (port: number, id: number): Stream => {
+  let resolveAck: () => void = () => undefined
+  let rejectAck: (error: Error) => void = () => undefined
+  const acknowledged = new Promise<void>((resolve, reject) => {
+    resolveAck = resolve
+    rejectAck = reject
+  })
+  const waiting: Array<(at: number) => void> = []
+  let buffer = ""
+  const body = JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: meta } })
+  const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent: false, headers: { ...headers("subscriptions/listen"), "content-length": Buffer.byteLength(body) } }, (response) => {
+    if (response.statusCode !== 200) {
+      rejectAck(new Error(`listen ${id}: HTTP ${response.statusCode}`))
+      response.resume()
+      return
+    }
+    response.setEncoding("utf8")
+    response.on("data", (chunk: string) => {
+      buffer += chunk
+      for (let boundary = buffer.indexOf("\n\n"); boundary >= 0; boundary = buffer.indexOf("\n\n")) {
+        const event = buffer.slice(0, boundary)
+        buffer = buffer.slice(boundary + 2)
+        if (event.includes("notifications/subscriptions/acknowledged")) resolveAck()
+        else if (event.includes("notifications/tools/list_changed")) waiting.shift()?.(performance.now())
+      }
+    })
+  })
+  request.on("error", (error) => rejectAck(error))
+  request.end(body)
+  return {
+    acknowledged,
+    nextChange: () => new Promise((resolve) => void waiting.push(resolve)),
+    close: () => request.destroy()
+  }
+}
+
+const waitUntil = async (condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await condition().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(50)
+  }
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = values.toSorted((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+/**
+ * Runs the benchmark: starts the server, opens `count` streams, measures, closes everything.
+ */
+export const runListenBench = async (options: ListenBenchOptions = {}): Promise<ListenBenchResult> => {
+  installCleanup()
+  const count = options.count ?? 1000
+  const timeoutMs = options.timeoutMs ?? 120_000
+  const log = options.verbose === false ? () => undefined : (line: string) => void process.stderr.write(`listen bench: ${line}\n`)
+  const port = await freePort()
+  const server = start(fileURLToPath(import.meta.url), ["--serve", "--port", String(port), "--count", String(count)], { stdin: false, stdout: false })
+  const agent = new Http.Agent({ keepAlive: true, maxSockets: 4 })
+  const streams: Array<Stream> = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const bounded = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`listen bench: over ${timeoutMs} ms`)), timeoutMs)
+  })
+  const body = async (): Promise<ListenBenchResult> => {
+    let id = 1
+    await waitUntil(async () => (await call(port, agent, id++, "open_streams"))["result"] !== undefined, 30_000, "the server")
+    await sleep(500)
+    const rssIdle = rss(server.pid)
+    log(`server up (pid ${server.pid}), RSS ${(rssIdle / 2 ** 20).toFixed(1)} MiB; opening ${count} streams`)
+
+    const opening = performance.now()
+    for (let index = 0; index < count; index++) {
+      streams.push(listen(port, 1_000_000 + index))
+      // Open in waves, so the kernel's accept backlog is never the limit being measured.
+      if (index % 100 === 99) await Promise.all(streams.slice(index - 99).map((stream) => stream.acknowledged))
+    }
+    await Promise.all(streams.map((stream) => stream.acknowledged))
+    const openMs = performance.now() - opening
+    const open = ((await call(port, agent, id++, "open_streams"))["result"] as { structuredContent: { open: number } }).structuredContent.open
+    if (open !== count) throw new Error(`the server holds ${open} streams, expected ${count}`)
+    await sleep(1000)
+    const rssOpen = rss(server.pid)
+    log(`${count} streams open in ${openMs.toFixed(0)} ms; RSS ${(rssOpen / 2 ** 20).toFixed(1)} MiB`)
+
+    const fanOuts: Array<number> = []
+    for (let round = 0; round < 5; round++) {
+      const arrivals = streams.map((stream) => stream.nextChange())
+      const published = performance.now()
+      await call(port, agent, id++, "publish")
+      const times = await Promise.all(arrivals)
+      fanOuts.push(...times.map((at) => at - published))
+    }
+    const fanOutMedianMs = median(fanOuts)
+    const fanOutMaxMs = Math.max(...fanOuts)
+    log(`fan-out of one change to ${count} streams: median ${fanOutMedianMs.toFixed(1)} ms, slowest ${fanOutMaxMs.toFixed(1)} ms`)
+
+    for (const stream of streams.splice(0)) stream.close()
+    let leftOpen = count
+    await waitUntil(async () => {
+      leftOpen = ((await call(port, agent, id++, "open_streams"))["result"] as { structuredContent: { open: number } }).structuredContent.open
+      return leftOpen === 0
+    }, 10_000, "the streams to close").catch(() => undefined)
+    await sleep(1000)
+    const rssAfterClose = rss(server.pid)
+    log(`closed: ${leftOpen} left on the server; RSS ${(rssAfterClose / 2 ** 20).toFixed(1)} MiB`)
+    return {
+      count,
+      rssIdle,
+      rssOpen,
+      rssAfterClose,
+      bytesPerStream: (rssOpen - rssIdle) / count,
+      openMs,
+      fanOutMedianMs,
+      fanOutMaxMs,
+      leftOpen
+    }
+  }
+  try {
+    return await Promise.race([body(), bounded])
+  } finally {
+    clearTimeout(timer)
+    for (const stream of streams) stream.close()
+    agent.destroy()
+    await server.stop()
+  }
+}
+
+const argv = process.argv.slice(2)
+const option = (name: string, fallback: number): number => {
+  const at = argv.indexOf(name)
+  const value = at >= 0 ? Number(argv[at + 1]) : fallback
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`)
+  return value
+}
+
+if (import.meta.main) {
+  if (argv.includes("--serve")) {
+    await serve(option("--port", 3000), option("--count", 1000))
+  } else {
+    const result = await runListenBench({ count: option("--count", 1000) })
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
+    process.stdout.write(argv.includes("--json") ? `${JSON.stringify(result)}\n` : [
+      `open listen streams over HTTP: ${result.count}`,
+      `server RSS idle ${mib(result.rssIdle)}, open ${mib(result.rssOpen)}, after close ${mib(result.rssAfterClose)}`,
+      `per stream ${(result.bytesPerStream / 1024).toFixed(1)} KiB; opened in ${result.openMs.toFixed(0)} ms`,
+      `fan-out of one change: median ${result.fanOutMedianMs.toFixed(1)} ms, slowest ${result.fanOutMaxMs.toFixed(1)} ms`,
+      `left open after the clients closed: ${result.leftOpen}`
+    ].join("\n") + "\n")
+  }
+}
