@@ -1,6 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Ref, Schema } from "effect"
+import { Context, Effect, Layer, Ref, Schema } from "effect"
 import { Authorization, Completion, Content, McpServer, Principal, Prompt, Resource, Tool } from "@snodo/core"
+import * as CatalogViews from "@snodo/core/runtime/CatalogViews"
+import * as ServerRuntime from "@snodo/core/runtime/ServerRuntime"
+import * as SubscriptionHub from "@snodo/core/runtime/SubscriptionHub"
 import { McpTestClient } from "@snodo/testing"
 
 const makeTool = (name: string, ran: Ref.Ref<Array<string>>) =>
@@ -125,4 +128,29 @@ describe("authorization", () => {
     expect(() => Authorization.refuse(-32020, "reserved")).toThrow()
     expect(Authorization.refuse(-32019, "ok").error.code).toBe(-32019)
   })
+})
+
+describe("subscription hub events", () => {
+  it.effect("resources/updated for a resource hidden from a principal is not delivered to it", () =>
+    Effect.gen(function*() {
+      const secret = Resource.make({ uri: "file:///secret", name: "secret_file" }, () => Effect.succeed(Content.textContents("file:///secret", "s")))
+      const open = Resource.make({ uri: "file:///open", name: "open_file" }, () => Effect.succeed(Content.textContents("file:///open", "o")))
+      const built = yield* Layer.build(McpServer.make({ name: "hub", version: "1" }).add(secret, open).layer)
+      const runtime = Context.get(built, ServerRuntime.ServerRuntime)
+      const policyService = Context.get(yield* Layer.build(policy), Authorization.AuthorizationPolicy)
+      const memory = SubscriptionHub.makeMemory()
+      const hub = CatalogViews.visibleHub(memory, runtime.catalog, policyService)
+      const received: Record<string, Array<string>> = { alice: [], bob: [] }
+      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set(["file:///secret", "file:///open"]) }
+      for (const who of [alice, bob]) {
+        yield* hub.subscribe({ filter, principal: who, deliver: (change) => void received[who.id]!.push(change._tag === "ResourceUpdated" ? change.uri : change._tag) })
+      }
+      yield* hub.publish(SubscriptionHub.resourceUpdated("file:///secret"))
+      yield* hub.publish(SubscriptionHub.resourceUpdated("file:///open"))
+      yield* hub.publish(SubscriptionHub.toolsListChanged)
+      expect(received).toEqual({
+        alice: ["file:///secret", "file:///open", "ToolsListChanged"],
+        bob: ["file:///open", "ToolsListChanged"]
+      })
+    }).pipe(Effect.scoped))
 })

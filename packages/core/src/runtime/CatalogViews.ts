@@ -9,9 +9,10 @@
  *
  * @since 0.1.0
  */
-import type { Catalog } from "../catalog/Catalog.ts"
+import { type Catalog, matchTemplate } from "../catalog/Catalog.ts"
 import * as Pagination from "../catalog/Pagination.ts"
 import type * as Authorization from "./Authorization.ts"
+import type { SubscriptionHub } from "./SubscriptionHub.ts"
 
 type Entry = Readonly<Record<string, unknown>>
 
@@ -77,5 +78,43 @@ export const make = (
     const list = Pagination.makeList(visible, catalog.lists[kind].pageSize, id)
     views[kind] = list
     return list
+  }
+}
+
+/**
+ * The hub as one principal may see it: `resources/updated` for a resource (or a template's
+ * resource) the policy hides from that principal in discovery is not delivered. List changes are
+ * delivered to everyone, like the capabilities.
+ *
+ * @since 0.1.0
+ */
+export const visibleHub = (
+  hub: SubscriptionHub["Service"],
+  catalog: Catalog,
+  policy: Authorization.Policy | undefined
+): SubscriptionHub["Service"] => {
+  if (policy === undefined) return hub
+  const componentOf = (uri: string): Authorization.Component | undefined => {
+    const resource = catalog.resources.get(uri)
+    if (resource !== undefined) return { kind: "resource", name: resource.description.name, uri, definition: resource }
+    const matched = matchTemplate(catalog, uri)
+    if (matched === undefined) return undefined
+    const template = matched.template.template
+    return { kind: "template", name: template.description.name, uriTemplate: template.description.uriTemplate, definition: template }
+  }
+  return {
+    publish: hub.publish,
+    subscribe: (subscriber) =>
+      hub.subscribe({
+        ...subscriber,
+        deliver: (change) => {
+          if (change._tag === "ResourceUpdated") {
+            const component = componentOf(change.uri)
+            const request = { principal: subscriber.principal, method: "subscriptions/listen" }
+            if (component !== undefined && policy.authorize("discovery", component, request) !== "allow") return
+          }
+          subscriber.deliver(change)
+        }
+      })
   }
 }

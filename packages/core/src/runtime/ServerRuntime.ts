@@ -297,7 +297,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     }
   }
 
-  const hub = parts.hub
+  const hub = parts.hub === undefined ? undefined : CatalogViews.visibleHub(parts.hub, catalog, parts.policy)
   const support = Listen.supportOf(settings.capabilities)
   const ownStreams = Listen.makeStreams(Listen.defaultStdioStreams)
 
