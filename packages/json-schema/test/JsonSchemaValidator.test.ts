@@ -11,6 +11,7 @@ import {
 } from "@snodo/core/catalog/SchemaValidator"
 import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
 import { JsonSchemaValidator } from "../src/index.ts"
+import { jsonSchema202012Input } from "../../../examples/everything/fixtures.ts"
 
 const compiledOrThrow = (compiled: CompiledSchema | SchemaCompileError): CompiledSchema => {
   if (compiled instanceof SchemaCompileError) throw new Error(`unexpected refusal: ${compiled.message}`)
@@ -159,26 +160,8 @@ layer(JsonSchemaValidator.layer({ catalog }))("JsonSchemaValidator", (test) => {
   test.effect("the conformance fixture json_schema_2020_12_tool compiles, validates and is preserved", () =>
     Effect.gen(function*() {
       const validator = yield* SchemaValidator
-      // inputSchema of the conformance scenario json-schema-2020-12 (@modelcontextprotocol/conformance).
-      const schema = deepFreeze({
-        $schema: "https://json-schema.org/draft/2020-12/schema",
-        type: "object",
-        $defs: {
-          address: { $anchor: "addressDef", type: "object", properties: { street: { type: "string" }, city: { type: "string" } } }
-        },
-        properties: {
-          name: { type: "string" },
-          address: { $ref: "#/$defs/address" },
-          contactMethod: { type: "string", enum: ["phone", "email"] },
-          phone: { type: "string" },
-          email: { type: "string" }
-        },
-        allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
-        if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
-        then: { required: ["phone"] },
-        else: { required: ["email"] },
-        additionalProperties: false
-      })
+      // inputSchema of the conformance scenario json-schema-2020-12, as the everything server serves it.
+      const schema = deepFreeze(structuredClone(jsonSchema202012Input))
       const compiled = compiledOrThrow(validator.compile(schema))
       expect(compiled.schema).toBe(schema)
       expect(compiled.validate({ name: "Ada", contactMethod: "phone", phone: "1", address: { city: "London" } })._tag).toBe("Valid")
