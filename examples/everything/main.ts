@@ -33,5 +33,6 @@ if (args.includes("--stdio")) {
   )
 } else {
   const { serveHttp } = await import("./http.ts")
-  serveHttp(portOf()).pipe(NodeRuntime.runMain)
+  // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
+  serveHttp(portOf()).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }
