@@ -19,7 +19,8 @@ import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type { RequestId } from "@snodo/core/pipeline/Envelope"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
 import type { Outcome } from "@snodo/core/runtime/ServerRuntime"
-import { statusOf } from "./Replies.ts"
+import type { HttpServerResponse } from "effect/http"
+import * as Replies from "./Replies.ts"
 
 /** How the exchange is answered, decided by whatever happens first. @since 0.1.0 */
 export type First =
@@ -96,7 +97,7 @@ export class Exchange {
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
-    this.settle({ _tag: "Json", status: outcome._tag === "Result" ? 200 : statusOf(outcome.code), frame: outcome.frame }, outcome.frame)
+    this.settle({ _tag: "Json", status: outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code), frame: outcome.frame }, outcome.frame)
   }
 
   /** The deadline passed: the handler is interrupted and the client told so. */
@@ -133,3 +134,23 @@ export const make = (id: RequestId, notifications: boolean): Effect.Effect<Excha
   notifications
     ? Effect.map(Queue.unbounded<Event, Cause.Done>(), (queue) => new Exchange(id, queue))
     : Effect.sync(() => new Exchange(id, undefined))
+
+const emptyStream = Replies.eventStream(Stream.empty)
+
+/**
+ * The HTTP response of an exchange, once its first event is known: plain JSON, the SSE stream, or
+ * an empty stream when the request was cancelled before anything was written.
+ *
+ * @since 0.1.0
+ */
+export const response = (exchange: Exchange): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(Deferred.await(exchange.first), (first) => {
+    switch (first._tag) {
+      case "Json":
+        return Replies.json(first.frame, first.status)
+      case "Stream":
+        return Replies.eventStream(first.body)
+      case "Cancelled":
+        return emptyStream
+    }
+  })

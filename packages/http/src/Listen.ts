@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, type Duration, Effect, Latch, Scope, Stream } from "effect"
+import { type Duration, Effect, Latch, Scope } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
@@ -28,7 +28,6 @@ import * as CoreListen from "@snodo/core/runtime/Listen"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
-import * as Replies from "./Replies.ts"
 
 /** The listen streams of one HTTP application. @since 0.1.0 */
 export interface Listen {
@@ -47,7 +46,6 @@ export interface Listen {
   readonly closeAll: (timeout?: Duration.Input) => Effect.Effect<void>
 }
 
-const emptyStream = Replies.eventStream(Stream.empty)
 
 /**
  * The listen side of an HTTP application; `registry` is the application's cancellation registry,
@@ -91,15 +89,7 @@ export const make = (
       ),
       { startImmediately: true }
     )
-    const first = yield* Deferred.await(exchange.first)
-    switch (first._tag) {
-      case "Json":
-        return Replies.json(first.frame, first.status)
-      case "Stream":
-        return Replies.eventStream(first.body)
-      case "Cancelled":
-        return emptyStream
-    }
+    return yield* Exchange.response(exchange)
   })
 
   const closeAll = (timeout: Duration.Input = "1 second") =>

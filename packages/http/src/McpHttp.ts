@@ -27,7 +27,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Layer, Scope, Stream } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
@@ -82,7 +82,6 @@ const wantsNotifications = (params: Readonly<Record<string, unknown>>): boolean 
   return record["progressToken"] !== undefined || record[LogLevelKey] !== undefined
 }
 
-const emptyStream = Replies.eventStream(Stream.empty)
 
 /**
  * Builds the application for the `ServerRuntime` in context. Build it once: the per-request path
@@ -119,15 +118,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       Effect.map(runtime.handle(request, { transport: "http", sink: exchange.sink }), (outcome) => exchange.complete(outcome)),
       { startImmediately: true }
     )
-    const first = yield* Deferred.await(exchange.first)
-    switch (first._tag) {
-      case "Json":
-        return Replies.json(first.frame, first.status)
-      case "Stream":
-        return Replies.eventStream(first.body)
-      case "Cancelled":
-        return emptyStream
-    }
+    return yield* Exchange.response(exchange)
   })
 
   const onMessage = (
