@@ -57,17 +57,23 @@ export const listRoots = Tool.make("test_input_required_result_list_roots", {
     return `Found ${roots.length} root(s)`
   }))
 
-export const requestState = Tool.make("test_input_required_result_request_state", {
-  description: "MRTR: round-trips a sealed requestState with a confirmation",
-  input: NoInput
-}, () =>
+/**
+ * Asks for a confirmation while carrying state across the round; `verifiedText` answers a retry
+ * whose sealed requestState was opened (a tampered one never reaches the handler).
+ */
+const confirmWithState = (verifiedText: string) =>
   Effect.gen(function*() {
     const verified = Option.isSome(yield* Asked.get)
     yield* Asked.set(true)
     const answer = yield* Input.elicit("confirm", ConfirmForm)
     if (answer.action !== "accept" || answer.content.ok !== true) return "Not confirmed"
-    return verified ? "state-ok: requestState validated" : "Confirmed without requestState"
-  }))
+    return verified ? verifiedText : "Confirmed without requestState"
+  })
+
+export const requestState = Tool.make("test_input_required_result_request_state", {
+  description: "MRTR: round-trips a sealed requestState with a confirmation",
+  input: NoInput
+}, () => confirmWithState("state-ok: requestState validated"))
 
 export const multipleInputs = Tool.make("test_input_required_result_multiple_inputs", {
   description: "MRTR: asks for elicitation, sampling and roots in one round",
@@ -107,14 +113,7 @@ export const multiRound = Tool.make("test_input_required_result_multi_round", {
 export const tamperedState = Tool.make("test_input_required_result_tampered_state", {
   description: "MRTR: refuses a requestState that fails its integrity check",
   input: NoInput
-}, () =>
-  Effect.gen(function*() {
-    const verified = Option.isSome(yield* Asked.get)
-    yield* Asked.set(true)
-    const answer = yield* Input.elicit("confirm", ConfirmForm)
-    if (answer.action !== "accept" || answer.content.ok !== true) return "Not confirmed"
-    return verified ? "integrity-ok: state verified" : "Confirmed without requestState"
-  }))
+}, () => confirmWithState("integrity-ok: state verified"))
 
 const elicitInput = Input.elicit("elicit_input", {
   message: "Elicitation input",
