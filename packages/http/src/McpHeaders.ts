@@ -21,6 +21,7 @@
  *
  * @since 0.1.0
  */
+import { Predicate } from "effect"
 import type { Catalog } from "@snodo/core/catalog/Catalog"
 import { valueAt } from "@snodo/core/catalog/HeaderParams"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
@@ -68,8 +69,6 @@ const agrees = (value: unknown, header: string): boolean => {
   }
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const checkParams = (
   request: Envelope.Request,
@@ -80,7 +79,7 @@ const checkParams = (
   const tool = typeof name === "string" ? catalog.tools.get(name) : undefined
   const args = request.params["arguments"] ?? {}
   // An unknown tool or malformed arguments are the runtime's to refuse (-32602).
-  if (tool === undefined || tool.headerParams.length === 0 || !isRecord(args)) return undefined
+  if (tool === undefined || tool.headerParams.length === 0 || !Predicate.isObject(args)) return undefined
   for (const param of tool.headerParams) {
     const header = `Mcp-Param-${param.name}`
     const body = `params.arguments.${param.path.join(".")}`
@@ -108,7 +107,7 @@ export const check = (request: Envelope.Request, head: RequestHead, catalog: Cat
   const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", versionBody, false)
   if (typeof version !== "string") return version
   const meta = request.params["_meta"]
-  const bodyVersion = isRecord(meta) ? meta[ProtocolVersionKey] : undefined
+  const bodyVersion = Predicate.isObject(meta) ? meta[ProtocolVersionKey] : undefined
   // A body without a version is invalid params, refused by admission with a more precise error.
   if (typeof bodyVersion === "string" && bodyVersion !== version) {
     return mismatch("MCP-Protocol-Version", versionBody, `Header mismatch: MCP-Protocol-Version does not match ${versionBody}`)

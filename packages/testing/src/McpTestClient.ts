@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Layer, Schema } from "effect"
+import { Context, Deferred, Effect, Layer, Predicate, Schema } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type { RequestId } from "@snodo/core/pipeline/Envelope"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
@@ -131,7 +131,6 @@ const listKeys = {
   "prompts/list": "prompts"
 } as const
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Builds a client in the current scope.
@@ -149,14 +148,14 @@ export const make = Effect.fnUntraced(function*() {
     const message: unknown = JSON.parse(frame)
     frames.push(frame)
     written.push(message)
-    if (!isRecord(message)) return
+    if (!Predicate.isObject(message)) return
     const id = message["id"]
     if ((typeof id === "string" || typeof id === "number") && ("result" in message || "error" in message)) {
       const deferred = pending.get(Encoder.idKey(id))
       if (deferred === undefined) return
       pending.delete(Encoder.idKey(id))
       const error = message["error"]
-      if (isRecord(error)) {
+      if (Predicate.isObject(error)) {
         Deferred.doneUnsafe(deferred, Effect.fail(new McpRpcError({
           code: error["code"] as number,
           message: error["message"] as string,
@@ -168,7 +167,7 @@ export const make = Effect.fnUntraced(function*() {
       return
     }
     const params = message["params"]
-    const token = isRecord(params) ? params["progressToken"] : undefined
+    const token = Predicate.isObject(params) ? params["progressToken"] : undefined
     if (typeof token === "string" || typeof token === "number") listeners.get(String(token))?.(message)
   }
 

@@ -28,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { Layer } from "effect"
+import { Layer, Predicate } from "effect"
 import {
   type CompiledSchema,
   type JsonSchemaDocument,
@@ -268,7 +268,7 @@ const compileSchema = (schema: unknown, schemaPath: string, depth: number, state
   if (schema === false) {
     return (_value, path, sink) => report(sink, path, "false", "no value is allowed here")
   }
-  if (!isPlainObject(schema)) refuse(schemaPath, "a schema must be an object or a boolean")
+  if (!Predicate.isObject(schema)) refuse(schemaPath, "a schema must be an object or a boolean")
   const object = schema as Record<string, unknown>
   const checks: Array<Check> = []
   const keys = Object.keys(object)
@@ -319,7 +319,7 @@ const typeTest = (name: string): (value: unknown) => boolean => {
     case "boolean":
       return (value) => typeof value === "boolean"
     case "object":
-      return isPlainObject
+      return Predicate.isObject
     case "array":
       return Array.isArray
     case "number":
@@ -525,7 +525,7 @@ const compileObjectChecks = (
   const properties = new Map<string, Check>()
   if (Object.hasOwn(object, "properties")) {
     const value = object.properties
-    if (!isPlainObject(value)) refuse(`${schemaPath}/properties`, "\"properties\" must be an object")
+    if (!Predicate.isObject(value)) refuse(`${schemaPath}/properties`, "\"properties\" must be an object")
     for (const [name, subschema] of Object.entries(value as Record<string, unknown>)) {
       properties.set(name, compileSchema(subschema, `${schemaPath}/properties/${escapePointer(name)}`, depth + 2, state))
     }
@@ -542,7 +542,7 @@ const compileObjectChecks = (
   if (required.length === 0 && properties.size === 0 && additional === undefined) return undefined
   const requiredMessages = required.map((name) => [name, `must have the required property ${JSON.stringify(name)}`] as const)
   return (value, path, sink) => {
-    if (!isPlainObject(value)) return
+    if (!Predicate.isObject(value)) return
     const record = value as Record<string, unknown>
     for (const [name, message] of requiredMessages) {
       if (!Object.hasOwn(record, name)) report(sink, path, "required", message)
@@ -565,8 +565,6 @@ const nonNegativeInteger = (value: unknown, at: string): number => {
   return value as number
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const report = (sink: Sink, path: Path, keyword: string, message: string): void => {
   if (sink.issues.length < sink.max) sink.issues.push({ instancePath: pointerOf(path), keyword, message })

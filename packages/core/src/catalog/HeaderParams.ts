@@ -22,6 +22,7 @@
  *
  * @since 0.1.0
  */
+import { Predicate } from "effect"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
 
 /** The annotation keyword. @since 0.1.0 */
@@ -81,8 +82,6 @@ const schemaArray = new Set(["allOf", "anyOf", "oneOf", "prefixItems"])
 /** Keywords whose value maps names to subschemas (other than `properties`). */
 const schemaMap = new Set(["$defs", "definitions", "patternProperties", "dependentSchemas"])
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const typeOf = (schema: Readonly<Record<string, unknown>>): ParamType | undefined => {
   const type = schema["type"]
@@ -109,7 +108,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
 
   // `path` is the chain of `properties` keys while the node is statically reachable, else undefined.
   const visit = (node: unknown, path: ReadonlyArray<string> | undefined): void => {
-    if (invalid !== undefined || !isRecord(node)) return
+    if (invalid !== undefined || !Predicate.isObject(node)) return
     if (Object.hasOwn(node, keyword)) {
       const name = node[keyword]
       if (path === undefined || path.length === 0) {
@@ -136,7 +135,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
     }
     for (const [key, value] of Object.entries(node)) {
       if (key === "properties") {
-        if (isRecord(value)) {
+        if (Predicate.isObject(value)) {
           for (const [property, sub] of Object.entries(value)) visit(sub, path === undefined ? undefined : [...path, property])
         }
       } else if (singleSchema.has(key)) {
@@ -144,7 +143,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
       } else if (schemaArray.has(key)) {
         if (Array.isArray(value)) for (const sub of value) visit(sub, undefined)
       } else if (schemaMap.has(key)) {
-        if (isRecord(value)) for (const sub of Object.values(value)) visit(sub, undefined)
+        if (Predicate.isObject(value)) for (const sub of Object.values(value)) visit(sub, undefined)
       }
     }
   }
@@ -162,7 +161,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
 export const valueAt = (args: Readonly<Record<string, unknown>>, path: ReadonlyArray<string>): unknown => {
   let current: unknown = args
   for (const key of path) {
-    if (!isRecord(current) || !Object.hasOwn(current, key)) return undefined
+    if (!Predicate.isObject(current) || !Object.hasOwn(current, key)) return undefined
     current = current[key]
   }
   return current === null ? undefined : current

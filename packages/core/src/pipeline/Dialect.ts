@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Layer } from "effect"
+import { Context, Layer, Predicate } from "effect"
 import * as Meta from "../wire/Meta.ts"
 import { InvalidParams, type McpError } from "./McpError.ts"
 
@@ -49,8 +49,6 @@ export interface Dialect {
 
 const logLevels: ReadonlySet<string> = new Set(Meta.LoggingLevel.literals)
 
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const invalidMeta = (message: string) => new InvalidParams({ message: `Invalid _meta: ${message}` })
 
@@ -69,7 +67,7 @@ const readProgressToken = (token: unknown): string | number | undefined | McpErr
 }
 
 const validateClientInfo = (info: unknown): McpError | undefined => {
-  if (!isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
+  if (!Predicate.isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
   if (typeof info["name"] !== "string" || typeof info["version"] !== "string") {
     return invalidMeta(`${Meta.ClientInfoKey} needs string name and version`)
   }
@@ -87,10 +85,10 @@ const validateClientInfo = (info: unknown): McpError | undefined => {
 const capabilityFields = ["experimental", "roots", "sampling", "elicitation", "extensions"]
 
 const validateCapabilities = (capabilities: unknown): McpError | undefined => {
-  if (!isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
+  if (!Predicate.isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
   for (const field of capabilityFields) {
     const value = capabilities[field]
-    if (value !== undefined && !isObject(value)) {
+    if (value !== undefined && !Predicate.isObject(value)) {
       return invalidMeta(`${Meta.ClientCapabilitiesKey}.${field} must be an object`)
     }
   }

@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import { Predicate } from "effect"
 import { InvalidParams, InvalidRequest, type McpError, ParseError } from "./McpError.ts"
 import * as StrictJson from "./StrictJson.ts"
 
@@ -71,8 +72,6 @@ const integerLexeme = /^-?(?:0|[1-9][0-9]*)$/
 
 const invalid = (id: RequestId | null, error: McpError): Invalid => ({ _tag: "Invalid", id, error })
 
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Reads an id, or returns `undefined` when it is not an id MCP accepts.
@@ -110,7 +109,7 @@ export const classify = (value: unknown, idLexeme: string | undefined): Incoming
   if (Array.isArray(value)) {
     return invalid(null, new InvalidRequest({ message: "Invalid request: batches are not supported" }))
   }
-  if (!isPlainObject(value)) {
+  if (!Predicate.isObject(value)) {
     return invalid(null, new InvalidRequest({ message: "Invalid request: expected a JSON-RPC object" }))
   }
   const hasId = Object.hasOwn(value, "id")
@@ -133,7 +132,7 @@ export const classify = (value: unknown, idLexeme: string | undefined): Incoming
       : invalid(null, new InvalidRequest({ message: "Invalid request: method must be a string" }))
   }
   const params = value["params"]
-  if (params !== undefined && !isPlainObject(params)) {
+  if (params !== undefined && !Predicate.isObject(params)) {
     return hasId
       ? invalid(id!, new InvalidParams({ message: "Invalid params: params must be an object" }))
       : { _tag: "Ignored", reason: "params must be an object" }

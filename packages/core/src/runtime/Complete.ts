@@ -6,14 +6,13 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import * as Completion from "../catalog/Completion.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const invalid = (message: string) => new InvalidParams({ message: `Invalid params: ${message}` })
 
@@ -58,17 +57,17 @@ export const unknownRef = (ref: Readonly<Record<string, unknown>>) =>
 export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Resolved | InvalidParams => {
   const ref = params["ref"]
   const argument = params["argument"]
-  if (!isRecord(ref)) return invalid("ref must be an object")
-  if (!isRecord(argument) || typeof argument["name"] !== "string" || typeof argument["value"] !== "string") {
+  if (!Predicate.isObject(ref)) return invalid("ref must be an object")
+  if (!Predicate.isObject(argument) || typeof argument["name"] !== "string" || typeof argument["value"] !== "string") {
     return invalid("argument needs string name and value")
   }
   const context = params["context"]
   const resolved: Record<string, string> = {}
   if (context !== undefined) {
-    if (!isRecord(context)) return invalid("context must be an object")
+    if (!Predicate.isObject(context)) return invalid("context must be an object")
     const given = context["arguments"]
     if (given !== undefined) {
-      if (!isRecord(given)) return invalid("context.arguments must be an object")
+      if (!Predicate.isObject(given)) return invalid("context.arguments must be an object")
       for (const [key, value] of Object.entries(given)) {
         if (typeof value !== "string") return invalid(`context.arguments.${key} must be a string`)
         resolved[key] = value

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type { Catalog, CompiledTool } from "../catalog/Catalog.ts"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
@@ -21,7 +21,6 @@ const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
 export const invalidArguments = (issues: ReadonlyArray<ValidationIssue>): Record<string, unknown> =>
   ToolResult.toWire(ToolResult.error(`Invalid arguments: ${describeIssues(issues)}`))
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const outputMismatch = (tool: CompiledTool, issues: ReadonlyArray<ValidationIssue>) =>
   Effect.logError(`Tool "${tool.tool.name}" returned output that does not match its output schema: ${describeIssues(issues)}`).pipe(
@@ -55,7 +54,7 @@ export const shapeReturn = (tool: CompiledTool, value: unknown): Effect.Effect<R
     })
   }
   if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }] })
-  if (isRecord(value)) {
+  if (Predicate.isObject(value)) {
     return Effect.succeed({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value })
   }
   return Effect.succeed({ content: [{ type: "text", text: JSON.stringify(value ?? null) }] })
@@ -97,7 +96,7 @@ export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknow
   const tool = catalog.tools.get(name)
   if (tool === undefined) return unknownTool(name)
   const args = params["arguments"] ?? {}
-  if (!isRecord(args)) return new InvalidParams({ message: "Invalid params: arguments must be an object" })
+  if (!Predicate.isObject(args)) return new InvalidParams({ message: "Invalid params: arguments must be an object" })
   return { tool, arguments: args }
 }
 
