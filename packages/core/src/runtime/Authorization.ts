@@ -54,6 +54,28 @@ export type Component =
     readonly definition: ResourceTemplate.ResourceTemplate<unknown>
   }
 
+/** The component of a tool. @since 0.1.0 */
+export const toolComponent = (definition: Tool.Tool<unknown>): Component => ({ kind: "tool", name: definition.name, definition })
+
+/** The component of a prompt. @since 0.1.0 */
+export const promptComponent = (definition: Prompt.Prompt<unknown>): Component => ({ kind: "prompt", name: definition.name, definition })
+
+/** The component of a resource. @since 0.1.0 */
+export const resourceComponent = (definition: Resource.Resource<unknown>): Component => ({
+  kind: "resource",
+  name: definition.description.name,
+  uri: definition.description.uri,
+  definition
+})
+
+/** The component of a resource template. @since 0.1.0 */
+export const templateComponent = (definition: ResourceTemplate.ResourceTemplate<unknown>): Component => ({
+  kind: "template",
+  name: definition.description.name,
+  uriTemplate: definition.description.uriTemplate,
+  definition
+})
+
 /** What the policy knows about the request. @since 0.1.0 */
 export interface RequestInfo {
   readonly principal: Principal["Service"]

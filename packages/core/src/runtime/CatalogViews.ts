@@ -11,7 +11,7 @@
  */
 import { type Catalog, matchTemplate } from "../catalog/Catalog.ts"
 import * as Pagination from "../catalog/Pagination.ts"
-import type * as Authorization from "./Authorization.ts"
+import * as Authorization from "./Authorization.ts"
 import type { SubscriptionHub } from "./SubscriptionHub.ts"
 
 type Entry = Readonly<Record<string, unknown>>
@@ -33,19 +33,19 @@ export const maxCachedPrincipals = 1024
 /** Every component of a list next to its wire entry, in list order. @since 0.1.0 */
 export const componentsOf = (catalog: Catalog): Record<ListKind, ReadonlyArray<readonly [Authorization.Component, Entry]>> => ({
   tools: [...catalog.tools.values()].map((tool, index) => [
-    { kind: "tool", name: tool.tool.name, definition: tool.tool },
+    Authorization.toolComponent(tool.tool),
     catalog.lists.tools.items[index]!
   ]),
   resources: [...catalog.resources.values()].map((resource, index) => [
-    { kind: "resource", name: resource.description.name, uri: resource.description.uri, definition: resource },
+    Authorization.resourceComponent(resource),
     catalog.lists.resources.items[index]!
   ]),
   templates: catalog.templates.map((template, index) => [
-    { kind: "template", name: template.template.description.name, uriTemplate: template.parsed.source, definition: template.template },
+    Authorization.templateComponent(template.template),
     catalog.lists.templates.items[index]!
   ]),
   prompts: [...catalog.prompts.values()].map((prompt, index) => [
-    { kind: "prompt", name: prompt.name, definition: prompt },
+    Authorization.promptComponent(prompt),
     catalog.lists.prompts.items[index]!
   ])
 })
@@ -96,11 +96,9 @@ export const visibleHub = (
   if (policy === undefined) return hub
   const componentOf = (uri: string): Authorization.Component | undefined => {
     const resource = catalog.resources.get(uri)
-    if (resource !== undefined) return { kind: "resource", name: resource.description.name, uri, definition: resource }
+    if (resource !== undefined) return Authorization.resourceComponent(resource)
     const matched = matchTemplate(catalog, uri)
-    if (matched === undefined) return undefined
-    const template = matched.template.template
-    return { kind: "template", name: template.description.name, uriTemplate: template.description.uriTemplate, definition: template }
+    return matched === undefined ? undefined : Authorization.templateComponent(matched.template.template)
   }
   return {
     publish: hub.publish,

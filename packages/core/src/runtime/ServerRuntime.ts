@@ -250,7 +250,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         const call = ToolCall.resolve(catalog, params)
         if (call instanceof InvalidParams) return Effect.fail(call)
         const tool = call.tool.tool
-        return authorize({ kind: "tool", name: tool.name, definition: tool }, info, () => ToolCall.unknownTool(tool.name)).pipe(
+        return authorize(Authorization.toolComponent(tool), info, () => ToolCall.unknownTool(tool.name)).pipe(
           Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(ToolCall.run(call, input)), (result) => ({
             result,
             cache: undefined
@@ -261,8 +261,8 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         const target = ResourceRead.resolve(catalog, params)
         if (target instanceof InvalidParams) return Effect.fail(target)
         const component: Authorization.Component = target._tag === "Resource"
-          ? { kind: "resource", name: target.resource.description.name, uri: target.uri, definition: target.resource }
-          : { kind: "template", name: target.template.description.name, uriTemplate: target.template.description.uriTemplate, definition: target.template }
+          ? Authorization.resourceComponent(target.resource)
+          : Authorization.templateComponent(target.template)
         return authorize(component, info, () => ResourceRead.notFound(target.uri)).pipe(
           Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(ResourceRead.run(target, input)), (read) => ({
             result: read.result,
@@ -273,7 +273,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
       case "prompts/get": {
         const prompt = PromptGet.resolve(catalog, params)
         if (prompt instanceof InvalidParams) return Effect.fail(prompt)
-        return authorize({ kind: "prompt", name: prompt.name, definition: prompt }, info, () => PromptGet.unknownPrompt(prompt.name)).pipe(
+        return authorize(Authorization.promptComponent(prompt), info, () => PromptGet.unknownPrompt(prompt.name)).pipe(
           Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(PromptGet.run(prompt, params, input)), (result) => ({
             result,
             cache: undefined
@@ -285,8 +285,8 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         if (resolved instanceof InvalidParams) return Effect.fail(resolved)
         const target = resolved.target
         const component: Authorization.Component = target._tag === "Prompt"
-          ? { kind: "prompt", name: target.prompt.name, definition: target.prompt }
-          : { kind: "template", name: target.template.description.name, uriTemplate: target.uriTemplate, definition: target.template }
+          ? Authorization.promptComponent(target.prompt)
+          : Authorization.templateComponent(target.template)
         return authorize(component, info, () => Complete.unknownRef(params["ref"] as Record<string, unknown>)).pipe(
           Effect.andThen(executor.run(Complete.run(resolved, provide()))),
           Effect.map((result) => ({ result, cache: undefined }))
