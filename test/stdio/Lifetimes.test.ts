@@ -60,6 +60,18 @@ const isAck = (id: unknown) => (frame: Frame) => frame["method"] === "notificati
 const stats = async (client: ReturnType<typeof wire>, id: number | string) =>
   (await client.answer(id))["result"] as { structuredContent: { subscribers: number; holdStarted: number; holdInterrupted: number } }
 
+/**
+ * Publishes `uris` while the server's writes wait: the client stops reading and a 1.5 MB echo
+ * fills stdout past the writer's queue (1 Mi characters), so the stream cannot keep up; then reads again.
+ */
+const publishWhileBackedUp = async (server: StdioProcess, client: ReturnType<typeof wire>, uris: ReadonlyArray<string>) => {
+  server.child.stdout.pause()
+  client.call("fill", "echo", { text: "x".repeat(1536 * 1024) })
+  client.call(1, "publish", { kind: "updated", uris })
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  server.child.stdout.resume()
+}
+
 describe("progress over stdio", () => {
   it("writes an unpaced burst of 100 reports in order, all before the response", async () => {
     const server = spawnServer(listenArgs())
@@ -182,7 +194,7 @@ describe("subscriptions/listen over stdio", () => {
     const uris = Array.from({ length: 100 }, (_, i) => `file:///doc/${i}`)
     client.listen("s", { resourceSubscriptions: uris })
     await client.until(isAck("s"))
-    client.call(1, "publish", { kind: "updated", uris })
+    await publishWhileBackedUp(server, client, uris)
     const frames = await client.until((frame) => frame.params?.["uri"] === "file:///doc/99")
     const updates = frames.filter((frame) => tagOf(frame) === "s")
     const dropped = updates.reduce((sum, frame) => sum + ((frame.params?._meta?.["dev.snodo/dropped"] as number | undefined) ?? 0), 0)
@@ -202,7 +214,7 @@ describe("subscriptions/listen over stdio", () => {
     const uris = Array.from({ length: 100 }, (_, i) => `file:///doc/${i}`)
     client.listen("s", { resourceSubscriptions: uris })
     await client.until(isAck("s"))
-    client.call(1, "publish", { kind: "updated", uris })
+    await publishWhileBackedUp(server, client, uris)
     const frames = await client.until((frame) => frame["method"] === "notifications/cancelled")
     const answer = frames.find((frame) => frame["id"] === "s")
     expect(answer?.error).toMatchObject({ code: -32603, data: { reason: "overflow", queue: 4 } })

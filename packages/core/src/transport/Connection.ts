@@ -3,28 +3,42 @@
  *
  * A connection receives frames, answers each request exactly once from its own fiber, honours
  * `notifications/cancelled` by interrupting the target request's fiber (matched per connection;
- * unknown or finished ids are ignored), never answers notifications or response objects, and on
- * close drains (or interrupts) whatever is in flight. It holds at most `maxSubscriptions` listen
- * streams (the runtime refuses more with -32603), writes the frame that ends a stream on this
- * shared channel right after the response that closed it, and `end` closes its streams gracefully
- * before draining. It knows framing and lifetimes, not MCP semantics: those live in
- * {@link ServerRuntime}.
+ * unknown or finished ids are ignored), refuses a request whose id is already in flight (-32600),
+ * never answers notifications or response objects, and on close drains (or interrupts) whatever is
+ * in flight. It holds at most `maxSubscriptions` listen streams (the runtime refuses more with
+ * -32603), writes the frame that ends a stream on this shared channel right after the response that
+ * closed it, and `end` closes its streams gracefully before draining. It knows framing and
+ * lifetimes, not MCP semantics: those live in {@link ServerRuntime}.
+ *
+ * A request's fiber is started synchronously by `receiveUnsafe` (a transport calls it straight
+ * from its input callback, no fiber in between) or `receive`; it is kept in a plain map by id until
+ * it exits, and closing the connection's scope interrupts whatever is left.
  *
  * @since 0.1.0
  */
-import { Effect, FiberMap, Scope } from "effect"
+import { Effect, Fiber, Scope } from "effect"
+import type { Context } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import * as Envelope from "../pipeline/Envelope.ts"
 import { InvalidRequest, type McpError, toWire } from "../pipeline/McpError.ts"
 import * as Listen from "../runtime/Listen.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestSink } from "../runtime/RequestSink.ts"
-import { ServerRuntime } from "../runtime/ServerRuntime.ts"
+import { type Outcome, ServerRuntime } from "../runtime/ServerRuntime.ts"
 
 /** @since 0.1.0 */
 export interface Connection {
-  /** Handles one frame. Requests run in their own fibers; this returns once they are started. */
+  /**
+   * Handles one frame. Requests run in their own fibers, with the caller's services; this returns
+   * once they are started.
+   */
   readonly receive: (frame: string) => Effect.Effect<void>
+  /**
+   * {@link Connection.receive} outside any fiber, for a transport's input callback: decodes the
+   * frame and starts its request's fiber (with the services of the scope that made the
+   * connection) before returning.
+   */
+  readonly receiveUnsafe: (frame: string) => void
   /** Waits until every request in flight has been answered (an open listen stream never is). */
   readonly drain: Effect.Effect<void>
   /** Ends the connection's listen streams gracefully, then drains. */
@@ -40,6 +54,8 @@ export interface Connection {
  */
 export const rejectFrame = (error: McpError): string => Encoder.error(null, toWire(error))
 
+const duplicate = new InvalidRequest({ message: "Invalid request: id is already in flight" })
+
 /**
  * Opens a connection whose requests live in the current scope (closing it interrupts them).
  *
@@ -47,59 +63,95 @@ export const rejectFrame = (error: McpError): string => Encoder.error(null, toWi
  */
 export const make = Effect.fnUntraced(function*(options: {
   readonly transport: TransportKind
-  /** The connection's serialized writer; completes once the frame is written. */
+  /** The connection's serialized writer; completes once the frame is accepted, in order. */
   readonly sink: RequestSink
   /** Open listen streams at once (default 32). */
   readonly maxSubscriptions?: number
 }): Effect.fn.Return<Connection, never, ServerRuntime | Scope.Scope> {
   const runtime = yield* ServerRuntime
-  const requests = yield* FiberMap.make<string, void, never>()
+  const scope = yield* Scope.Scope
+  const services = (yield* Effect.context<never>()) as Context.Context<never>
+  const forkHere = Effect.runForkWith(services)
   const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
   const context = { transport: options.transport, sink: options.sink, subscriptions }
-  const write = (frame: string) => Effect.ignore(options.sink.write(frame))
+  const requests = new Map<string, Fiber.Fiber<void>>()
+  let idle: Array<() => void> = []
+  let closed = false
 
-  const onRequest = (request: Envelope.Request): Effect.Effect<void> => {
-    const key = Encoder.idKey(request.id)
-    return FiberMap.has(requests, key).pipe(
-      Effect.flatMap((busy) =>
-        busy
-          ? write(runtime.reject(request.id, new InvalidRequest({ message: "Invalid request: id is already in flight" })).frame)
-          : FiberMap.run(requests, key, { startImmediately: true })(
-            runtime.handle(request, context).pipe(Effect.flatMap((outcome) =>
-              outcome.streamEnd === undefined ? write(outcome.frame) : Effect.andThen(write(outcome.frame), write(outcome.streamEnd))
-            ))
-          ).pipe(Effect.asVoid)
-      )
-    )
+  const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
+  const respond = (outcome: Outcome): Effect.Effect<void> =>
+    outcome.streamEnd === undefined ? write(outcome.frame) : Effect.andThen(write(outcome.frame), write(outcome.streamEnd))
+  type Fork = typeof forkHere
+  /** Writes from outside a fiber (refusals of frames that are not requests in flight). */
+  const writeUnsafe = (fork: Fork, frame: string): void => {
+    if (!closed) fork(write(frame))
   }
 
-  const onNotification = (notification: Envelope.Notification): Effect.Effect<void> => {
-    if (notification.method !== "notifications/cancelled") return Effect.void
-    const id = notification.params["requestId"]
-    return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))
-      ? FiberMap.remove(requests, Encoder.idKey(id))
-      : Effect.void
-  }
-
-  const receive = (frame: string): Effect.Effect<void> => {
-    const message = Envelope.decode(frame)
-    switch (message._tag) {
-      case "Request":
-        return onRequest(message)
-      case "Notification":
-        return onNotification(message)
-      case "Invalid":
-        return write(runtime.reject(message.id, message.error).frame)
-      case "Response":
-      case "Ignored":
-        return Effect.void
+  const settled = (key: string, fiber: Fiber.Fiber<void>) => () => {
+    if (requests.get(key) === fiber) requests.delete(key)
+    if (requests.size === 0 && idle.length > 0) {
+      const waiting = idle
+      idle = []
+      for (const wake of waiting) wake()
     }
   }
 
+  const onRequest = (fork: Fork, request: Envelope.Request): void => {
+    const key = Encoder.idKey(request.id)
+    if (requests.has(key)) return writeUnsafe(fork, runtime.reject(request.id, duplicate).frame)
+    const fiber = fork(Effect.flatMap(runtime.handle(request, context), respond))
+    if (fiber.pollUnsafe() !== undefined) return // answered without suspending
+    requests.set(key, fiber)
+    fiber.addObserver(settled(key, fiber))
+  }
+
+  const onNotification = (notification: Envelope.Notification): void => {
+    if (notification.method !== "notifications/cancelled") return
+    const id = notification.params["requestId"]
+    if (typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))) {
+      requests.get(Encoder.idKey(id))?.interruptUnsafe()
+    }
+  }
+
+  /** Handles a frame; `fork` starts fibers with the services a request runs with. */
+  const receiveWith = (fork: Fork, frame: string): void => {
+    if (closed) return
+    const message = Envelope.decode(frame)
+    switch (message._tag) {
+      case "Request":
+        return onRequest(fork, message)
+      case "Notification":
+        return onNotification(message)
+      case "Invalid":
+        return writeUnsafe(fork, runtime.reject(message.id, message.error).frame)
+      case "Response":
+      case "Ignored":
+        return
+    }
+  }
+
+  const drain = Effect.callback<void>((resume) => {
+    if (requests.size === 0) return resume(Effect.void)
+    const wake = () => resume(Effect.void)
+    idle.push(wake)
+    return Effect.sync(() => {
+      idle = idle.filter((waiting) => waiting !== wake)
+    })
+  })
+
+  yield* Scope.addFinalizer(
+    scope,
+    Effect.suspend(() => {
+      closed = true
+      return Fiber.interruptAll(Array.from(requests.values()))
+    })
+  )
+
   return {
-    receive,
-    drain: FiberMap.awaitEmpty(requests),
-    end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), FiberMap.awaitEmpty(requests)),
-    inFlight: FiberMap.size(requests)
+    receive: (frame) => Effect.withFiber((fiber) => Effect.sync(() => receiveWith(Effect.runForkWith(fiber.context), frame))),
+    receiveUnsafe: (frame) => receiveWith(forkHere, frame),
+    drain,
+    end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), drain),
+    inFlight: Effect.sync(() => requests.size)
   }
 })

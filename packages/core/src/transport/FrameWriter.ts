@@ -1,0 +1,183 @@
+/**
+ * The serialized writer of a line-framed channel (stdio's stdout): frames are written in the order
+ * they are accepted, so a request's notifications always precede its response.
+ *
+ * Frames accepted in the same tick are coalesced into one write (a microtask later, or at once
+ * when the batch reaches 64 KiB). A write completes as soon as its frame is accepted, unless more
+ * than `queue` frames or `queueChars` characters are waiting for the output: then it waits until
+ * the output catches up (its frame stays accepted, in order, even if the wait is interrupted). If
+ * the output accepts nothing for `stallMillis` while frames wait (or fails), the writer fails:
+ * waiting and later writes fail with `SinkClosed` and `onFail` is called once.
+ *
+ * @example
+ * ```ts
+ * import * as FrameWriter from "@snodo/core/transport/FrameWriter"
+ *
+ * const writer = FrameWriter.make(
+ *   { write: (text, done) => process.stdout.write(text, done) },
+ *   { queue: 1024, queueChars: 1024 * 1024, stallMillis: 5000, onFail: (message) => console.error(message) }
+ * )
+ * writer.write('{"jsonrpc":"2.0","method":"notifications/message","params":{}}') // Effect<void, SinkClosed>
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { SinkClosed } from "../runtime/RequestSink.ts"
+import type { RequestSink } from "../runtime/RequestSink.ts"
+
+/** Where the text goes: Node's `Writable#write` has this shape. @since 0.1.0 */
+export interface Output {
+  /** Hands text over; `done` is called once it is written (in order), or with the failure. */
+  readonly write: (text: string, done: (error?: unknown) => void) => void
+}
+
+/** @since 0.1.0 */
+export interface FrameWriter extends RequestSink {
+  /** Accepts a frame without waiting (refusals written from an input callback). */
+  readonly writeUnsafe: (frame: string) => void
+  /** Completes once every frame accepted so far is written (at once if the writer failed). */
+  readonly flushed: Effect.Effect<void>
+  /** Stops the stall watchdog; frames accepted later are dropped. */
+  readonly close: () => void
+}
+
+/** A batch is written at once when it reaches this many characters. */
+const batchChars = 64 * 1024
+
+/** @since 0.1.0 */
+export const make = (output: Output, options: {
+  /** Frames that may wait for the output before writers wait too. */
+  readonly queue: number
+  /** Characters that may wait for the output before writers wait too. */
+  readonly queueChars: number
+  /** How long the output may accept nothing while frames wait. */
+  readonly stallMillis: number
+  /** Called once when the writer fails (stall or output failure). */
+  readonly onFail: (message: string) => void
+}): FrameWriter => {
+  let batch = ""
+  let batchFrames = 0
+  let scheduled = false
+  /** Frames and characters of each batch handed to the output and not yet written, oldest first. */
+  const inFlight: Array<number> = []
+  const inFlightChars: Array<number> = []
+  /** Frames and characters accepted and not yet written (in the batch or in flight). */
+  let waiting = 0
+  let waitingChars = 0
+  const full = () => waiting > options.queue || waitingChars > options.queueChars
+  let failure: SinkClosed | undefined
+  let closed = false
+  let progressAt = 0
+  let watchdog: ReturnType<typeof setTimeout> | undefined
+  let roomWaiters: Array<(effect: Effect.Effect<void, SinkClosed>) => void> = []
+  let flushWaiters: Array<() => void> = []
+
+  const fail = (message: string): void => {
+    if (failure !== undefined) return
+    failure = new SinkClosed({ message })
+    stopWatchdog()
+    const rooms = roomWaiters
+    const flushes = flushWaiters
+    roomWaiters = []
+    flushWaiters = []
+    for (const resume of rooms) resume(Effect.fail(failure))
+    for (const wake of flushes) wake()
+    options.onFail(message)
+  }
+
+  const stopWatchdog = (): void => {
+    if (watchdog !== undefined) clearTimeout(watchdog)
+    watchdog = undefined
+  }
+
+  const check = (): void => {
+    watchdog = undefined
+    if (inFlight.length === 0 || failure !== undefined || closed) return
+    const idle = Date.now() - progressAt
+    if (idle >= options.stallMillis) fail("the output did not accept a write in time")
+    else watchdog = setTimeout(check, options.stallMillis - idle)
+  }
+
+  const onWritten = (error?: unknown): void => {
+    if (failure !== undefined) return
+    if (error !== undefined && error !== null) return fail("the output failed")
+    waiting -= inFlight.shift() ?? 0
+    waitingChars -= inFlightChars.shift() ?? 0
+    progressAt = Date.now()
+    if (roomWaiters.length > 0 && !full()) {
+      const rooms = roomWaiters
+      roomWaiters = []
+      for (const resume of rooms) resume(Effect.void)
+    }
+    if (waiting === 0 && flushWaiters.length > 0) {
+      const flushes = flushWaiters
+      flushWaiters = []
+      for (const wake of flushes) wake()
+    }
+  }
+
+  const flush = (): void => {
+    scheduled = false
+    if (batchFrames === 0 || failure !== undefined) return
+    const text = batch
+    if (inFlight.length === 0) progressAt = Date.now()
+    inFlight.push(batchFrames)
+    inFlightChars.push(text.length)
+    batch = ""
+    batchFrames = 0
+    if (watchdog === undefined && !closed) watchdog = setTimeout(check, options.stallMillis)
+    output.write(text, onWritten)
+  }
+
+  const offer = (frame: string): void => {
+    batch = batchFrames === 0 ? frame + "\n" : batch + frame + "\n"
+    batchFrames++
+    waiting++
+    waitingChars += frame.length + 1
+    if (batch.length >= batchChars) flush()
+    else if (!scheduled) {
+      scheduled = true
+      queueMicrotask(flush)
+    }
+  }
+
+  const room = Effect.callback<void, SinkClosed>((resume) => {
+    if (failure !== undefined) return resume(Effect.fail(failure))
+    if (!full()) return resume(Effect.void)
+    roomWaiters.push(resume)
+    return Effect.sync(() => {
+      roomWaiters = roomWaiters.filter((waiter) => waiter !== resume)
+    })
+  })
+
+  const write = (frame: string): Effect.Effect<void, SinkClosed> =>
+    Effect.suspend(() => {
+      if (failure !== undefined) return Effect.fail(failure)
+      if (closed) return Effect.void
+      offer(frame)
+      return full() ? room : Effect.void
+    })
+
+  const flushed = Effect.callback<void>((resume) => {
+    if (batchFrames > 0) flush()
+    if (waiting === 0 || failure !== undefined) return resume(Effect.void)
+    const wake = () => resume(Effect.void)
+    flushWaiters.push(wake)
+    return Effect.sync(() => {
+      flushWaiters = flushWaiters.filter((waiter) => waiter !== wake)
+    })
+  })
+
+  return {
+    write,
+    writeUnsafe: (frame) => {
+      if (failure === undefined && !closed) offer(frame)
+    },
+    flushed,
+    close: () => {
+      closed = true
+      stopWatchdog()
+    }
+  }
+}
