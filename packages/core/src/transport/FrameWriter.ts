@@ -75,15 +75,16 @@ export const make = (output: Output, options: {
 
   const fail = (message: string): void => {
     if (failure !== undefined) return
-    failure = new SinkClosed({ message })
+    const error = new SinkClosed({ message })
+    failure = error
     stopWatchdog()
+    options.onFail(message)
     const rooms = roomWaiters
     const flushes = flushWaiters
     roomWaiters = []
     flushWaiters = []
-    for (const resume of rooms) resume(Effect.fail(failure))
+    for (const resume of rooms) resume(Effect.fail(error))
     for (const wake of flushes) wake()
-    options.onFail(message)
   }
 
   const stopWatchdog = (): void => {

@@ -1,0 +1,205 @@
+/**
+ * The stdio transport in process, on streams the test controls: Node streams (`runStreams`, what
+ * `run` uses on Node) and a `Stdio` service (`runStdio`); and its `FrameWriter` alone. Framing
+ * limits, coalescing, ordering, duplicate ids, cancellation, the EOF drain, and a stalled stdout.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Fiber, Schema, Sink, Stdio, Stream } from "effect"
+import { PassThrough, Writable } from "node:stream"
+import { Content, McpServer, Progress, Tool, ToolResult } from "@snodo/core"
+import * as FrameWriter from "@snodo/core/transport/FrameWriter"
+import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+
+const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+const line = (id: number | string, method: string, params: Record<string, unknown> = {}, extraMeta: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...meta, ...extraMeta } } }) + "\n"
+const call = (id: number | string, name: string, args: Record<string, unknown> = {}, extraMeta?: Record<string, unknown>) =>
+  line(id, "tools/call", { name, arguments: args }, extraMeta)
+const cancel = (id: number | string) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }) + "\n"
+
+type Frame = Record<string, unknown> & { readonly error?: { readonly code: number }; readonly params?: Record<string, unknown> }
+
+const counters = { started: 0, interrupted: 0 }
+const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed(ToolResult.content([Content.text(text)])))
+const hold = Tool.make("hold", { input: Schema.Struct({}) }, () =>
+  Effect.sync(() => void counters.started++).pipe(
+    Effect.andThen(Effect.never),
+    Effect.onInterrupt(() => Effect.sync(() => void counters.interrupted++)),
+    Effect.as(ToolResult.content([]))
+  ))
+const slow = Tool.make("slow", { input: Schema.Struct({}) }, () => Effect.sleep(50).pipe(Effect.as(ToolResult.content([Content.text("slept")]))))
+const steps = Tool.make("steps", { input: Schema.Struct({}) }, () =>
+  Effect.gen(function*() {
+    for (let step = 1; step <= 3; step++) yield* Progress.report(step, { total: 3 })
+    return ToolResult.content([Content.text("done")])
+  }))
+const server = McpServer.make({ name: "stdio-test", version: "1.0.0" }).add(echo, hold, slow, steps)
+
+/** A stdout that records each write; `stall` makes it stop accepting (it never calls back). */
+const recorder = () => {
+  const writes: Array<string> = []
+  let stalled = false
+  const stdout = new Writable({
+    decodeStrings: false,
+    write(chunk: string, _encoding, done) {
+      writes.push(chunk)
+      if (!stalled) done()
+    }
+  })
+  const frames = () => writes.join("").split("\n").filter((text) => text !== "").map((text) => JSON.parse(text) as Frame)
+  return { stdout, writes, frames, stall: () => void (stalled = true) }
+}
+
+const serve = (stdin: PassThrough, stdout: Writable, options?: StdioTransport.Options) =>
+  StdioTransport.runStreams({ stdin, stdout }, options).pipe(Effect.provide(server.layer))
+
+/** Lets the transport's callbacks, microtasks and timers run. */
+const tick = (ms = 10) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+describe("StdioTransport on Node streams", () => {
+  it.live("answers the requests of one chunk in one write, in order, then returns at EOF", () =>
+    Effect.gen(function*() {
+      const stdin = new PassThrough()
+      const out = recorder()
+      stdin.end(call(1, "echo", { text: "a" }) + call(2, "echo", { text: "b" }) + call(3, "echo", { text: "c" }))
+      yield* serve(stdin, out.stdout)
+      expect(out.frames().map((frame) => frame["id"])).toEqual([1, 2, 3])
+      expect(out.writes).toHaveLength(1)
+    }))
+
+  it.live("answers an oversize line and invalid UTF-8 with -32700 each, losing nothing else", () =>
+    Effect.gen(function*() {
+      const stdin = new PassThrough()
+      const out = recorder()
+      const fiber = yield* Effect.forkChild(serve(stdin, out.stdout, { maxLineBytes: 512 }))
+      stdin.write(call(1, "echo", { text: "x".repeat(300) }).slice(0, 200))
+      stdin.write("y".repeat(400) + "\n") // the same line, now over the limit
+      stdin.write(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]))
+      stdin.end(call(2, "echo", { text: "after" }))
+      yield* Fiber.join(fiber)
+      expect(out.frames()).toEqual([
+        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: line exceeds the size limit" } },
+        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: invalid UTF-8" } },
+        expect.objectContaining({ id: 2, result: expect.objectContaining({ content: [{ type: "text", text: "after" }] }) })
+      ])
+    }))
+
+  it.live("writes a request's progress before its response", () =>
+    Effect.gen(function*() {
+      const stdin = new PassThrough()
+      const out = recorder()
+      stdin.end(call("s", "steps", {}, { progressToken: "tok" }))
+      yield* serve(stdin, out.stdout)
+      const frames = out.frames()
+      expect(frames.map((frame) => frame.params?.["progress"] ?? frame["id"])).toEqual([1, 2, 3, "s"])
+    }))
+
+  it.live("refuses an id already in flight, and cancellation interrupts the request's fiber", () =>
+    Effect.gen(function*() {
+      counters.started = 0
+      counters.interrupted = 0
+      const stdin = new PassThrough()
+      const out = recorder()
+      const fiber = yield* Effect.forkChild(serve(stdin, out.stdout))
+      stdin.write(call(7, "hold") + call(7, "echo", { text: "dup" }))
+      yield* tick()
+      expect(out.frames()).toEqual([expect.objectContaining({ id: 7, error: expect.objectContaining({ code: -32600 }) })])
+      expect(counters.started).toBe(1)
+      stdin.write(cancel(7) + cancel("unknown"))
+      yield* tick()
+      expect(counters.interrupted).toBe(1)
+      stdin.end(call(8, "echo", { text: "next" }))
+      yield* Fiber.join(fiber)
+      expect(out.frames().map((frame) => frame["id"])).toEqual([7, 8])
+    }))
+
+  it.live("at EOF drains the requests in flight and flushes before returning", () =>
+    Effect.gen(function*() {
+      const stdin = new PassThrough()
+      const out = recorder()
+      stdin.end(call(1, "slow") + call(2, "echo", { text: "quick" }))
+      yield* serve(stdin, out.stdout)
+      expect(out.frames().map((frame) => frame["id"])).toEqual([2, 1])
+    }))
+
+  it.live("a stdout that accepts nothing for the write timeout ends the transport and interrupts the work", () =>
+    Effect.gen(function*() {
+      counters.started = 0
+      counters.interrupted = 0
+      const stdin = new PassThrough()
+      const out = recorder()
+      out.stall()
+      const fiber = yield* Effect.forkChild(serve(stdin, out.stdout, { writeTimeout: 100 }))
+      stdin.write(call(1, "hold") + call(2, "echo", { text: "never read" }))
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toBeInstanceOf(StdioTransport.StdoutStalled)
+      expect(counters).toEqual({ started: 1, interrupted: 1 })
+      stdin.destroy()
+    }))
+})
+
+describe("StdioTransport on the Stdio service", () => {
+  it.live("serves a Stdio of our own until its stdin ends", () =>
+    Effect.gen(function*() {
+      const written: Array<string> = []
+      const stdio = Stdio.make({
+        args: Effect.succeed([]),
+        stdin: Stream.make(new TextEncoder().encode(call(1, "echo", { text: "a" }) + call(2, "slow"))),
+        stdout: () => Sink.forEach((chunk: string | Uint8Array) => Effect.sync(() => void written.push(String(chunk)))),
+        stderr: () => Sink.drain
+      })
+      yield* StdioTransport.runStdio().pipe(Effect.provide(server.layer), Effect.provideService(Stdio.Stdio, stdio))
+      const frames = written.join("").split("\n").filter((text) => text !== "").map((text) => JSON.parse(text) as Frame)
+      expect(frames.map((frame) => frame["id"])).toEqual([1, 2])
+    }))
+})
+
+describe("FrameWriter", () => {
+  const output = () => {
+    const writes: Array<{ readonly text: string; readonly done: (error?: unknown) => void }> = []
+    return { writes, output: { write: (text: string, done: (error?: unknown) => void) => void writes.push({ text, done }) } }
+  }
+
+  it.live("coalesces the frames of one tick into one write, in order", () =>
+    Effect.gen(function*() {
+      const { output: sink, writes } = output()
+      const writer = FrameWriter.make(sink, { queue: 10, queueChars: 1000, stallMillis: 1000, onFail: () => {} })
+      yield* writer.write("a")
+      writer.writeUnsafe("b")
+      yield* writer.write("c")
+      expect(writes).toHaveLength(0)
+      yield* Effect.promise(() => Promise.resolve())
+      expect(writes.map((write) => write.text)).toEqual(["a\nb\nc\n"])
+      writes[0]!.done()
+      yield* writer.flushed
+      writer.close()
+    }))
+
+  it.live("makes writers wait while more than `queue` frames wait, then lets them go", () =>
+    Effect.gen(function*() {
+      const { output: sink, writes } = output()
+      const writer = FrameWriter.make(sink, { queue: 2, queueChars: 1000, stallMillis: 1000, onFail: () => {} })
+      yield* writer.write("1")
+      yield* writer.write("2")
+      const third = yield* Effect.forkChild(writer.write("3"), { startImmediately: true })
+      yield* Effect.promise(() => Promise.resolve())
+      expect(third.pollUnsafe()).toBeUndefined()
+      expect(writes.map((write) => write.text)).toEqual(["1\n2\n3\n"])
+      writes[0]!.done()
+      yield* Fiber.join(third)
+      writer.close()
+    }))
+
+  it.live("fails waiting and later writes when the output accepts nothing in time", () =>
+    Effect.gen(function*() {
+      const { output: sink } = output()
+      const failures: Array<string> = []
+      const writer = FrameWriter.make(sink, { queue: 0, queueChars: 1000, stallMillis: 50, onFail: (message) => void failures.push(message) })
+      const waiting = yield* Effect.forkChild(writer.write("stuck"), { startImmediately: true })
+      const exit = yield* Fiber.await(waiting)
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(failures).toEqual(["the output did not accept a write in time"])
+      expect(Exit.isFailure(yield* Effect.exit(writer.write("later")))).toBe(true)
+      yield* writer.flushed // returns at once once failed
+    }))
+})
