@@ -9,19 +9,17 @@ import {
   type ValidationResult
 } from "../src/catalog/SchemaValidator.ts"
 
-const validator = BasicJsonSchema.make()
+/** The basic backend compiles synchronously, so its compile Effect runs with `runSync`. */
+const compile = (schema: JsonSchemaDocument, options?: BasicJsonSchema.Options): CompiledSchema =>
+  Effect.runSync(BasicJsonSchema.make(options).compile(schema).pipe(
+    Effect.catch((error) => Effect.die(new Error(`unexpected refusal: ${error.message}`)))
+  ))
 
-const compile = (schema: JsonSchemaDocument): CompiledSchema => {
-  const compiled = validator.compile(schema)
-  if (compiled instanceof SchemaCompileError) throw new Error(`unexpected refusal: ${compiled.message}`)
-  return compiled
-}
-
-const refusal = (schema: JsonSchemaDocument, options?: BasicJsonSchema.Options): string => {
-  const compiled = BasicJsonSchema.make(options).compile(schema)
-  if (!(compiled instanceof SchemaCompileError)) throw new Error("expected a refusal")
-  return compiled.message
-}
+const refusal = (schema: JsonSchemaDocument, options?: BasicJsonSchema.Options): string =>
+  Effect.runSync(BasicJsonSchema.make(options).compile(schema).pipe(
+    Effect.flatMap(() => Effect.die(new Error("expected a refusal"))),
+    Effect.catch((error: SchemaCompileError) => Effect.succeed(error.message))
+  ))
 
 const valid = (schema: JsonSchemaDocument, instance: unknown): boolean => compile(schema).validate(instance)._tag === "Valid"
 
@@ -32,9 +30,10 @@ describe("BasicJsonSchema", () => {
     Effect.gen(function*() {
       const service = yield* SchemaValidator
       expect(service.name).toBe("basic")
-      const compiled = service.compile({ type: "object", required: ["a"] })
-      if (compiled instanceof SchemaCompileError) return yield* compiled
+      const compiled = yield* service.compile({ type: "object", required: ["a"] })
       expect(compiled.validate({ a: 1 })).toEqual({ _tag: "Valid" })
+      const refused = yield* Effect.flip(service.compile({ anyOf: [true] }))
+      expect(refused).toBeInstanceOf(SchemaCompileError)
     }).pipe(Effect.provide(BasicJsonSchema.layer)))
 
   it("keeps the advertised schema object untouched", () => {
@@ -227,8 +226,7 @@ describe("BasicJsonSchema", () => {
   })
 
   it("caps the number of issues", () => {
-    const compiled = BasicJsonSchema.make({ maxIssues: 3 }).compile({ items: { type: "string" } })
-    if (compiled instanceof SchemaCompileError) throw compiled
+    const compiled = compile({ items: { type: "string" } }, { maxIssues: 3 })
     const result = compiled.validate(Array.from({ length: 100 }, (_, index) => index))
     expect(result._tag === "Invalid" && result.issues.length).toBe(3)
   })

@@ -13,26 +13,37 @@
  *   turns runaway validation into `BudgetExceeded`. See {@link defaults}.
  * - **Quiet issues.** An issue names the instance path and the keyword, never the value.
  *
- * hyperjump compiles asynchronously while the seam compiles synchronously: compilation runs on a
- * worker thread the caller blocks on (bounded by `maxCompileMillis`); validation runs on the
- * caller's thread.
+ * Compilation is hyperjump's asynchronous compiler run as an Effect on the caller's thread (bounded
+ * by `maxCompileMillis`); validation is synchronous. Nothing is registered with hyperjump: each
+ * compile sees only its schema, the validator's catalog and the built-in meta-schemas, so two
+ * validators with different catalogs never interfere. Only dialects (meta-schemas with
+ * `$vocabulary`) are process-wide in hyperjump: a dialect URI may be defined once per process, and
+ * a second, different definition is refused.
  *
  * @example
  * ```ts
- * import { Layer } from "effect"
+ * import { Effect, Layer } from "effect"
+ * import { SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
  * import { JsonSchemaValidator } from "@snodo/json-schema"
  *
  * // Replaces the core's basic backend for every raw JSON Schema of the server.
  * const Validation = JsonSchemaValidator.layer({
  *   catalog: { "https://example.com/money.json": { type: "object", required: ["amount"] } }
  * })
+ *
+ * // Or directly: compile once (an Effect), validate many times (synchronous).
+ * const program = Effect.gen(function*() {
+ *   const validator = yield* JsonSchemaValidator.make()
+ *   const compiled = yield* validator.compile({ type: "object", required: ["amount"] })
+ *   return compiled.validate({}) // { _tag: "Invalid", issues: [{ instancePath: "", keyword: "required", … }] }
+ * })
  * ```
  *
  * @since 0.1.0
  */
-import { Effect, Layer, type Scope } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import "@hyperjump/json-schema/draft-2020-12"
-import { BASIC, deserialize, type EvaluationPlugin, interpret } from "@hyperjump/json-schema/experimental"
+import { BASIC, type EvaluationPlugin, interpret } from "@hyperjump/json-schema/experimental"
 import type { CompiledSchema as HyperjumpCompiled } from "@hyperjump/json-schema/experimental"
 import type { OutputUnit } from "@hyperjump/json-schema/draft-2020-12"
 import * as Instance from "@hyperjump/json-schema/instance/experimental"
@@ -44,7 +55,7 @@ import {
   type ValidationResult
 } from "@snodo/core/catalog/SchemaValidator"
 import { type Ast, checkCompiled, checkDocument, INTERNAL_BASE } from "./internal/bounds.ts"
-import { CompileThread } from "./internal/CompileThread.ts"
+import { type Catalog, CompileTimedOut, compileSchema, describe, loadCatalog } from "./internal/compiler.ts"
 import { issuesOf } from "./internal/issues.ts"
 
 /**
@@ -95,32 +106,39 @@ export const defaults = {
 
 type Limits = { readonly [K in keyof typeof defaults]: number }
 
-/** Time allowed to start the compile thread (load hyperjump, the catalog, the meta-schemas). */
-const STARTUP_MILLIS = 30_000
+/** Time allowed to load the catalog (build and compile its documents and the 2020-12 meta-schema). */
+const LOAD_MILLIS = 30_000
 
 /**
- * The backend as a scoped service value: starts its compile thread (stopped when the scope
- * closes) and loads the catalog, failing if a catalog document is not a valid schema.
+ * The backend as a service value: loads the catalog, failing if a catalog document is not a valid
+ * schema. `compile` is an Effect that runs hyperjump's compiler on the calling fiber.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { JsonSchemaValidator } from "@snodo/json-schema"
+ *
+ * const program = Effect.gen(function*() {
+ *   const validator = yield* JsonSchemaValidator.make({ maxCompositionBreadth: 8 })
+ *   const compiled = yield* validator.compile({ anyOf: [{ type: "string" }, { type: "integer" }] })
+ *   return compiled.validate(1.5)._tag // "Invalid"
+ * })
+ * ```
  *
  * @since 0.1.0
  */
-export const make = (options?: Options): Effect.Effect<SchemaValidator["Service"], SchemaCompileError, Scope.Scope> =>
+export const make = (options?: Options): Effect.Effect<SchemaValidator["Service"], SchemaCompileError> =>
   Effect.gen(function*() {
     const limits = resolveLimits(options)
-    const catalog = yield* catalogEntries(options?.catalog, limits)
-    const thread = yield* Effect.acquireRelease(
-      Effect.sync(() => new CompileThread(catalog, STARTUP_MILLIS)),
-      (running) => Effect.sync(() => running.close())
-    )
-    const started = thread.start()
-    if (started._tag !== "Compiled") {
-      return yield* new SchemaCompileError({
-        message: started._tag === "Refused" ? started.message : "the JSON Schema compile thread did not start in time"
-      })
-    }
+    const entries = yield* catalogEntries(options?.catalog, limits)
+    const timedOut = () => new SchemaCompileError({ message: `loading the catalog took longer than ${LOAD_MILLIS} ms` })
+    const catalog = yield* Effect.tryPromise({
+      try: (signal) => loadCatalog(entries, nextRetrievalUri(), { at: performance.now() + LOAD_MILLIS, signal }),
+      catch: (error) => error instanceof CompileTimedOut ? timedOut() : new SchemaCompileError({ message: describe(error) })
+    }).pipe(Effect.timeoutOrElse({ duration: Duration.millis(LOAD_MILLIS), orElse: () => Effect.fail(timedOut()) }))
     return SchemaValidator.of({
       name: "json-schema-2020-12",
-      compile: (schema) => compile(thread, limits, schema)
+      compile: (schema) => compile(catalog, limits, schema)
     })
   })
 
@@ -173,25 +191,37 @@ const idOf = (document: JsonSchemaDocument): string | undefined =>
 
 let compiledCount = 0
 
+/** A fresh retrieval URI per compile: documents never share a base they did not declare. */
+const nextRetrievalUri = (): string => `${INTERNAL_BASE}${++compiledCount}`
+
 const compile = (
-  thread: CompileThread,
+  catalog: Catalog,
   limits: Limits,
   schema: JsonSchemaDocument
-): CompiledSchema | SchemaCompileError => {
-  const refused = checkDocument(schema, limits)
-  if (refused !== undefined) return new SchemaCompileError({ message: refused })
-  const outcome = thread.compile(schema, `${INTERNAL_BASE}${++compiledCount}`, limits.maxCompileMillis)
-  if (outcome._tag === "TimedOut") {
-    return new SchemaCompileError({
-      message: `compiling the schema took longer than ${limits.maxCompileMillis} ms (maxCompileMillis)`
-    })
-  }
-  if (outcome._tag === "Refused") return new SchemaCompileError({ message: outcome.message })
-  const compiled = harden(deserialize(outcome.compiled))
-  const unbounded = checkCompiled(compiled.ast as unknown as Ast, compiled.schemaUri, limits)
-  if (unbounded !== undefined) return new SchemaCompileError({ message: unbounded })
-  return { schema, validate: validator(compiled, limits) }
-}
+): Effect.Effect<CompiledSchema, SchemaCompileError> =>
+  Effect.suspend(() => {
+    const refused = checkDocument(schema, limits)
+    if (refused !== undefined) return Effect.fail(new SchemaCompileError({ message: refused }))
+    const timedOut = () =>
+      new SchemaCompileError({ message: `compiling the schema took longer than ${limits.maxCompileMillis} ms (maxCompileMillis)` })
+    return Effect.tryPromise({
+      // The deadline is also checked inside the compile, at every document lookup: hyperjump's
+      // compile is a chain of promises that never yields to timers. Interrupting it aborts the
+      // signal, which stops it at its next lookup.
+      try: (signal) =>
+        compileSchema(schema, nextRetrievalUri(), catalog, { at: performance.now() + limits.maxCompileMillis, signal }),
+      catch: (error) => error instanceof CompileTimedOut ? timedOut() : new SchemaCompileError({ message: describe(error) })
+    }).pipe(
+      Effect.timeoutOrElse({ duration: Duration.millis(limits.maxCompileMillis), orElse: () => Effect.fail(timedOut()) }),
+      Effect.flatMap((compiled) => {
+        harden(compiled)
+        const unbounded = checkCompiled(compiled.ast as unknown as Ast, compiled.schemaUri, limits)
+        return unbounded === undefined
+          ? Effect.succeed<CompiledSchema>({ schema, validate: validator(compiled, limits) })
+          : Effect.fail(new SchemaCompileError({ message: unbounded }))
+      })
+    )
+  })
 
 /**
  * hyperjump's `properties` looks instance names up with `in` on a plain object, so an instance

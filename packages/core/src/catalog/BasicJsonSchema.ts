@@ -14,21 +14,23 @@
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
- * import { SchemaCompileError } from "@snodo/core/catalog/SchemaValidator"
  *
- * const compiled = BasicJsonSchema.make().compile({
- *   type: "object",
- *   required: ["name"],
- *   properties: { name: { type: "string", minLength: 1 } }
+ * const program = Effect.gen(function*() {
+ *   const compiled = yield* BasicJsonSchema.make().compile({
+ *     type: "object",
+ *     required: ["name"],
+ *     properties: { name: { type: "string", minLength: 1 } }
+ *   })
+ *   return compiled.validate({ name: "" })
+ *   // { _tag: "Invalid", issues: [{ instancePath: "/name", keyword: "minLength", message: "..." }] }
  * })
- * if (!(compiled instanceof SchemaCompileError)) compiled.validate({ name: "" })
- * // { _tag: "Invalid", issues: [{ instancePath: "/name", keyword: "minLength", message: "..." }] }
  * ```
  *
  * @since 0.1.0
  */
-import { Layer, Predicate } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 import {
   type CompiledSchema,
   type JsonSchemaDocument,
@@ -165,10 +167,11 @@ export const make = (options?: Options): SchemaValidator["Service"] => {
   }
   return SchemaValidator.of({
     name: "basic",
-    compile: (schema) => {
-      const result = compileSync(schema, limits)
-      return typeof result === "string" ? new SchemaCompileError({ message: result }) : result
-    }
+    compile: (schema) =>
+      Effect.suspend(() => {
+        const result = compileSync(schema, limits)
+        return typeof result === "string" ? Effect.fail(new SchemaCompileError({ message: result })) : Effect.succeed(result)
+      })
   })
 }
 

@@ -2,27 +2,28 @@
  * The validation seam for raw JSON Schemas.
  *
  * A tool that declares its input or output as a raw JSON Schema (rather than an Effect Schema) is
- * validated by the `SchemaValidator` service. Schemas are compiled once, when the catalog is built;
- * the compiled form validates per call. The core ships a dependency-free backend for a documented
- * basic subset (`BasicJsonSchema.layer`); `@snodo/json-schema` provides the full Draft 2020-12
- * backend. Nothing changes validator unless the application provides another Layer.
+ * validated by the `SchemaValidator` service. Schemas are compiled once, when the catalog is built
+ * (`compile` is an Effect, so a backend may compile asynchronously); the compiled form validates
+ * per call, synchronously. The core ships a dependency-free backend for a documented basic subset
+ * (`BasicJsonSchema.layer`); `@snodo/json-schema` provides the full Draft 2020-12 backend. Nothing
+ * changes validator unless the application provides another Layer.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { SchemaCompileError, SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
+ * import { SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
  *
  * const program = Effect.gen(function*() {
  *   const validator = yield* SchemaValidator
- *   const compiled = validator.compile({ type: "object", required: ["a"] })
- *   if (compiled instanceof SchemaCompileError) return yield* compiled
+ *   // Fails with SchemaCompileError if the schema is refused.
+ *   const compiled = yield* validator.compile({ type: "object", required: ["a"] })
  *   return compiled.validate({ a: 1 }) // { _tag: "Valid" }
  * })
  * ```
  *
  * @since 0.1.0
  */
-import { Context, Schema } from "effect"
+import { Context, type Effect, Schema } from "effect"
 
 /**
  * A JSON Schema document as it appears on the wire: a JSON object (or a boolean schema).
@@ -88,6 +89,14 @@ export class SchemaCompileError extends Schema.TaggedError<SchemaCompileError>()
 export class SchemaValidator extends Context.Service<SchemaValidator, {
   /** A short name of the backend, for logs and docs ("basic", "json-schema-2020-12"). */
   readonly name: string
-  /** Compile once. Synchronous by design: it runs while the catalog is built. */
-  readonly compile: (schema: JsonSchemaDocument) => CompiledSchema | SchemaCompileError
+  /**
+   * Compile once, while the catalog is built: an Effect that succeeds with the compiled schema or
+   * fails with the reason the schema is refused. The compiled schema's `validate` is synchronous.
+   *
+   * ```ts
+   * const compiled = yield* validator.compile({ type: "string", minLength: 1 })
+   * compiled.validate("") // { _tag: "Invalid", issues: [{ instancePath: "", keyword: "minLength", … }] }
+   * ```
+   */
+  readonly compile: (schema: JsonSchemaDocument) => Effect.Effect<CompiledSchema, SchemaCompileError>
 }>()("@snodo/core/SchemaValidator") {}
