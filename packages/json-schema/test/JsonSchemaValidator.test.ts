@@ -10,6 +10,7 @@ import {
   type ValidationResult
 } from "@snodo/core/catalog/SchemaValidator"
 import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
+import { registerSchema } from "@hyperjump/json-schema/draft-2020-12"
 import { JsonSchemaValidator } from "../src/index.ts"
 import { jsonSchema202012Input } from "../../../examples/everything/fixtures.ts"
 
@@ -314,5 +315,77 @@ describe("JsonSchemaValidator bounds", () => {
       const validator = yield* JsonSchemaValidator.make({ catalog: [{ $id: "https://example.com/s.json", type: "string" }] })
       const fine = (yield* validator.compile({ $ref: "https://example.com/s.json" })).validate(1)._tag
       expect(fine).toBe("Invalid")
+    }))
+})
+
+describe("JsonSchemaValidator isolation (hyperjump runs in the caller's thread)", () => {
+  const money = (currencies: ReadonlyArray<string>) => ({
+    "https://example.com/money.json": { type: "object", properties: { currency: { enum: currencies } } }
+  })
+
+  it.effect("two validators with different catalogs under the same URI each see their own", () =>
+    Effect.gen(function*() {
+      const euro = yield* JsonSchemaValidator.make({ catalog: money(["EUR"]) })
+      const dollar = yield* JsonSchemaValidator.make({ catalog: money(["USD"]) })
+      const schema = { $ref: "https://example.com/money.json" }
+      const [inEuro, inDollar] = yield* Effect.all([euro.compile(schema), dollar.compile(schema)], { concurrency: "unbounded" })
+      expect(inEuro.validate({ currency: "EUR" })._tag).toBe("Valid")
+      expect(inEuro.validate({ currency: "USD" })._tag).toBe("Invalid")
+      expect(inDollar.validate({ currency: "USD" })._tag).toBe("Valid")
+      expect(inDollar.validate({ currency: "EUR" })._tag).toBe("Invalid")
+      // A validator without that catalog document cannot reach the others'.
+      const bare = yield* JsonSchemaValidator.make()
+      expect(yield* refusalOf(bare.compile(schema))).toMatch(/cannot be resolved/)
+    }))
+
+  it.effect("schemas with the same $id compile independently, concurrently too", () =>
+    Effect.gen(function*() {
+      const validator = yield* JsonSchemaValidator.make()
+      const schemas = Array.from({ length: 20 }, (_, i) => ({ $id: "https://example.com/same.json", const: i }))
+      const compiled = yield* Effect.forEach(schemas, (schema) => validator.compile(schema), { concurrency: "unbounded" })
+      compiled.forEach((each, i) => {
+        expect(each.validate(i)._tag).toBe("Valid")
+        expect(each.validate(i + 1)._tag).toBe("Invalid")
+      })
+    }))
+
+  it.effect("schemas registered with hyperjump by someone else stay invisible", () =>
+    Effect.gen(function*() {
+      registerSchema({ type: "string" }, "https://example.com/registered-elsewhere.json", "https://json-schema.org/draft/2020-12/schema")
+      const validator = yield* JsonSchemaValidator.make()
+      expect(yield* refusalOf(validator.compile({ $ref: "https://example.com/registered-elsewhere.json" })))
+        .toMatch(/cannot be resolved.*never fetches/)
+    }))
+
+  it.effect("a dialect URI has one definition per process", () =>
+    Effect.gen(function*() {
+      const meta = (vocabulary: Record<string, boolean>) => ({
+        "https://example.com/meta.json": {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          $vocabulary: vocabulary,
+          $dynamicAnchor: "meta",
+          allOf: [{ $ref: "https://json-schema.org/draft/2020-12/meta/core" }]
+        }
+      })
+      const core = { "https://json-schema.org/draft/2020-12/vocab/core": true }
+      const first = yield* JsonSchemaValidator.make({ catalog: meta(core) })
+      expect((yield* first.compile({ $schema: "https://example.com/meta.json", minimum: 3 })).validate(1)._tag).toBe("Valid")
+      // The same definition again is fine; a different one would change the first validator's keywords.
+      yield* JsonSchemaValidator.make({ catalog: meta(core) })
+      const other = yield* Effect.flip(JsonSchemaValidator.make({
+        catalog: meta({ ...core, "https://json-schema.org/draft/2020-12/vocab/validation": true })
+      }))
+      expect(other.message).toMatch(/dialect "https:\/\/example.com\/meta.json".*already defines differently/)
+      expect(yield* refusalOf(first.compile({
+        $id: "https://example.com/meta.json",
+        $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/validation": true }
+      }))).toMatch(/already defines differently/)
+      const builtIn = yield* Effect.flip(JsonSchemaValidator.make({
+        catalog: { "https://json-schema.org/draft/2020-12/schema": { type: "object" } }
+      }))
+      expect(builtIn.message).toMatch(/built-in 2020-12 meta-schemas/)
+      // Still a dialect of the first validator only.
+      expect(yield* refusalOf((yield* JsonSchemaValidator.make()).compile({ $schema: "https://example.com/meta.json" })))
+        .toMatch(/is not supported/)
     }))
 })
