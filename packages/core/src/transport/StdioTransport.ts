@@ -64,7 +64,7 @@ export class StdoutStalled extends Schema.TaggedError<StdoutStalled>()("StdoutSt
 
 /** The Node streams {@link runStreams} serves on. @since 0.1.0 */
 export interface NodeStreams {
-  readonly stdin: Pick<Readable, "on" | "off" | "pause">
+  readonly stdin: Pick<Readable, "on" | "off" | "pause" | "resume">
   readonly stdout: Pick<Writable, "write" | "on" | "off">
 }
 
@@ -142,6 +142,7 @@ const nodeInput = (stdin: NodeStreams["stdin"]): Input => (onChunk) =>
     stdin.on("end", onEnd)
     stdin.on("close", onEnd)
     stdin.on("error", onError)
+    stdin.resume() // also when someone paused it before
     return Effect.sync(() => {
       detach()
       stdin.pause()
@@ -197,7 +198,7 @@ const processStreams = (): NodeStreams | undefined => {
   const process = (globalThis as { readonly process?: Partial<NodeStreams> }).process
   const stdin = process?.stdin
   const stdout = process?.stdout
-  return typeof stdin?.on === "function" && typeof stdin.pause === "function" && typeof stdout?.write === "function"
+  return typeof stdin?.on === "function" && typeof stdin.resume === "function" && typeof stdout?.write === "function"
     ? { stdin, stdout }
     : undefined
 }
