@@ -2,8 +2,9 @@
  * The serialized writer of a line-framed channel (stdio's stdout): frames are written in the order
  * they are accepted, so a request's notifications always precede its response.
  *
- * Frames accepted in the same tick are coalesced into one write (a microtask later, or at once
- * when the batch reaches 64 KiB). A write completes as soon as its frame is accepted, unless more
+ * A frame accepted while the output has nothing in flight is written at once; frames accepted
+ * while a write is in flight are coalesced into one write (a microtask later, or at once when the
+ * batch reaches 64 KiB). A write completes as soon as its frame is accepted, unless more
  * than `queue` frames or `queueChars` characters are waiting for the output: then it waits until
  * the output catches up (its frame stays accepted, in order, even if the wait is interrupted). If
  * the output accepts nothing for `stallMillis` while frames wait (or fails), the writer fails:
@@ -136,7 +137,7 @@ export const make = (output: Output, options: {
     batchFrames++
     waiting++
     waitingChars += frame.length + 1
-    if (batch.length >= batchChars) flush()
+    if (batch.length >= batchChars || inFlight.length === 0) flush()
     else if (!scheduled) {
       scheduled = true
       queueMicrotask(flush)
