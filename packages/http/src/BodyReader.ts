@@ -34,7 +34,9 @@ export type Body =
   | { readonly _tag: "Failed" }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-const tooLarge: Body = { _tag: "TooLarge" }
+const empty = new Uint8Array(0)
+/** The body of a request whose declared length is over the limit. @since 0.1.0 */
+export const tooLarge: { readonly _tag: "TooLarge" } = { _tag: "TooLarge" }
 const timeout: Body = { _tag: "Timeout" }
 const malformed: Body = { _tag: "Malformed" }
 const failed: Body = { _tag: "Failed" }
@@ -47,50 +49,78 @@ const decode = (bytes: Uint8Array): Body => {
   }
 }
 
-type NodeSource = Http.IncomingMessage & { readonly complete: boolean }
+/** Node's request as a body source. @since 0.1.0 */
+export type NodeSource = Http.IncomingMessage
 
 const isNodeSource = (source: object): source is NodeSource =>
   "rawHeaders" in source && "on" in source && typeof (source as { on: unknown }).on === "function"
 
+/**
+ * Reads a Node request's body with plain listeners and calls `done` once with the outcome (never
+ * for a read that was stopped first). Returns the function that stops reading.
+ *
+ * @since 0.1.0
+ */
+export const readSource = (
+  source: NodeSource,
+  maxBytes: number,
+  timeoutMillis: number,
+  done: (body: Body) => void
+): () => void => {
+  let chunks: Array<Buffer> | Buffer | undefined
+  let bytes = 0
+  let settled = false
+  const cleanup = () => {
+    clearTimeout(timer)
+    source.off("data", onData)
+    source.off("end", onEnd)
+    source.off("error", onError)
+    source.off("aborted", onError)
+  }
+  const finish = (body: Body) => {
+    if (settled) return
+    settled = true
+    cleanup()
+    done(body)
+  }
+  const onData = (chunk: Buffer) => {
+    bytes += chunk.length
+    if (bytes > maxBytes) finish(tooLarge)
+    else if (chunks === undefined) chunks = chunk
+    else if (Array.isArray(chunks)) chunks.push(chunk)
+    else chunks = [chunks, chunk]
+  }
+  const onEnd = () =>
+    finish(decode(chunks === undefined ? empty : Array.isArray(chunks) ? Buffer.concat(chunks, bytes) : chunks))
+  const onError = () => finish(failed)
+  const timer = setTimeout(() => finish(timeout), timeoutMillis)
+  if (source.complete && source.readableEnded) {
+    finish(decode(empty))
+    return cleanup
+  }
+  source.on("data", onData)
+  source.on("end", onEnd)
+  source.on("error", onError)
+  source.on("aborted", onError)
+  return () => {
+    settled = true
+    cleanup()
+  }
+}
+
 const readNode = (source: NodeSource, maxBytes: number, timeoutMillis: number): Effect.Effect<Body> =>
   Effect.callback<Body>((resume) => {
-    const chunks: Array<Buffer> = []
-    let bytes = 0
-    let settled = false
-    const cleanup = () => {
-      clearTimeout(timer)
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      source.off("aborted", onError)
-    }
-    const finish = (body: Body) => {
-      if (settled) return
-      settled = true
-      cleanup()
-      resume(Effect.succeed(body))
-    }
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length
-      if (bytes > maxBytes) finish(tooLarge)
-      else chunks.push(chunk)
-    }
-    const onEnd = () => finish(decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)))
-    const onError = () => finish(failed)
-    const timer = setTimeout(() => finish(timeout), timeoutMillis)
-    if (source.complete && source.readableEnded) {
-      finish(decode(new Uint8Array(0)))
-      return
-    }
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    source.on("aborted", onError)
-    return Effect.sync(() => {
-      settled = true
-      cleanup()
-    })
+    const stop = readSource(source, maxBytes, timeoutMillis, (body) => resume(Effect.succeed(body)))
+    return Effect.sync(stop)
   })
+
+/**
+ * Whether a declared `Content-Length` is already over the limit (refused before reading).
+ *
+ * @since 0.1.0
+ */
+export const declaredTooLarge = (contentLength: string | undefined, maxBytes: number): boolean =>
+  contentLength !== undefined && Number(contentLength) > maxBytes
 
 const readGeneric = (
   request: HttpServerRequest.HttpServerRequest,
@@ -118,8 +148,7 @@ export const read = (
   maxBytes: number,
   timeoutMillis: number
 ): Effect.Effect<Body> => {
-  const length = request.headers["content-length"]
-  if (length !== undefined && Number(length) > maxBytes) return Effect.succeed(tooLarge)
+  if (declaredTooLarge(request.headers["content-length"], maxBytes)) return Effect.succeed(tooLarge)
   const source = request.source
   if (!isNodeSource(source)) return readGeneric(request, maxBytes, timeoutMillis)
   if (request.headers["expect"]?.toLowerCase() === "100-continue") {

@@ -4,37 +4,46 @@
  * The response stays undecided until the handler either finishes (a plain `application/json`
  * response) or writes its first request-scoped notification (progress, a log message): only then
  * does the response become a `text/event-stream`, with that notification as its first event and
- * the terminal JSON-RPC response as its last. A sink write completes once the stream handed the
- * event to the connection, so every notification precedes the response on the wire.
+ * the terminal JSON-RPC response as its last. A sink write completes once the connection took the
+ * event, so every notification precedes the response on the wire.
  *
  * Whatever ends the exchange first wins, and nothing is written after it: the handler's outcome,
  * the deadline (504, or a terminal -32603 event inside an open stream), a cancellation (no
  * JSON-RPC message at all), or the client going away (the handler's fiber is interrupted and its
  * finalizers run).
  *
+ * The exchange decides; a {@link Delivery} writes. Each adapter has its own: `McpHttp` builds an
+ * Effect `HttpServerResponse`, `NodeServe` writes to Node's `ServerResponse` directly.
+ *
  * @since 0.1.0
  */
-import { type Cause, Deferred, Effect, Exit, type Fiber, Queue, Stream } from "effect"
+import { type Context, Effect, type Fiber } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type { RequestId } from "@snodo/core/pipeline/Envelope"
+import type { RequestId, Request } from "@snodo/core/pipeline/Envelope"
+import type * as CoreListen from "@snodo/core/runtime/Listen"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
-import type { Outcome } from "@snodo/core/runtime/ServerRuntime"
-import type { HttpServerResponse } from "effect/http"
+import type { Outcome, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type * as Cancellations from "./Cancellations.ts"
 import * as Replies from "./Replies.ts"
 
-/** How the exchange is answered, decided by whatever happens first. @since 0.1.0 */
-export type First =
-  | { readonly _tag: "Json"; readonly status: number; readonly frame: string }
-  | { readonly _tag: "Stream"; readonly body: Stream.Stream<Uint8Array> }
-  | { readonly _tag: "Cancelled" }
-
-interface Event {
-  readonly bytes: Uint8Array
-  readonly written: Deferred.Deferred<void, SinkClosed> | undefined
+/**
+ * Where an exchange's answer goes, on one platform. Each call happens at most in this order:
+ * `settle` alone, or `open`, any number of `event`s, `end`.
+ *
+ * @since 0.1.0
+ */
+export interface Delivery {
+  /** The exchange ended before any event: a JSON answer, or `undefined` (cancelled) for an empty stream. */
+  readonly settle: (reply: Replies.Reply | undefined) => void
+  /** The first event is coming: the answer becomes an SSE stream. */
+  readonly open: () => void
+  /** One SSE event (`data: …\n\n`); `written` once the connection took it. */
+  readonly event: (text: string, written: (() => void) | undefined) => void
+  /** The stream ends (after its last event, if any). */
+  readonly end: () => void
 }
 
-const encoder = new TextEncoder()
-const event = (frame: string): Uint8Array => encoder.encode(`data: ${frame}\n\n`)
+const event = (frame: string): string => `data: ${frame}\n\n`
 
 const Pending = 0
 const Streaming = 1
@@ -43,77 +52,69 @@ const Ended = 2
 const closed = Effect.fail(new SinkClosed({ message: "The HTTP response has ended" }))
 
 /**
- * The state of one exchange. The runtime's handler runs in `fiber`, outside the request fiber.
+ * The state of one exchange. The runtime's handler runs in `fiber`, outside the request's own.
  *
  * @since 0.1.0
  */
 export class Exchange {
   readonly id: RequestId
-  readonly first: Deferred.Deferred<First> = Deferred.makeUnsafe<First>()
   /** Where notifications go; `undefined` when the request asked for none (no progress token, no log level). */
   readonly sink: RequestSink | undefined
   fiber: Fiber.Fiber<unknown> | undefined = undefined
   private state = Pending
-  private readonly queue: Queue.Queue<Event, Cause.Done> | undefined
+  private readonly delivery: Delivery
 
-  constructor(id: RequestId, queue: Queue.Queue<Event, Cause.Done> | undefined) {
+  constructor(id: RequestId, delivery: Delivery, notifications: boolean) {
     this.id = id
-    this.queue = queue
-    this.sink = queue === undefined ? undefined : { write: (frame) => this.write(frame) }
+    this.delivery = delivery
+    this.sink = notifications ? { write: (frame) => this.write(frame) } : undefined
   }
 
   private write(frame: string): Effect.Effect<void, SinkClosed> {
-    const queue = this.queue!
     if (this.state === Ended) return closed
-    const written = Deferred.makeUnsafe<void, SinkClosed>()
-    Queue.offerUnsafe(queue, { bytes: event(frame), written })
     if (this.state === Pending) {
       this.state = Streaming
-      const body = Stream.fromQueue(queue).pipe(Stream.map((item) => {
-        if (item.written !== undefined) Deferred.doneUnsafe(item.written, Exit.void)
-        return item.bytes
-      }))
-      Deferred.doneUnsafe(this.first, Exit.succeed<First>({ _tag: "Stream", body }))
+      this.delivery.open()
     }
-    return Deferred.await(written)
-  }
-
-  /** Ends an open stream, with a last event or without one. */
-  private end(frame: string | undefined): void {
-    const queue = this.queue!
-    if (frame !== undefined) Queue.offerUnsafe(queue, { bytes: event(frame), written: undefined })
-    Queue.endUnsafe(queue)
+    return Effect.callback<void, SinkClosed>((resume) => {
+      this.delivery.event(event(frame), () => resume(Effect.void))
+    })
   }
 
   /** Settles the exchange; `false` when something else already did. */
-  private settle(pending: First, frame: string | undefined): boolean {
+  private settle(reply: Replies.Reply | undefined, frame: string | undefined): boolean {
     const state = this.state
     if (state === Ended) return false
     this.state = Ended
-    if (state === Pending) Deferred.doneUnsafe(this.first, Exit.succeed(pending))
-    else this.end(frame)
+    if (state === Pending) {
+      this.delivery.settle(reply)
+    } else {
+      if (frame !== undefined) this.delivery.event(event(frame), undefined)
+      this.delivery.end()
+    }
     return true
   }
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
-    this.settle({ _tag: "Json", status: outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code), frame: outcome.frame }, outcome.frame)
+    const status = outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code)
+    this.settle(Replies.json(outcome.frame, status), outcome.frame)
   }
 
   /** The deadline passed: the handler is interrupted and the client told so. */
   expire(): void {
     const frame = Encoder.error(this.id, { code: -32603, message: "Request deadline exceeded" })
-    if (this.settle({ _tag: "Json", status: 504, frame }, frame)) this.interrupt()
+    if (this.settle(Replies.json(frame, 504), frame)) this.interrupt()
   }
 
   /** The client cancelled (`notifications/cancelled`): no JSON-RPC message is written for it. */
   cancel(): void {
-    if (this.settle({ _tag: "Cancelled" }, undefined)) this.interrupt()
+    if (this.settle(undefined, undefined)) this.interrupt()
   }
 
   /** The request is over (answered, or the client went away): stop the handler, close the sink. */
   close(): void {
-    if (this.state === Streaming) this.end(undefined)
+    if (this.state === Streaming) this.delivery.end()
     this.state = Ended
     this.interrupt()
   }
@@ -124,33 +125,51 @@ export class Exchange {
   }
 }
 
+/** What every exchange of one application shares. @since 0.1.0 */
+export interface Environment {
+  readonly runtime: ServerRuntime["Service"]
+  readonly registry: Cancellations.Registry
+}
+
+/** How one exchange runs. @since 0.1.0 */
+export interface StartOptions {
+  /** The services the handler's fiber runs with (the request's, or the server's). */
+  readonly context: Context.Context<never>
+  /** Whether the request can receive notifications (a progress token or a log level). */
+  readonly notifications: boolean
+  /** Milliseconds left before the deadline; `undefined` for none (listen streams). */
+  readonly deadlineMillis: number | undefined
+  /** The transport's listen streams, for `subscriptions/listen`. */
+  readonly subscriptions?: CoreListen.Streams
+}
+
 /**
- * A new exchange; `notifications` says whether the request can receive any (it carried a
- * progress token or a log level), so that plain requests allocate no queue.
+ * Starts an exchange: registers it for posted cancellation, arms its deadline, and runs the
+ * request's handler in its own fiber. Returns the release to call once the response is over
+ * (written, or the client gone): it disarms the deadline, unregisters the exchange and
+ * interrupts the handler if it still runs. Call it exactly once, uninterruptibly.
  *
  * @since 0.1.0
  */
-export const make = (id: RequestId, notifications: boolean): Effect.Effect<Exchange> =>
-  notifications
-    ? Effect.map(Queue.unbounded<Event, Cause.Done>(), (queue) => new Exchange(id, queue))
-    : Effect.sync(() => new Exchange(id, undefined))
-
-const emptyStream = Replies.eventStream(Stream.empty)
-
-/**
- * The HTTP response of an exchange, once its first event is known: plain JSON, the SSE stream, or
- * an empty stream when the request was cancelled before anything was written.
- *
- * @since 0.1.0
- */
-export const response = (exchange: Exchange): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.map(Deferred.await(exchange.first), (first) => {
-    switch (first._tag) {
-      case "Json":
-        return Replies.json(first.frame, first.status)
-      case "Stream":
-        return Replies.eventStream(first.body)
-      case "Cancelled":
-        return emptyStream
-    }
-  })
+export const start = (
+  environment: Environment,
+  request: Request,
+  principal: string,
+  delivery: Delivery,
+  options: StartOptions
+): () => void => {
+  const exchange = new Exchange(request.id, delivery, options.notifications)
+  const unregister = environment.registry.register(principal, request.id, exchange)
+  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
+  const context = options.subscriptions === undefined
+    ? { transport: "http" as const, sink: exchange.sink }
+    : { transport: "http" as const, sink: exchange.sink, subscriptions: options.subscriptions }
+  exchange.fiber = Effect.runForkWith(options.context)(
+    Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
+  )
+  return () => {
+    if (timer !== undefined) clearTimeout(timer)
+    unregister()
+    exchange.close()
+  }
+}

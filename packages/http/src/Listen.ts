@@ -20,23 +20,26 @@
  *
  * @since 0.1.0
  */
-import { type Duration, Effect, Latch, Scope } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { type Context, type Duration, Effect, Latch } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import * as CoreListen from "@snodo/core/runtime/Listen"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
-import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
+import * as Replies from "./Replies.ts"
 
 /** The listen streams of one HTTP application. @since 0.1.0 */
 export interface Listen {
-  /** Answers one `subscriptions/listen` request. */
-  readonly answer: (
+  /**
+   * Starts one `subscriptions/listen` stream on `delivery`, with the handler's fiber running on
+   * `context`; returns the release to call once its response is over, or the 503 refusal when
+   * `maxSubscriptions` streams are open.
+   */
+  readonly start: (
     request: Envelope.Request,
     principal: string,
-    scope: Scope.Scope
-  ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+    delivery: Exchange.Delivery,
+    context: Context.Context<never>
+  ) => (() => void) | Replies.Reply
   /** Open streams. */
   readonly open: () => number
   /**
@@ -46,16 +49,16 @@ export interface Listen {
   readonly closeAll: (timeout?: Duration.Input) => Effect.Effect<void>
 }
 
+const busyHeaders = { "retry-after": "1" }
 
 /**
- * The listen side of an HTTP application; `registry` is the application's cancellation registry,
- * so a posted `notifications/cancelled` reaches a stream too.
+ * The listen side of an HTTP application; its exchanges share the application's cancellation
+ * registry, so a posted `notifications/cancelled` reaches a stream too.
  *
  * @since 0.1.0
  */
 export const make = (
-  runtime: ServerRuntime["Service"],
-  registry: Cancellations.Registry,
+  environment: Exchange.Environment,
   maxSubscriptions: number = CoreListen.defaultHttpStreams
 ): Listen => {
   const streams = CoreListen.makeStreams(maxSubscriptions)
@@ -63,34 +66,32 @@ export const make = (
   let responding = 0
   const idle = Latch.makeUnsafe(true)
   const busy = (id: Envelope.RequestId) =>
-    HttpServerResponse.text(
+    Replies.json(
       Encoder.error(id, { code: -32603, message: "Server busy: too many open subscriptions", data: { retryable: true, limit: maxSubscriptions } }),
-      { status: 503, contentType: "application/json", headers: { "retry-after": "1" } }
+      503,
+      busyHeaders
     )
 
-  const answer = Effect.fnUntraced(function*(request: Envelope.Request, principal: string, scope: Scope.Scope) {
+  const start = (
+    request: Envelope.Request,
+    principal: string,
+    delivery: Exchange.Delivery,
+    context: Context.Context<never>
+  ): (() => void) | Replies.Reply => {
     // The runtime refuses too (-32603 inside the stream); answering here keeps the common case a 503.
     if (streams.open() >= streams.limit) return busy(request.id)
-    const exchange = yield* Exchange.make(request.id, true)
-    // Registered and released as one step, so an interruption in between leaks nothing.
-    yield* Effect.uninterruptible(Effect.suspend(() => {
-      const unregister = registry.register(principal, request.id, exchange)
-      if (responding++ === 0) idle.closeUnsafe()
-      return Scope.addFinalizer(scope, Effect.sync(() => {
-        unregister()
-        exchange.close()
-        if (--responding === 0) idle.openUnsafe()
-      }))
-    }))
-    exchange.fiber = yield* Effect.forkDetach(
-      Effect.map(
-        runtime.handle(request, { transport: "http", sink: exchange.sink, subscriptions: streams }),
-        (outcome) => exchange.complete(outcome)
-      ),
-      { startImmediately: true }
-    )
-    return yield* Exchange.response(exchange)
-  })
+    if (responding++ === 0) idle.closeUnsafe()
+    const release = Exchange.start(environment, request, principal, delivery, {
+      context,
+      notifications: true,
+      deadlineMillis: undefined,
+      subscriptions: streams
+    })
+    return () => {
+      release()
+      if (--responding === 0) idle.openUnsafe()
+    }
+  }
 
   const closeAll = (timeout: Duration.Input = "1 second") =>
     Effect.suspend(() => {
@@ -98,5 +99,5 @@ export const make = (
       return Effect.timeoutOrElse(idle.await, { duration: timeout, orElse: () => Effect.void })
     })
 
-  return { answer, open: streams.open, closeAll }
+  return { start, open: streams.open, closeAll }
 }

@@ -29,22 +29,19 @@
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { toWire } from "@snodo/core/pipeline/McpError"
 import { anonymous, Principal } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
-import { LogLevelKey } from "@snodo/core/wire/Meta"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
+import * as Dispatch from "./Dispatch.ts"
+import * as EffectResponse from "./EffectResponse.ts"
 import * as Exchange from "./Exchange.ts"
 import * as Listen from "./Listen.ts"
-import * as McpHeaders from "./McpHeaders.ts"
-import * as Negotiation from "./Negotiation.ts"
 import { type Options, resolve, type Settings } from "./Options.ts"
 import * as Replies from "./Replies.ts"
+import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
-import * as Security from "./Security.ts"
 
 /** The transport as an HTTP application. @since 0.1.0 */
 export interface McpHttpApp {
@@ -60,29 +57,6 @@ export interface McpHttpApp {
   readonly closeSubscriptions: Effect.Effect<void>
 }
 
-const closeHeaders = { connection: "close" }
-
-const bodyRefusal = (body: Exclude<BodyReader.Body, { readonly _tag: "Text" }>, settings: Settings) => {
-  switch (body._tag) {
-    case "TooLarge":
-      return Replies.refuse(413, -32600, `Request body larger than ${settings.maxBodyBytes} bytes`, closeHeaders)
-    case "Timeout":
-      return Replies.refuse(408, -32600, "Request body not received within the deadline", closeHeaders)
-    case "Malformed":
-      return Replies.json(Replies.errorFrame(-32700, "Parse error: invalid UTF-8"), 400)
-    case "Failed":
-      return Replies.refuse(400, -32600, "Request body could not be read", closeHeaders)
-  }
-}
-
-const wantsNotifications = (params: Readonly<Record<string, unknown>>): boolean => {
-  const meta = params["_meta"]
-  if (typeof meta !== "object" || meta === null) return false
-  const record = meta as Record<string, unknown>
-  return record["progressToken"] !== undefined || record[LogLevelKey] !== undefined
-}
-
-
 /**
  * Builds the application for the `ServerRuntime` in context. Build it once: the per-request path
  * allocates no Layer and looks up no service but the request's own.
@@ -92,97 +66,59 @@ const wantsNotifications = (params: Readonly<Record<string, unknown>>): boolean 
 export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, never, ServerRuntime> {
   const runtime = yield* ServerRuntime
   const settings = resolve(options)
-  const registry = Cancellations.make()
-  const listen = Listen.make(runtime, registry, settings.maxSubscriptions)
+  const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
+  const listen = Listen.make(environment, settings.maxSubscriptions)
   let inFlight = 0
 
-  const answer = Effect.fnUntraced(function*(
-    request: Envelope.Request,
+  /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
+  const hold = (scope: Scope.Scope, begin: () => (() => void) | Replies.Reply) =>
+    Effect.uninterruptible(Effect.suspend(() => {
+      const started = begin()
+      if (typeof started !== "function") return Effect.succeed(started)
+      return Effect.as(Scope.addFinalizer(scope, Effect.sync(started)), undefined)
+    }))
+
+  const exchange = Effect.fnUntraced(function*(
+    route: Exclude<Dispatch.Route, { readonly _tag: "Reply" }>,
     principal: string,
     scope: Scope.Scope,
+    context: Context.Context<never>,
     startedAt: number
   ) {
-    const exchange = yield* Exchange.make(request.id, wantsNotifications(request.params))
-    // Registered and released as one step, so an interruption in between leaks nothing.
-    yield* Effect.uninterruptible(Effect.suspend(() => {
-      const unregister = registry.register(principal, request.id, exchange)
-      const remaining = Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
-      const timer = setTimeout(() => exchange.expire(), remaining)
-      return Scope.addFinalizer(scope, Effect.sync(() => {
-        clearTimeout(timer)
-        unregister()
-        exchange.close()
-      }))
-    }))
-    exchange.fiber = yield* Effect.forkDetach(
-      Effect.map(runtime.handle(request, { transport: "http", sink: exchange.sink }), (outcome) => exchange.complete(outcome)),
-      { startImmediately: true }
-    )
-    return yield* Exchange.response(exchange)
+    const request = route.request
+    const listening = route._tag === "Listen"
+    const { delivery, response } = yield* EffectResponse.make(listening || Dispatch.wantsNotifications(request.params))
+    const refused = yield* hold(scope, () =>
+      listening
+        ? listen.start(request, principal, delivery, context)
+        : Exchange.start(environment, request, principal, delivery, {
+          context,
+          notifications: Dispatch.wantsNotifications(request.params),
+          deadlineMillis: Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
+        }))
+    if (refused !== undefined) return Replies.toResponse(refused)
+    return yield* response
   })
-
-  const onMessage = (
-    message: Envelope.Incoming,
-    head: RequestHead.RequestHead,
-    principal: string,
-    scope: Scope.Scope,
-    startedAt: number
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-    switch (message._tag) {
-      case "Request": {
-        const mismatch = McpHeaders.check(message, head, runtime.catalog)
-        if (mismatch !== undefined) return Effect.succeed(Replies.json(Encoder.error(message.id, toWire(mismatch)), 400))
-        if (message.method === "subscriptions/listen") return listen.answer(message, principal, scope)
-        return answer(message, principal, scope, startedAt)
-      }
-      case "Notification":
-        if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
-        return Effect.succeed(Replies.accepted)
-      case "Invalid": {
-        const status = Replies.statusOf(message.error.code)
-        const frame = message.id === null
-          ? Replies.errorFrame(message.error.code, message.error.message)
-          : Encoder.error(message.id, toWire(message.error))
-        return Effect.succeed(Replies.json(frame, status))
-      }
-      case "Response":
-        return Effect.succeed(Replies.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
-      case "Ignored":
-        return Effect.succeed(Replies.refuse(400, -32600, `Invalid notification: ${message.reason}`))
-    }
-  }
 
   const serve = Effect.fnUntraced(function*(
     request: HttpServerRequest.HttpServerRequest,
     principal: string,
-    scope: Scope.Scope
+    scope: Scope.Scope,
+    context: Context.Context<never>
   ) {
     const startedAt = Date.now()
-    if (request.method !== "POST") return Replies.methodNotAllowed
     const head = RequestHead.read(request)
-    if (head.bytes > settings.maxHeaderBytes) {
-      return Replies.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
-    }
-    const headers = request.headers
-    const forbidden = Security.checkHost(settings.allowedHosts, headers["host"]) ??
-      Security.checkOrigin(settings.allowedOrigins, headers["origin"], headers["host"])
-    if (forbidden !== undefined) return Replies.refuse(403, -32600, forbidden)
-    if (inFlight >= settings.maxConcurrent) {
-      return Replies.refuse(503, -32603, "Server busy: too many requests in flight", { "retry-after": "1" })
-    }
-    if (!Negotiation.isJson(headers["content-type"])) {
-      return Replies.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
-    }
-    if (!Negotiation.acceptsBoth(headers["accept"])) {
-      return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
-    }
+    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight)
+    if (refusal !== undefined) return Replies.toResponse(refusal)
     yield* Effect.uninterruptible(Effect.suspend(() => {
       inFlight++
       return Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
     }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis)
-    if (body._tag !== "Text") return bodyRefusal(body, settings)
-    return yield* onMessage(Envelope.decode(body.text), head, principal, scope, startedAt)
+    if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
+    const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
+    if (route._tag === "Reply") return Replies.toResponse(route.reply)
+    return yield* exchange(route, principal, scope, context, startedAt)
   })
 
   const handler = Effect.withFiber((fiber) => {
@@ -190,7 +126,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     return serve(
       Context.getUnsafe(context, HttpServerRequest.HttpServerRequest),
       (Context.getOrUndefined(context, Principal) ?? anonymous).id,
-      Context.getUnsafe(context, Scope.Scope)
+      Context.getUnsafe(context, Scope.Scope),
+      context
     )
   })
 

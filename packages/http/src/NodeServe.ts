@@ -1,14 +1,22 @@
 /**
- * The one-call server: Streamable HTTP on Node's `http` module, through `NodeHttpServer`.
+ * The one-call server: Streamable HTTP on Node's `http` module.
  *
- * On top of the transport's own checks it owns the connections: at most `maxConnections` at once
- * (a request on a connection beyond that is answered 503 and the connection closed), request
- * heads beyond `maxHeaderBytes` refused by Node itself with 431, keep-alive between requests, and
- * a graceful shutdown: when the Layer's scope closes, new requests are refused with 503, the server
- * stops accepting connections and in-flight requests get `shutdownTimeout` to finish before they
- * are interrupted. Bound to a loopback address (the default, `127.0.0.1`) only loopback `Host`
- * and `Origin` values are accepted; bound elsewhere, any `Host` and same-origin `Origin`s, unless
- * the options say otherwise.
+ * The MCP endpoint is answered by {@link NodeEndpoint} straight from Node's `request` event, with
+ * the same checks, limits and lifetimes as the mountable {@link McpHttp} route but without Effect's
+ * HTTP server in between (it roughly halves the cost of a request). On top of the transport's own
+ * checks it owns the connections: at most `maxConnections` at once (a request on a connection
+ * beyond that is answered 503 and the connection closed), request heads beyond `maxHeaderBytes`
+ * refused by Node itself with 431, keep-alive between requests, and a graceful shutdown: when the
+ * Layer's scope closes, new requests are refused with 503, listen streams end gracefully, the
+ * server stops accepting connections, and in-flight requests get `shutdownTimeout` to finish
+ * before their connections are destroyed and their handlers interrupted. Bound to a loopback
+ * address (the default, `127.0.0.1`) only loopback `Host` and `Origin` values are accepted; bound
+ * elsewhere, any `Host` and same-origin `Origin`s, unless the options say otherwise.
+ *
+ * The Layer provides `HttpServer`: its `address` tells the port it bound, and an application
+ * served on it with `HttpServer.serve` answers every path but the MCP endpoint (without one, they
+ * are 404). Callers of the endpoint are anonymous; to authenticate them, mount
+ * `McpHttp.layerRoute` behind your own middleware instead.
  *
  * @example
  * ```ts
@@ -22,13 +30,14 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Duration, Effect, Layer } from "effect"
-import { HttpServer, HttpServerRequest } from "effect/http"
+import { Duration, Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as McpHttp from "./McpHttp.ts"
+import * as NodeEndpoint from "./NodeEndpoint.ts"
+import * as NodeResponse from "./NodeResponse.ts"
 import type { Options } from "./Options.ts"
 import * as Replies from "./Replies.ts"
 import { isLoopbackAddress } from "./Security.ts"
@@ -59,6 +68,20 @@ const pathOf = (url: string): string => {
 const millis = (input: Duration.Input | undefined, fallback: number): number =>
   input === undefined ? fallback : Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(input)))
 
+type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+
+/** Waits until `done()` holds, checking every 10 ms, for at most `timeout` ms. */
+const waitUntil = (done: () => boolean, timeout: number): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const deadline = Date.now() + timeout
+    const check = () => {
+      if (done() || Date.now() >= deadline) resume(Effect.void)
+      else timer = setTimeout(check, 10)
+    }
+    let timer = setTimeout(check, 0)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
 /**
  * The server as a Layer providing `HttpServer` (its `address` tells the port it bound).
  *
@@ -70,12 +93,12 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
     Effect.gen(function*() {
       const host = options?.host ?? "127.0.0.1"
       const loopback = isLoopbackAddress(host)
-      const app = yield* McpHttp.make({
+      const endpoint = yield* NodeEndpoint.make({
         ...options,
         allowedHosts: options?.allowedHosts ?? (loopback ? "loopback" : "any"),
         allowedOrigins: options?.allowedOrigins ?? (loopback ? "loopback" : "same-origin")
       })
-      const settings = app.settings
+      const settings = endpoint.settings
       const maxConnections = options?.maxConnections ?? 1024
       const server = Http.createServer({
         maxHeaderSize: settings.maxHeaderBytes,
@@ -90,26 +113,39 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
         if (connections > maxConnections) overLimit.add(socket)
         socket.once("close", () => connections--)
       })
-      const http = yield* NodeHttpServer.make(() => server, {
-        port: options?.port ?? 3000,
-        host,
-        gracefulShutdownTimeout: millis(options?.shutdownTimeout, 10_000)
-      })
       let draining = false
-      const handler = Effect.withFiber((fiber) => {
-        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-        if (draining) return Effect.succeed(closing)
-        const socket = (request.source as Http.IncomingMessage).socket
-        if (socket !== undefined && overLimit.has(socket)) return Effect.succeed(busy)
-        if (pathOf(request.url) !== settings.path) return Effect.succeed(notFound)
-        return app.handler
+      let fallback: NodeHandler | undefined
+      server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        if (draining) return NodeResponse.write(response, closing)
+        if (overLimit.has(request.socket)) return NodeResponse.write(response, busy)
+        if (pathOf(request.url ?? "/") === settings.path) return endpoint.handle(request, response)
+        if (fallback !== undefined) return fallback(request, response)
+        NodeResponse.write(response, notFound)
       })
-      yield* http.serve(Effect.interruptible(handler))
-      // Added after `serve`, so it runs first on shutdown: refuse new work while in-flight drains.
+      const http = yield* NodeHttpServer.make(() => server, { port: options?.port ?? 3000, host })
+      // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
       // Listen streams have no deadline: they end now, gracefully, so their connections are idle
-      // (closed at once) by the time the server closes, instead of holding the drain.
-      yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => void (draining = true)), app.closeSubscriptions))
-      return http
+      // (closed at once) instead of holding the drain.
+      const shutdownTimeout = millis(options?.shutdownTimeout, 10_000)
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function*() {
+          draining = true
+          yield* endpoint.closeSubscriptions
+          server.close()
+          server.closeIdleConnections()
+          yield* waitUntil(() => endpoint.inFlight() === 0, shutdownTimeout)
+          endpoint.abortAll()
+          server.closeAllConnections()
+        })
+      )
+      return HttpServer.make({
+        address: http.address,
+        serve: (app, middleware) =>
+          Effect.flatMap(Effect.scope, (scope) =>
+            Effect.map(NodeHttpServer.makeHandler(app, { scope, middleware }), (handler) => {
+              fallback = handler
+            }))
+      })
     })
   )
 

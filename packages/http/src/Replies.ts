@@ -1,6 +1,9 @@
 /**
- * The HTTP responses of the transport: JSON-RPC answers with their status, SSE streams, and the
- * refusals that happen before a body is read.
+ * The HTTP answers of the transport as plain data, and their Effect `HttpServerResponse` form.
+ *
+ * A {@link Reply} is what every adapter writes the same way: a status, headers, and a JSON body
+ * (or none). `McpHttp` turns it into an `HttpServerResponse` with {@link toResponse}; `NodeServe`
+ * writes it to Node's `ServerResponse` directly.
  *
  * JSON-RPC errors map to HTTP statuses: -32700, -32600, -32602 and the MCP codes -32020..-32022
  * are 400, -32601 is 404, -32603 is 500; any other (application) code travels in a 200. A refusal
@@ -8,16 +11,30 @@
  *
  * @example
  * ```ts
- * import { statusOf } from "@snodo/http/Replies"
+ * import * as Replies from "@snodo/http/Replies"
  *
- * statusOf(-32601) // 404
- * statusOf(-32001) // 200: an application error
+ * Replies.statusOf(-32601) // 404
+ * Replies.statusOf(-32001) // 200: an application error
+ * Replies.refuse(415, -32600, "Unsupported Media Type") // { status: 415, body: '{"jsonrpc":"2.0","error":…}', headers: {} }
  * ```
  *
  * @since 0.1.0
  */
 import type { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
+
+/**
+ * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
+ *
+ * @since 0.1.0
+ */
+export interface Reply {
+  readonly status: number
+  readonly body: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const noHeaders: Readonly<Record<string, string>> = {}
 
 /**
  * The HTTP status of a JSON-RPC error code.
@@ -42,9 +59,12 @@ export const statusOf = (code: number): number => {
   }
 }
 
-/** A JSON-RPC message as the whole response. @since 0.1.0 */
-export const json = (frame: string, status: number): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(frame, { status, contentType: "application/json" })
+/** A JSON-RPC message as the whole answer. @since 0.1.0 */
+export const json = (frame: string, status: number, headers: Readonly<Record<string, string>> = noHeaders): Reply => ({
+  status,
+  body: frame,
+  headers
+})
 
 /** A JSON-RPC error response without an `id` (the request could not be read). @since 0.1.0 */
 export const errorFrame = (code: number, message: string): string =>
@@ -55,31 +75,26 @@ export const errorFrame = (code: number, message: string): string =>
  *
  * @since 0.1.0
  */
-export const refuse = (
-  status: number,
-  code: number,
-  message: string,
-  headers?: Readonly<Record<string, string>>
-): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(errorFrame(code, message), {
-    status,
-    contentType: "application/json",
-    ...(headers === undefined ? {} : { headers })
-  })
+export const refuse = (status: number, code: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
+  json(errorFrame(code, message), status, headers)
 
 /** A notification accepted: 202, no body. @since 0.1.0 */
-export const accepted: HttpServerResponse.HttpServerResponse = HttpServerResponse.empty({ status: 202 })
+export const accepted: Reply = { status: 202, body: undefined, headers: noHeaders }
 
 /** GET, DELETE and every other method than POST. @since 0.1.0 */
-export const methodNotAllowed: HttpServerResponse.HttpServerResponse = refuse(
-  405,
-  -32600,
-  "Method not allowed: the MCP endpoint accepts POST only",
-  { allow: "POST" }
-)
+export const methodNotAllowed: Reply = refuse(405, -32600, "Method not allowed: the MCP endpoint accepts POST only", {
+  allow: "POST"
+})
 
-const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no" }
+/** The headers of a request-scoped SSE stream (besides its content type). @since 0.1.0 */
+export const sseHeaders: Readonly<Record<string, string>> = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
-/** A request-scoped SSE stream. @since 0.1.0 */
+/** A reply as an Effect `HttpServerResponse`. @since 0.1.0 */
+export const toResponse = (reply: Reply): HttpServerResponse.HttpServerResponse =>
+  reply.body === undefined
+    ? HttpServerResponse.empty({ status: reply.status, headers: reply.headers })
+    : HttpServerResponse.text(reply.body, { status: reply.status, contentType: "application/json", headers: reply.headers })
+
+/** A request-scoped SSE stream as an Effect `HttpServerResponse`. @since 0.1.0 */
 export const eventStream = (body: Stream.Stream<Uint8Array>): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.stream(body, { contentType: "text/event-stream", headers: sseHeaders })

@@ -41,26 +41,36 @@ const isMcp = (lower: string): boolean =>
   lower.charCodeAt(3) === 45
 
 /**
- * Reads the head of a request.
+ * Reads a head from Node's raw header list (names and values alternating, repetitions kept).
+ *
+ * @since 0.1.0
+ */
+export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
+  const mcp = new Map<string, string | typeof Repeated>()
+  let bytes = 0
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!
+    const value = raw[i + 1]!
+    bytes += name.length + value.length + 4
+    if (name.length > 4) {
+      const lower = name.toLowerCase()
+      if (isMcp(lower)) add(mcp, lower, value)
+    }
+  }
+  return { bytes, mcp }
+}
+
+/**
+ * Reads the head of a request: from the raw header list where the platform kept it (Node),
+ * otherwise from the joined headers.
  *
  * @since 0.1.0
  */
 export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead => {
+  const raw = (request.source as { readonly rawHeaders?: unknown }).rawHeaders
+  if (Array.isArray(raw)) return fromRaw(raw as ReadonlyArray<string>)
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
-  const raw = (request.source as { readonly rawHeaders?: unknown }).rawHeaders
-  if (Array.isArray(raw)) {
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = raw[i] as string
-      const value = raw[i + 1] as string
-      bytes += name.length + value.length + 4
-      if (name.length > 4) {
-        const lower = name.toLowerCase()
-        if (isMcp(lower)) add(mcp, lower, value)
-      }
-    }
-    return { bytes, mcp }
-  }
   const headers = request.headers
   for (const name in headers) {
     const value = headers[name]!

@@ -1,0 +1,85 @@
+/**
+ * What the transport does with one decoded message, the same for every adapter.
+ *
+ * A request whose metadata headers agree with its body is run (`Call`), or opens a stream
+ * (`Listen`, for `subscriptions/listen`); a request whose headers disagree is 400 with a -32020.
+ * A notification is answered 202 (`notifications/cancelled` first cancels the same principal's
+ * request with that id). A message that is not a request is refused with its error.
+ *
+ * @example
+ * ```ts
+ * import * as Dispatch from "@snodo/http/Dispatch"
+ * import * as Envelope from "@snodo/core/pipeline/Envelope"
+ *
+ * const route = Dispatch.route(Envelope.decode(text), head, runtime.catalog, registry, "anonymous")
+ * // { _tag: "Call", request } | { _tag: "Listen", request } | { _tag: "Reply", reply }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Catalog } from "@snodo/core/catalog/Catalog"
+import * as Encoder from "@snodo/core/pipeline/Encoder"
+import type * as Envelope from "@snodo/core/pipeline/Envelope"
+import { toWire } from "@snodo/core/pipeline/McpError"
+import { LogLevelKey } from "@snodo/core/wire/Meta"
+import type * as Cancellations from "./Cancellations.ts"
+import * as McpHeaders from "./McpHeaders.ts"
+import * as Replies from "./Replies.ts"
+import type { RequestHead } from "./RequestHead.ts"
+
+/** Where a message goes. @since 0.1.0 */
+export type Route =
+  | { readonly _tag: "Call"; readonly request: Envelope.Request }
+  | { readonly _tag: "Listen"; readonly request: Envelope.Request }
+  | { readonly _tag: "Reply"; readonly reply: Replies.Reply }
+
+const reply = (answer: Replies.Reply): Route => ({ _tag: "Reply", reply: answer })
+const responseRefused = reply(Replies.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
+const acceptedRoute = reply(Replies.accepted)
+
+/**
+ * Routes one message of `principal`.
+ *
+ * @since 0.1.0
+ */
+export const route = (
+  message: Envelope.Incoming,
+  head: RequestHead,
+  catalog: Catalog,
+  registry: Cancellations.Registry,
+  principal: string
+): Route => {
+  switch (message._tag) {
+    case "Request": {
+      const mismatch = McpHeaders.check(message, head, catalog)
+      if (mismatch !== undefined) return reply(Replies.json(Encoder.error(message.id, toWire(mismatch)), 400))
+      return { _tag: message.method === "subscriptions/listen" ? "Listen" : "Call", request: message }
+    }
+    case "Notification":
+      if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
+      return acceptedRoute
+    case "Invalid": {
+      const status = Replies.statusOf(message.error.code)
+      const frame = message.id === null
+        ? Replies.errorFrame(message.error.code, message.error.message)
+        : Encoder.error(message.id, toWire(message.error))
+      return reply(Replies.json(frame, status))
+    }
+    case "Response":
+      return responseRefused
+    case "Ignored":
+      return reply(Replies.refuse(400, -32600, `Invalid notification: ${message.reason}`))
+  }
+}
+
+/**
+ * Whether a request can receive notifications: it carries a progress token or a log level.
+ *
+ * @since 0.1.0
+ */
+export const wantsNotifications = (params: Readonly<Record<string, unknown>>): boolean => {
+  const meta = params["_meta"]
+  if (typeof meta !== "object" || meta === null) return false
+  const record = meta as Record<string, unknown>
+  return record["progressToken"] !== undefined || record[LogLevelKey] !== undefined
+}

@@ -1,0 +1,114 @@
+/**
+ * The MCP endpoint as a Node `request` listener: the transport of {@link McpHttp} without Effect's
+ * HTTP server in between, for the one-call server.
+ *
+ * Every check, refusal and lifetime is the one `McpHttp` has (they share `RequestChecks`,
+ * `BodyReader`, `Dispatch`, `Exchange` and `Listen`); only the platform differs: the head is read
+ * from Node's raw header list, the body with plain listeners, and the answer written with
+ * `NodeResponse`. The handler runs in one fiber per request, on the services the endpoint was
+ * built with. The response's `close` (written, or the client gone) releases the request: its
+ * deadline, its cancellation entry, and its handler's fiber if that still runs.
+ *
+ * Callers are anonymous: an application that authenticates mounts `McpHttp.layerRoute` behind its
+ * own middleware instead.
+ *
+ * @example
+ * ```ts
+ * import * as Http from "node:http"
+ * import { Effect } from "effect"
+ * import * as NodeEndpoint from "@snodo/http/NodeEndpoint"
+ *
+ * const program = Effect.gen(function*() {
+ *   const endpoint = yield* NodeEndpoint.make({ deadline: "10 seconds" })
+ *   Http.createServer(endpoint.handle).listen(3000)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import * as Envelope from "@snodo/core/pipeline/Envelope"
+import { anonymous } from "@snodo/core/runtime/Principal"
+import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type * as Http from "node:http"
+import * as BodyReader from "./BodyReader.ts"
+import * as Cancellations from "./Cancellations.ts"
+import * as Dispatch from "./Dispatch.ts"
+import * as Exchange from "./Exchange.ts"
+import * as Listen from "./Listen.ts"
+import * as NodeResponse from "./NodeResponse.ts"
+import { type Options, resolve, type Settings } from "./Options.ts"
+import * as RequestChecks from "./RequestChecks.ts"
+import * as RequestHead from "./RequestHead.ts"
+
+/** The endpoint. @since 0.1.0 */
+export interface NodeEndpoint {
+  /** Answers one request (mount it on the MCP path). */
+  readonly handle: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly settings: Settings
+  /** Requests in flight (their responses not closed yet). */
+  readonly inFlight: () => number
+  /** Ends every open listen stream gracefully and waits (at most 1 s) for their responses to finish. */
+  readonly closeSubscriptions: Effect.Effect<void>
+  /** Ends every request still in flight: its connection is destroyed and its handler interrupted. */
+  readonly abortAll: () => void
+}
+
+const principal = anonymous.id
+
+/**
+ * Builds the endpoint for the `ServerRuntime` in context; handlers run with the services of the
+ * Effect that builds it.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<NodeEndpoint, never, ServerRuntime> {
+  const runtime = yield* ServerRuntime
+  const context = yield* Effect.context<never>()
+  const settings = resolve(options)
+  const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
+  const listen = Listen.make(environment, settings.maxSubscriptions)
+  const active = new Set<Http.ServerResponse>()
+
+  const start = (route: Exclude<Dispatch.Route, { readonly _tag: "Reply" }>, response: Http.ServerResponse, startedAt: number) => {
+    const request = route.request
+    const delivery = NodeResponse.delivery(response)
+    if (route._tag === "Listen") return listen.start(request, principal, delivery, context)
+    return Exchange.start(environment, request, principal, delivery, {
+      context,
+      notifications: Dispatch.wantsNotifications(request.params),
+      deadlineMillis: Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
+    })
+  }
+
+  const handle = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+    const startedAt = Date.now()
+    const head = RequestHead.fromRaw(request.rawHeaders)
+    const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size)
+    if (refusal !== undefined) return NodeResponse.write(response, refusal)
+    if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
+      return NodeResponse.write(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings))
+    }
+    active.add(response)
+    let release: (() => void) | undefined
+    const stopReading = BodyReader.readSource(request, settings.maxBodyBytes, settings.deadlineMillis, (body) => {
+      if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
+      const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
+      if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
+      const started = start(route, response, startedAt)
+      if (typeof started === "function") release = started
+      else NodeResponse.write(response, started)
+    })
+    response.once("close", () => {
+      active.delete(response)
+      stopReading()
+      release?.()
+    })
+  }
+
+  const abortAll = () => {
+    for (const response of active) response.destroy()
+  }
+
+  return { handle, settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
+})

@@ -1,0 +1,87 @@
+/**
+ * The checks a request passes before its body is read, and the refusals of a body that could not
+ * be read: the same for every adapter (`McpHttp` on Effect's HTTP server, `NodeServe` on Node's).
+ *
+ * In order: the method (405), the head size (431), `Host` and `Origin` (403), capacity (503),
+ * `Content-Type` (415), `Accept` (406). Each refusal names its reason and carries a JSON-RPC error
+ * without an `id`.
+ *
+ * @example
+ * ```ts
+ * import * as RequestChecks from "@snodo/http/RequestChecks"
+ * import * as Options from "@snodo/http/Options"
+ *
+ * const refusal = RequestChecks.beforeBody("GET", {}, 0, Options.resolve(undefined), 0)
+ * refusal?.status // 405
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Body } from "./BodyReader.ts"
+import * as Negotiation from "./Negotiation.ts"
+import type { Settings } from "./Options.ts"
+import * as Replies from "./Replies.ts"
+import * as Security from "./Security.ts"
+
+/** The request headers by lower-case name, as both platforms give them. @since 0.1.0 */
+export interface CheckedHeaders {
+  readonly [name: string]: string | ReadonlyArray<string> | undefined
+}
+
+/** A header that must be a single value (Node lists only `set-cookie` and the like). */
+const single = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : undefined
+
+const closeHeaders = { connection: "close" }
+const busyHeaders = { "retry-after": "1" }
+
+/**
+ * The refusal of a request before its body is read, or `undefined` when it may proceed.
+ * `headBytes` is the size of its head; `inFlight` the requests being answered right now.
+ *
+ * @since 0.1.0
+ */
+export const beforeBody = (
+  method: string,
+  headers: CheckedHeaders,
+  headBytes: number,
+  settings: Settings,
+  inFlight: number
+): Replies.Reply | undefined => {
+  if (method !== "POST") return Replies.methodNotAllowed
+  if (headBytes > settings.maxHeaderBytes) {
+    return Replies.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
+  }
+  const host = single(headers["host"])
+  const forbidden = Security.checkHost(settings.allowedHosts, host) ??
+    Security.checkOrigin(settings.allowedOrigins, single(headers["origin"]), host)
+  if (forbidden !== undefined) return Replies.refuse(403, -32600, forbidden)
+  if (inFlight >= settings.maxConcurrent) {
+    return Replies.refuse(503, -32603, "Server busy: too many requests in flight", busyHeaders)
+  }
+  if (!Negotiation.isJson(single(headers["content-type"]))) {
+    return Replies.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
+  }
+  if (!Negotiation.acceptsBoth(single(headers["accept"]))) {
+    return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
+  }
+  return undefined
+}
+
+/**
+ * The answer to a body that was not read whole as UTF-8 text.
+ *
+ * @since 0.1.0
+ */
+export const bodyRefusal = (body: Exclude<Body, { readonly _tag: "Text" }>, settings: Settings): Replies.Reply => {
+  switch (body._tag) {
+    case "TooLarge":
+      return Replies.refuse(413, -32600, `Request body larger than ${settings.maxBodyBytes} bytes`, closeHeaders)
+    case "Timeout":
+      return Replies.refuse(408, -32600, "Request body not received within the deadline", closeHeaders)
+    case "Malformed":
+      return Replies.json(Replies.errorFrame(-32700, "Parse error: invalid UTF-8"), 400)
+    case "Failed":
+      return Replies.refuse(400, -32600, "Request body could not be read", closeHeaders)
+  }
+}
