@@ -11,12 +11,15 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup)
+ *
+ * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import { fileURLToPath } from "node:url"
-import { type Child, freePort, installCleanup, rss, sleep } from "./children.ts"
+import { type Child, cpuMs, freePort, installCleanup, rss, sleep } from "./children.ts"
 import type { LoadResult, LoadSpec } from "./load.ts"
 import { listToolCount } from "./peers/args.ts"
 import { startHttp, startStdio, verify } from "./probe.ts"
@@ -46,6 +49,14 @@ const rounds = Math.round(flag("--rounds", 2))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
+const scenarioNames = ["echo", "list", "stdio", "startup"] as const
+const scenariosAt = argv.indexOf("--scenarios")
+const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
+for (const name of scenarios) {
+  if (!(scenarioNames as ReadonlyArray<string>).includes(name)) throw new Error(`unknown scenario ${name}; known: ${scenarioNames.join(", ")}`)
+}
+/** A partial run (some peers or scenarios) prints its table but leaves the committed report alone. */
+const partial = only !== undefined || scenariosAt >= 0
 /** The whole run stops starting new scenarios after this (bounded even if a peer is very slow). */
 const budgetMs = 14 * 60_000
 const startedAt = performance.now()
@@ -147,11 +158,13 @@ for (const c of connectionCounts) {
   declare(`http.echo.c${c}.rps`, { group: "http", label: `echo, ${c} conn`, unit: "req/s", better: "higher" })
   declare(`http.echo.c${c}.p50`, { group: "http-latency", label: `HTTP echo, ${c} conn, p50`, unit: "ms", better: "lower" })
   declare(`http.echo.c${c}.p99`, { group: "http-latency", label: `HTTP echo, ${c} conn, p99`, unit: "ms", better: "lower" })
+  declare(`http.echo.c${c}.cpu`, { group: "http-cpu", label: `HTTP echo, ${c} conn, server CPU per request`, unit: "µs", better: "lower" })
   declare(`http.echo.c${c}.errors`, { group: "http-errors", label: `HTTP echo, ${c} conn, errors`, unit: "errors", better: "lower" })
 }
 declare("http.list.rps", { group: "http", label: `tools/list (${listToolCount} tools), ${listConnections} conn`, unit: "req/s", better: "higher" })
 declare("http.list.p50", { group: "http-latency", label: `HTTP tools/list, ${listConnections} conn, p50`, unit: "ms", better: "lower" })
 declare("http.list.p99", { group: "http-latency", label: `HTTP tools/list, ${listConnections} conn, p99`, unit: "ms", better: "lower" })
+declare("http.list.cpu", { group: "http-cpu", label: "HTTP tools/list, server CPU per request", unit: "µs", better: "lower" })
 declare("http.list.errors", { group: "http-errors", label: "HTTP tools/list errors", unit: "errors", better: "lower" })
 declare("stdio.seq.mean", { group: "stdio", label: "stdio sequential tools/call, mean per call", unit: "ms", better: "lower" })
 declare("stdio.seq.p99", { group: "stdio", label: "stdio sequential tools/call, p99 per call", unit: "ms", better: "lower" })
@@ -164,14 +177,18 @@ declare("startup.stdio", { group: "startup", label: "start-up to first answer (s
 
 // ---- load -------------------------------------------------------------------------------------
 
+/** A load's result, with the server's peak RSS and its CPU time per answered request (µs). */
+type Measured = LoadResult & { readonly peakRss: number; readonly cpuUs: number }
+
 /** Runs autocannon in its own process; samples the server's RSS every 100 ms meanwhile. */
-const load = async (spec: LoadSpec, serverPid: number): Promise<LoadResult & { readonly peakRss: number }> => {
+const load = async (spec: LoadSpec, serverPid: number): Promise<Measured> => {
   const child = spawn(process.execPath, ["bench/load.ts", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   let err = ""
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk))
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err = (err + chunk).slice(-2048)))
   let peakRss = rss(serverPid)
+  const cpuBefore = cpuMs(serverPid)
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, rss(serverPid))
   }, 100)
@@ -181,7 +198,9 @@ const load = async (spec: LoadSpec, serverPid: number): Promise<LoadResult & { r
   try {
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
     if (code !== 0) throw new Error(`loader exited with ${String(code)}: ${err.trim()}`)
-    return { ...(JSON.parse(out) as LoadResult), peakRss }
+    const result = JSON.parse(out) as LoadResult
+    const cpuUs = ((cpuMs(serverPid) - cpuBefore) * 1000) / Math.max(1, result.completed)
+    return { ...result, peakRss, cpuUs }
   } finally {
     clearInterval(sampler)
     clearTimeout(killer)
@@ -252,8 +271,8 @@ const interleaved = async (
   body: string,
   headers: Readonly<Record<string, string>>,
   label: string
-): Promise<Map<PeerId, LoadResult & { readonly peakRss: number }>> => {
-  const best = new Map<PeerId, LoadResult & { readonly peakRss: number }>()
+): Promise<Map<PeerId, Measured>> => {
+  const best = new Map<PeerId, Measured>()
   const failed = new Set<PeerId>()
   for (let round = 0; round < rounds && !overBudget(); round++) {
     for (const { peer, child, url } of rotate(running, round)) {
@@ -262,11 +281,12 @@ const interleaved = async (
         if (round === 0) await load(loadSpec(url, connections, warmupS, body, headers), child.pid)
         const result = await load(loadSpec(url, connections, durationS, body, headers), child.pid)
         progress(`   ${peerLabels[peer]} ${label} c=${connections} round ${round + 1}: ${Math.round(result.rps)} req/s, ` +
-          `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors`)
+          `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${Math.round(result.cpuUs)} µs CPU/req, ${result.errors} errors`)
         const previous = best.get(peer)
         const peakRss = Math.max(result.peakRss, previous?.peakRss ?? 0)
-        if (previous === undefined || result.rps > previous.rps) best.set(peer, { ...result, peakRss })
-        else best.set(peer, { ...previous, peakRss })
+        const cpuUs = Math.min(result.cpuUs, previous?.cpuUs ?? Number.POSITIVE_INFINITY)
+        if (previous === undefined || result.rps > previous.rps) best.set(peer, { ...result, peakRss, cpuUs })
+        else best.set(peer, { ...previous, peakRss, cpuUs })
       } catch (error) {
         failed.add(peer)
         best.delete(peer)
@@ -293,6 +313,7 @@ const httpEcho = async (): Promise<void> => {
         record(`http.echo.c${c}.rps`, peer, result.rps)
         record(`http.echo.c${c}.p50`, peer, result.p50Ms)
         record(`http.echo.c${c}.p99`, peer, result.p99Ms)
+        record(`http.echo.c${c}.cpu`, peer, result.cpuUs)
         record(`http.echo.c${c}.errors`, peer, result.errors)
         if (c === 64) record("memory.http.load64", peer, mib(result.peakRss))
       }
@@ -315,6 +336,7 @@ const httpList = async (): Promise<void> => {
       record("http.list.rps", peer, result.rps)
       record("http.list.p50", peer, result.p50Ms)
       record("http.list.p99", peer, result.p99Ms)
+      record("http.list.cpu", peer, result.cpuUs)
       record("http.list.errors", peer, result.errors)
     }
   } finally {
@@ -459,17 +481,19 @@ const machine = {
 
 progress(`snodo bench: ${selected.map((p) => peerLabels[p]).join(", ")}; ${durationS} s per load after ${warmupS} s warm-up`)
 progress(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`)
-progress("HTTP tools/call echo (all peers up at once, interleaved rounds)")
-await httpEcho()
-if (!overBudget()) {
+if (scenarios.has("echo")) {
+  progress("HTTP tools/call echo (all peers up at once, interleaved rounds)")
+  await httpEcho()
+}
+if (scenarios.has("list") && !overBudget()) {
   progress(`HTTP tools/list (${listToolCount} tools)`)
   await httpList()
 }
-if (!overBudget()) {
+if (scenarios.has("stdio") && !overBudget()) {
   progress("stdio through the official client")
   await stdio()
 }
-if (!overBudget()) {
+if (scenarios.has("startup") && !overBudget()) {
   progress(`start-up (${startupRuns} runs)`)
   await startup()
 }
@@ -487,9 +511,13 @@ const results: Results = {
   elapsedS: (performance.now() - startedAt) / 1000
 }
 
-mkdirSync(path("bench/results"), { recursive: true })
-writeFileSync(path("bench/results/latest.json"), `${JSON.stringify(results, null, 2)}\n`)
-writeReport(results, root)
 process.stdout.write(textTable(results))
-progress("wrote bench/results/latest.json, docs/benchmarks.md, docs/benchmarks-rps.svg")
+if (partial) {
+  progress("partial run (--only or --scenarios): nothing written")
+} else {
+  mkdirSync(path("bench/results"), { recursive: true })
+  writeFileSync(path("bench/results/latest.json"), `${JSON.stringify(results, null, 2)}\n`)
+  writeReport(results, root)
+  progress("wrote bench/results/latest.json, docs/benchmarks.md, docs/benchmarks-rps.svg")
+}
 process.exit(0)

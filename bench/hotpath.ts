@@ -1,0 +1,39 @@
+/**
+ * The in-process hot path: `ServerRuntime.handle` for one `tools/call echo` of the everything
+ * server, with no transport, timed over many sequential calls. A diagnostic for profiling our own
+ * pipeline (decode, admission, routing, validation, the handler, result shaping, encoding) apart
+ * from sockets and pipes.
+ *
+ *   npx node bench/hotpath.ts [calls]
+ */
+import { Effect } from "effect"
+import * as Envelope from "@snodo/core/pipeline/Envelope"
+import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { ServerLayer } from "../examples/everything/server.ts"
+import { echoBody } from "./wire.ts"
+
+const calls = Number(process.argv[2] ?? 200_000)
+const text = echoBody()
+
+const program = Effect.gen(function*() {
+  const runtime = yield* ServerRuntime
+  const context = { transport: "http" as const, sink: undefined }
+  const once = Effect.suspend(() => {
+    const message = Envelope.decode(text)
+    if (message._tag !== "Request") return Effect.die(new Error(`not a request: ${message._tag}`))
+    return runtime.handle(message, context)
+  })
+  const first = yield* once
+  if (first._tag !== "Result" || !first.frame.includes("hello, bench")) return yield* Effect.die(new Error(first.frame))
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now()
+    for (let i = 0; i < calls; i++) yield* once
+    const micros = ((performance.now() - started) * 1000) / calls
+    process.stdout.write(`round ${round + 1}: ${micros.toFixed(2)} µs per tools/call (decode + handle + encode)\n`)
+  }
+})
+
+Effect.runPromise(Effect.provide(Effect.scoped(program), ServerLayer)).then(() => process.exit(0), (error) => {
+  process.stderr.write(`${String(error)}\n`)
+  process.exit(1)
+})
