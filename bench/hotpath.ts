@@ -27,9 +27,13 @@ const program = Effect.gen(function*() {
   if (first._tag !== "Result" || !first.frame.includes("hello, bench")) return yield* Effect.die(new Error(first.frame))
   for (let round = 0; round < 3; round++) {
     const started = performance.now()
+    const cpu = process.cpuUsage()
     for (let i = 0; i < calls; i++) yield* once
     const micros = ((performance.now() - started) * 1000) / calls
-    process.stdout.write(`round ${round + 1}: ${micros.toFixed(2)} µs per tools/call (decode + handle + encode)\n`)
+    const used = process.cpuUsage(cpu)
+    const cpuMicros = (used.user + used.system) / calls
+    process.stdout.write(`round ${round + 1}: ${micros.toFixed(2)} µs per tools/call (decode + handle + encode), ` +
+      `${cpuMicros.toFixed(2)} µs CPU (GC threads included)\n`)
   }
 })
 

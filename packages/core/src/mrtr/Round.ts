@@ -19,7 +19,7 @@ import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { JsonValue } from "../wire/Json.ts"
 import type { InputRequest } from "../wire/Mrtr.ts"
 import * as ElicitationForm from "./ElicitationForm.ts"
-import { type Ask, McpInput, type Session } from "./Input.ts"
+import type { Ask, Session } from "./Input.ts"
 import * as InputCapabilities from "./InputCapabilities.ts"
 import * as InputRequired from "./InputRequired.ts"
 import type { Keyring } from "./Keyring.ts"
@@ -28,6 +28,14 @@ import * as Sampling from "./Sampling.ts"
 
 /** How a handler's effect gets its request services. @since 0.1.0 */
 export type Provide = <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+
+/**
+ * How the runtime provides a handler's effect with the request's services plus this round's
+ * {@link McpInput} session, in one step.
+ *
+ * @since 0.1.0
+ */
+export type ProvideWith = <A, E>(effect: Effect.Effect<A, E, unknown>, session: Session | undefined) => Effect.Effect<A, E>
 
 /** What a round produced. @since 0.1.0 */
 export type Outcome<A> =
@@ -97,97 +105,125 @@ const requestProblem = (request: unknown): string | undefined => {
   }
 }
 
-interface State {
-  stop: Stop | undefined
-  readonly pending: Map<string, InputRequest>
-  readonly consumed: Map<string, JsonValue>
-  readonly asked: Map<string, string>
-  readonly states: Map<string, JsonValue>
-}
+/**
+ * The session of one round. Its maps are made on first use: most handlers never ask for input,
+ * and a round that asks nothing costs one object.
+ */
+class RoundSession implements Session {
+  stop: Stop | undefined = undefined
+  private pendingMap: Map<string, InputRequest> | undefined
+  private consumedMap: Map<string, JsonValue> | undefined
+  private askedMap: Map<string, string> | undefined
+  private statesMap: Map<string, JsonValue> | undefined
+  readonly responses: RetryEnvelope["responses"]
+  readonly requestState: JsonValue | undefined
+  private readonly carried: RequestState.Payload
+  private readonly capabilities: RequestMeta["clientCapabilities"]
 
-interface RoundSession extends Session {
-  readonly returned: (value: InputRequired.InputRequired) => Effect.Effect<never>
-}
-
-const makeSession = (envelope: RetryEnvelope, carried: RequestState.Payload, meta: RequestMeta): { session: RoundSession; state: State } => {
-  const state: State = {
-    stop: undefined,
-    pending: new Map(),
-    consumed: new Map(),
-    asked: new Map(),
-    states: new Map(Object.entries(carried.states))
+  constructor(envelope: RetryEnvelope, carried: RequestState.Payload, meta: RequestMeta) {
+    this.responses = envelope.responses
+    this.requestState = carried.raw
+    this.carried = carried
+    this.capabilities = meta.clientCapabilities
   }
-  const capabilities = meta.clientCapabilities
-  const stop = (next: Stop): Effect.Effect<never> => {
-    if (state.stop === undefined || (state.stop._tag !== "Refuse" && next._tag === "Refuse")) state.stop = next
+
+  get pending(): Map<string, InputRequest> {
+    return this.pendingMap ??= new Map()
+  }
+
+  get consumed(): Map<string, JsonValue> {
+    return this.consumedMap ??= new Map()
+  }
+
+  private get asked(): Map<string, string> {
+    return this.askedMap ??= new Map()
+  }
+
+  get states(): Map<string, JsonValue> {
+    return this.statesMap ??= new Map(Object.entries(this.carried.states))
+  }
+
+  /** Ends the handler; a refusal wins over a suspension. */
+  halt(next: Stop): Effect.Effect<never> {
+    if (this.stop === undefined || (this.stop._tag !== "Refuse" && next._tag === "Refuse")) this.stop = next
     return Effect.interrupt
   }
 
-  const ask = (asks: ReadonlyArray<Ask<unknown>>): Effect.Effect<ReadonlyArray<unknown>> =>
-    Effect.suspend(() => {
+  ask(asks: ReadonlyArray<Ask<unknown>>): Effect.Effect<ReadonlyArray<unknown>> {
+    return Effect.suspend(() => {
       const values: Array<unknown> = []
       const missing: Array<Ask<unknown>> = []
       for (const input of asks) {
         const fingerprint = RequestState.canonicalJson(input.request)
-        const previous = state.asked.get(input.key)
+        const previous = this.asked.get(input.key)
         if (previous !== undefined && previous !== fingerprint) {
           return defect(`Input key "${input.key}" was asked with two different requests`)
         }
-        state.asked.set(input.key, fingerprint)
-        const fromState = own(carried.answers, input.key)
-        const response = fromState ?? own(envelope.responses, input.key)
+        this.asked.set(input.key, fingerprint)
+        const fromState = own(this.carried.answers, input.key)
+        const response = fromState ?? own(this.responses, input.key)
         if (response === undefined) {
           missing.push(input)
           continue
         }
         const decoded = input.decode(response)
         if (decoded._tag === "Invalid") {
-          return stop({
+          return this.halt({
             _tag: "Refuse",
             error: fromState !== undefined
               ? RequestState.invalid()
               : new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.reason}` })
           })
         }
-        state.consumed.set(input.key, decoded.carry)
+        this.consumed.set(input.key, decoded.carry)
         values.push(decoded.value)
       }
       if (missing.length === 0) return Effect.succeed(values)
       const lacking = missing.flatMap((input) => {
-        const fragment = InputCapabilities.missing(input.request, capabilities)
+        const fragment = InputCapabilities.missing(input.request, this.capabilities)
         return fragment === undefined ? [] : [fragment]
       })
-      if (lacking.length > 0) return stop({ _tag: "Refuse", error: InputCapabilities.refusal(InputCapabilities.merge(lacking)) })
-      for (const input of missing) state.pending.set(input.key, input.request)
-      return stop({ _tag: "Suspend" })
+      if (lacking.length > 0) return this.halt({ _tag: "Refuse", error: InputCapabilities.refusal(InputCapabilities.merge(lacking)) })
+      for (const input of missing) this.pending.set(input.key, input.request)
+      return this.halt({ _tag: "Suspend" })
     })
-
-  const session: RoundSession = {
-    ask,
-    returned: (value) => stop({ _tag: "Returned", value }),
-    supports: (request) => InputCapabilities.missing(request, capabilities) === undefined,
-    requireCapabilities: (required) =>
-      Effect.suspend(() => {
-        const lacking = InputCapabilities.lacking(required, capabilities)
-        return lacking === undefined ? Effect.void : stop({ _tag: "Refuse", error: InputCapabilities.refusal(lacking) })
-      }),
-    getState: (key) => state.states.get(key),
-    setState: (key, value) => {
-      if (value === undefined) state.states.delete(key)
-      else state.states.set(key, value)
-    },
-    invalidState: Effect.suspend(() => stop({ _tag: "Refuse", error: RequestState.invalid() })),
-    responses: envelope.responses,
-    requestState: carried.raw
   }
-  return { session, state }
+
+  returned(value: InputRequired.InputRequired): Effect.Effect<never> {
+    return this.halt({ _tag: "Returned", value })
+  }
+
+  supports(request: InputRequest): boolean {
+    return InputCapabilities.missing(request, this.capabilities) === undefined
+  }
+
+  requireCapabilities(required: Readonly<Record<string, unknown>>): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const lacking = InputCapabilities.lacking(required, this.capabilities)
+      return lacking === undefined ? Effect.void : this.halt({ _tag: "Refuse", error: InputCapabilities.refusal(lacking) })
+    })
+  }
+
+  getState(key: string): JsonValue | undefined {
+    return this.statesMap === undefined ? own(this.carried.states, key) : this.statesMap.get(key)
+  }
+
+  setState(key: string, value: JsonValue | undefined): void {
+    if (value === undefined) this.states.delete(key)
+    else this.states.set(key, value)
+  }
+
+  get invalidState(): Effect.Effect<never> {
+    return Effect.suspend(() => this.halt({ _tag: "Refuse", error: RequestState.invalid() }))
+  }
 }
 
 const empty: RequestState.Payload = { answers: {}, states: {} }
 
 /**
- * Runs one round for a principal (its id binds the sealed state). `body` receives the `provide` to use for the handler's effect: it adds the
- * {@link McpInput} session and turns a returned `InputRequired` into the end of the round.
+ * Runs one round for a principal (its id binds the sealed state). `body` receives the `provide` to
+ * use for the handler's effect: it adds the {@link McpInput} session (with the request's other
+ * services, through `provide`) and turns a returned `InputRequired` into the end of the round.
  *
  * @since 0.1.0
  */
@@ -196,39 +232,51 @@ export const run = <A>(
   request: Request,
   meta: RequestMeta,
   principal: string,
-  provide: Provide,
+  provide: ProvideWith,
   body: (provide: Provide) => Effect.Effect<A, McpError>
+): Effect.Effect<Outcome<A>, McpError> => {
+  const envelope = envelopeOf(request.params)
+  if (envelope instanceof InvalidParams) return Effect.fail(envelope)
+  const binding: RequestState.Binding = { method: request.method, params: request.params, principal }
+  if (envelope.requestState === undefined) return runSession(keyring, binding, meta, new RoundSession(envelope, empty, meta), provide, body)
+  const token = envelope.requestState
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const opened = RequestState.open(keyring, binding, token, now)
+    if (opened instanceof InvalidParams) return Effect.fail(opened)
+    return runSession(keyring, binding, meta, new RoundSession(envelope, opened, meta), provide, body)
+  })
+}
+
+const runSession = <A>(
+  keyring: Keyring["Service"],
+  binding: RequestState.Binding,
+  meta: RequestMeta,
+  session: RoundSession,
+  provide: ProvideWith,
+  body: (provide: Provide) => Effect.Effect<A, McpError>
+): Effect.Effect<Outcome<A>, McpError> => {
+  const withInput: Provide = (effect) =>
+    provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)), session)
+  return Effect.flatMap(Effect.exit(body(withInput)), (exit): Effect.Effect<Outcome<A>, McpError> => {
+    const stopped = session.stop
+    if (stopped === undefined || (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause))) {
+      return Exit.isSuccess(exit) ? Effect.succeed({ _tag: "Complete", value: exit.value }) : Effect.failCause(exit.cause)
+    }
+    return inputRequired(keyring, binding, meta, session, stopped)
+  })
+}
+
+/** The end of a round that stopped: its refusal, or the `input_required` result with a sealed state. */
+const inputRequired = <A>(
+  keyring: Keyring["Service"],
+  binding: RequestState.Binding,
+  meta: RequestMeta,
+  session: RoundSession,
+  stopped: Stop
 ): Effect.Effect<Outcome<A>, McpError> =>
   Effect.gen(function*() {
-    const envelope = envelopeOf(request.params)
-    if (envelope instanceof InvalidParams) return yield* envelope
-    const binding: RequestState.Binding = {
-      method: request.method,
-      params: request.params,
-      principal
-    }
-    let carried = empty
-    if (envelope.requestState !== undefined) {
-      const opened = RequestState.open(keyring, binding, envelope.requestState, yield* Clock.currentTimeMillis)
-      if (opened instanceof InvalidParams) return yield* opened
-      carried = opened
-    }
-    const { session, state } = makeSession(envelope, carried, meta)
-    const withInput: Provide = (effect) =>
-      provide(
-        Effect.provideService(
-          Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)),
-          McpInput,
-          session
-        )
-      )
-    const exit = yield* Effect.exit(body(withInput))
-    const stopped = state.stop
-    if (stopped === undefined || (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause))) {
-      return yield* Effect.map(exit, (value): Outcome<A> => ({ _tag: "Complete", value }))
-    }
     if (stopped._tag === "Refuse") return yield* Effect.fail(stopped.error)
-    let inputRequests: Record<string, InputRequest> = Object.fromEntries(state.pending)
+    let inputRequests: Record<string, InputRequest> = Object.fromEntries(session.pending)
     let raw: JsonValue | undefined
     if (stopped._tag === "Returned") {
       inputRequests = { ...stopped.value.inputRequests }
@@ -247,13 +295,13 @@ export const run = <A>(
       if (lacking.length > 0) return yield* InputCapabilities.refusal(InputCapabilities.merge(lacking))
     }
     const payload: RequestState.Payload = {
-      answers: Object.fromEntries(state.consumed),
-      states: Object.fromEntries(state.states),
+      answers: Object.fromEntries(session.consumed),
+      states: Object.fromEntries(session.states),
       ...(raw === undefined ? {} : { raw })
     }
     const sealed = RequestState.seal(keyring, binding, payload, yield* Clock.currentTimeMillis)
     if (typeof sealed !== "string") {
-      return yield* Effect.logError(`Sealed request state of ${request.method} exceeds ${RequestState.maxTokenBytes} bytes`).pipe(
+      return yield* Effect.logError(`Sealed request state of ${binding.method} exceeds ${RequestState.maxTokenBytes} bytes`).pipe(
         Effect.andThen(Effect.fail(sealed))
       )
     }

@@ -36,13 +36,16 @@ export class McpLog extends Context.Service<McpLog, Logger>()("@snodo/core/McpLo
     McpLog.use((service) => service.log(level, data, logger))
 }
 
+/** The logger of a request that asked for no log messages (or cannot receive them). */
+const silent: Logger = { log: () => Effect.void }
+
 /** A logger for one request. @since 0.1.0 */
 export const makeLogger = (
   enabled: boolean,
   requested: LoggingLevel | undefined,
   sink: RequestSink | undefined
 ): Logger => {
-  if (!enabled || requested === undefined || sink === undefined) return { log: () => Effect.void }
+  if (!enabled || requested === undefined || sink === undefined) return silent
   const threshold = severity.get(requested) ?? 0
   return {
     log: (level, data, logger) => {

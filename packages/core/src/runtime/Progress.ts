@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Schema } from "effect"
+import { Context, type Duration, Effect, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type { RequestSink } from "./RequestSink.ts"
 
@@ -84,7 +84,6 @@ export const makeReporter = (
   limits: Limits = defaultLimits
 ): Reporter & { readonly close: Effect.Effect<void> } => {
   const enabled = token !== undefined && sink !== undefined
-  const ackTimeout = Duration.fromInputUnsafe(limits.ackTimeout)
   let last = -Infinity
   let sent = 0
   let outstanding = 0
@@ -109,7 +108,7 @@ export const makeReporter = (
       outstanding++
       return sink.write(Encoder.notification("notifications/progress", params)).pipe(
         Effect.timeoutOrElse({
-          duration: ackTimeout,
+          duration: limits.ackTimeout,
           // The slot stays taken: a client that stopped reading is not retried without bound.
           orElse: () => Effect.fail(new ProgressError({ reason: "Timeout", message: "The progress report was not written in time" }))
         }),

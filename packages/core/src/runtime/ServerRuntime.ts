@@ -25,6 +25,7 @@ import {
 } from "../pipeline/McpError.ts"
 import * as Router from "../pipeline/Router.ts"
 import { generate as generateKeyring, type Keyring } from "../mrtr/Keyring.ts"
+import { McpInput, type Session } from "../mrtr/Input.ts"
 import * as Round from "../mrtr/Round.ts"
 import { type CacheableMethod, type CacheHint, defaultCacheHint, shape } from "../pipeline/Shaping.ts"
 import * as Authorization from "./Authorization.ts"
@@ -184,6 +185,10 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
   const policy = parts.policy
   const keyring = parts.keyring ?? generateKeyring()
 
+  /**
+   * Provides a handler's effect with the request's services (and, for the methods that may answer
+   * `input_required`, the round's session) in one step over the application's context.
+   */
   const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext, principal: Principal["Service"]) => {
     const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
     const services = Context.add(
@@ -204,9 +209,12 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     )
     // Handlers' requirements are erased in the catalog; `McpServer.layer` proved at the type level
     // that the captured context plus the request services satisfy them.
-    const provide = <A, E>(effect: Effect.Effect<A, E, unknown>): Effect.Effect<A, E> =>
-      Effect.ensuring(Effect.provideContext(effect as Effect.Effect<A, E, never>, services), reporter.close)
-    return provide
+    const provideWith: Round.ProvideWith = <A, E>(effect: Effect.Effect<A, E, unknown>, session: Session | undefined) =>
+      Effect.ensuring(
+        Effect.provideContext(effect as Effect.Effect<A, E, never>, session === undefined ? services : Context.add(services, McpInput, session)),
+        reporter.close
+      )
+    return provideWith
   }
 
   /** Invocation check: `undefined` without a policy. */
@@ -218,7 +226,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     request: Envelope.Request,
     meta: RequestMeta,
     principal: Principal["Service"],
-    provide: Round.Provide,
+    provide: Round.ProvideWith,
     body: (provide: Round.Provide) => Effect.Effect<A, McpError>,
     complete: (value: A) => Handled
   ): Effect.Effect<Handled, McpError> =>
@@ -288,7 +296,7 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
           ? Authorization.promptComponent(target.prompt)
           : Authorization.templateComponent(target.template)
         return authorize(component, info, () => Complete.unknownRef(params["ref"] as Record<string, unknown>)).pipe(
-          Effect.andThen(executor.run(Complete.run(resolved, provide()))),
+          Effect.andThen(executor.run(Complete.run(resolved, (effect) => provide()(effect, undefined)))),
           Effect.map((result) => ({ result, cache: undefined }))
         )
       }

@@ -19,7 +19,15 @@ const metaKeyPattern = new RegExp(
  *
  * @since 0.1.0
  */
-export const isValidMetaKey = (key: string): boolean => metaKeyPattern.test(key)
+export const isValidMetaKey = (key: string): boolean => {
+  if (validKeys.has(key)) return true
+  const valid = metaKeyPattern.test(key)
+  // Clients send the same few keys on every request: remember them (bounded) instead of matching again.
+  if (valid && validKeys.size < 256) validKeys.add(key)
+  return valid
+}
+
+const validKeys = new Set<string>()
 
 /**
  * Whether the prefix of a `_meta` key (or a bare prefix ending in `/`) is reserved for MCP: its
