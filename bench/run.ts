@@ -11,7 +11,7 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen)
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
@@ -25,6 +25,7 @@ import { listToolCount } from "./peers/args.ts"
 import { startHttp, startStdio, verify } from "./probe.ts"
 import { textTable, writeReport } from "./report.ts"
 import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Results } from "./results.ts"
+import { runListenBench } from "./listen.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
@@ -49,7 +50,7 @@ const rounds = Math.round(flag("--rounds", 2))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "listen"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -63,6 +64,7 @@ const startedAt = performance.now()
 const overBudget = (): boolean => performance.now() - startedAt > budgetMs
 
 const connectionCounts = [1, 16, 64] as const
+const listenStreams = 1000
 const listConnections = 16
 
 const progress = (line: string): void => {
@@ -172,6 +174,11 @@ declare("stdio.burst.rate", { group: "stdio", label: "stdio pipelined burst of 1
 declare("memory.http.idle", { group: "memory", label: "RSS idle (HTTP)", unit: "MiB", better: "lower" })
 declare("memory.http.load64", { group: "memory", label: "RSS peak under 64-connection load", unit: "MiB", better: "lower" })
 declare("memory.stdio.idle", { group: "memory", label: "RSS idle (stdio)", unit: "MiB", better: "lower" })
+declare("listen.rss", { group: "memory", label: `RSS with ${listenStreams.toLocaleString("en-US")} open listen streams (HTTP)`, unit: "MiB", better: "lower" })
+declare("listen.perStream", { group: "memory", label: "RSS per open listen stream", unit: "KiB", better: "lower" })
+declare("listen.open", { group: "listen", label: `open ${listenStreams.toLocaleString("en-US")} listen streams`, unit: "ms", better: "lower" })
+declare("listen.fanOut.median", { group: "listen", label: "one change to every open stream, median", unit: "ms", better: "lower" })
+declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream, slowest", unit: "ms", better: "lower" })
 declare("startup.http", { group: "startup", label: "start-up to first answer (HTTP)", unit: "ms", better: "lower" })
 declare("startup.stdio", { group: "startup", label: "start-up to first answer (stdio)", unit: "ms", better: "lower" })
 
@@ -438,6 +445,25 @@ const startup = async (): Promise<void> => {
   }
 }
 
+/** 1,000 open listen streams on one snodo server (the peers lack a change trigger to time the fan-out with). */
+const listen = async (): Promise<void> => {
+  if (!selected.includes("snodo")) return
+  try {
+    const result = await runListenBench({ count: listenStreams, verbose: false, timeoutMs: 120_000 })
+    record("listen.rss", "snodo", mib(result.rssOpen))
+    record("listen.perStream", "snodo", result.bytesPerStream / 1024)
+    record("listen.open", "snodo", result.openMs)
+    record("listen.fanOut.median", "snodo", result.fanOutMedianMs)
+    record("listen.fanOut.max", "snodo", result.fanOutMaxMs)
+    progress(`   snodo: ${listenStreams} streams open in ${result.openMs.toFixed(0)} ms, RSS ${mib(result.rssIdle).toFixed(1)} → ` +
+      `${mib(result.rssOpen).toFixed(1)} MiB (${(result.bytesPerStream / 1024).toFixed(1)} KiB each), fan-out median ` +
+      `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms, ${result.leftOpen} left open after close`)
+    if (result.leftOpen > 0) problem("snodo", "listen", `${result.leftOpen} streams still registered after the clients closed`)
+  } catch (error) {
+    problem("snodo", "listen", error)
+  }
+}
+
 // ---- run --------------------------------------------------------------------------------------
 
 const notes: Array<string> = [
@@ -465,8 +491,10 @@ const notes: Array<string> = [
   "sampled every 100 ms during the 64-connection echo load.",
   "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
   "stdio: the request is written at spawn), median of the runs.",
-  "Memory with 1,000 open listen streams is not measured yet: `bench/listen.ts` (the listen issue) is not in the " +
-  "tree; `bench/run.ts` is the place to add it as one more scenario.",
+  "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams over HTTP on one snodo server (its own " +
+  "process), reads its RSS with all open, publishes one change and times its arrival on every stream, then closes " +
+  "them and checks the server kept none. snodo only so far: the official SDK 2.4.0 and effect/ai 4.1.0 serve listen " +
+  "streams too, but their bench peers have no tool that publishes a change yet, so the fan-out cannot be timed on them.",
   "Ratios are snodo ÷ peer for the same figure in this run: above 1 is better for snodo where higher is better, " +
   "below 1 where lower is better."
 ]
@@ -496,6 +524,10 @@ if (scenarios.has("stdio") && !overBudget()) {
 if (scenarios.has("startup") && !overBudget()) {
   progress(`start-up (${startupRuns} runs)`)
   await startup()
+}
+if (scenarios.has("listen") && !overBudget()) {
+  progress(`listen: ${listenStreams} open streams (snodo)`)
+  await listen()
 }
 if (overBudget()) notes.push("The run hit its 14-minute budget; later scenarios were skipped.")
 
