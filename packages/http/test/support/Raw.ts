@@ -67,10 +67,11 @@ export interface SendOptions {
 }
 
 /** Sends one request and reads the whole response. */
-export const send = (url: string, body: string | Record<string, unknown> | undefined, options: SendOptions = {}): Promise<RawResponse> =>
+export const send = (url: string, body: string | Uint8Array | Record<string, unknown> | undefined, options: SendOptions = {}): Promise<RawResponse> =>
   new Promise((resolve, reject) => {
     const target = new URL(url)
-    const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body)
+    const bytes = body instanceof Uint8Array
+    const text = body === undefined ? "" : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
     let headers: Http.OutgoingHttpHeaders | Array<string>
     if (options.rawHeaders !== undefined) {
       const pairs = options.rawHeaders.some(([name]) => name.toLowerCase() === "host")
@@ -78,7 +79,7 @@ export const send = (url: string, body: string | Record<string, unknown> | undef
         : [["Host", target.host] as const, ...options.rawHeaders]
       headers = pairs.flatMap(([name, value]) => [name, value])
     } else {
-      const merged: Record<string, string> = typeof body === "object" ? headersFor(body) : {
+      const merged: Record<string, string> = typeof body === "object" && !bytes ? headersFor(body) : {
         "content-type": "application/json",
         accept: "application/json, text/event-stream"
       }

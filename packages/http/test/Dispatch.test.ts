@@ -1,0 +1,111 @@
+/** Where a decoded message goes: run, listen, or a reply; and which requests can stream. */
+import { Effect, ManagedRuntime } from "effect"
+import * as Envelope from "@snodo/core/pipeline/Envelope"
+import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Cancellations from "@snodo/http/Cancellations"
+import * as Dispatch from "@snodo/http/Dispatch"
+import * as RequestHead from "@snodo/http/RequestHead"
+import { meta, protocolVersion } from "./support/Raw.ts"
+import { Server } from "./support/TestServer.ts"
+
+const runtime = ManagedRuntime.make(Server.layer)
+let catalog: ServerRuntime["Service"]["catalog"]
+beforeAll(async () => {
+  catalog = (await runtime.runPromise(Effect.service(ServerRuntime))).catalog
+})
+afterAll(() => runtime.dispose())
+
+const headOf = (headers: Record<string, string>) => RequestHead.fromRaw(Object.entries(headers).flat())
+const agreeing = (method: string, name?: string) =>
+  headOf({
+    "MCP-Protocol-Version": protocolVersion,
+    "Mcp-Method": method,
+    ...(name === undefined ? {} : { "Mcp-Name": name })
+  })
+const none = headOf({})
+
+const route = (message: unknown, head = none, registry = Cancellations.make(), principal = "alice") =>
+  Dispatch.route(Envelope.decode(typeof message === "string" ? message : JSON.stringify(message)), head, catalog, registry, principal)
+
+const bodyOf = (routed: Dispatch.Route) => {
+  if (routed._tag !== "Reply") throw new Error(`expected a reply, got ${routed._tag}`)
+  return { status: routed.reply.status, body: routed.reply.body === undefined ? undefined : JSON.parse(routed.reply.body) }
+}
+
+describe("Dispatch.route", () => {
+  it("a request whose headers agree is a Call carrying the decoded request", () => {
+    const routed = route({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "a" }, _meta: meta() } }, agreeing("tools/call", "echo"))
+    expect(routed._tag).toBe("Call")
+    if (routed._tag === "Call") expect(routed.request).toMatchObject({ id: 7, method: "tools/call", params: { name: "echo" } })
+  })
+
+  it("subscriptions/listen is a Listen", () => {
+    const routed = route({ jsonrpc: "2.0", id: "l", method: "subscriptions/listen", params: { _meta: meta() } }, agreeing("subscriptions/listen"))
+    expect(routed).toMatchObject({ _tag: "Listen", request: { id: "l", method: "subscriptions/listen" } })
+  })
+
+  it("a request whose headers disagree is 400 with a -32020 answering its id, before anything runs", () => {
+    const body = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "echo", arguments: { text: "a" }, _meta: meta() } }
+    expect(bodyOf(route(body, agreeing("tools/call", "other")))).toMatchObject({
+      status: 400,
+      body: { jsonrpc: "2.0", id: 8, error: { code: -32020, data: { header: "Mcp-Name", body: "params.name" } } }
+    })
+    expect(bodyOf(route(body, none))).toMatchObject({ status: 400, body: { id: 8, error: { code: -32020 } } })
+    expect(bodyOf(route(body, agreeing("tools/list", "echo"))).body.error.data).toMatchObject({ header: "Mcp-Method" })
+  })
+
+  it("a notification is 202 without a body, whatever its headers", () => {
+    expect(bodyOf(route({ jsonrpc: "2.0", method: "notifications/initialized" }))).toEqual({ status: 202, body: undefined })
+    expect(bodyOf(route({ jsonrpc: "2.0", method: "notifications/whatever", params: {} }, agreeing("x")))).toEqual({ status: 202, body: undefined })
+  })
+
+  it("notifications/cancelled cancels the same principal's request with that id, and only that", () => {
+    const registry = Cancellations.make()
+    const cancelled: Array<string> = []
+    registry.register("alice", 7, { cancel: () => cancelled.push("alice 7") })
+    registry.register("bob", 7, { cancel: () => cancelled.push("bob 7") })
+    registry.register("alice", "7", { cancel: () => cancelled.push("alice '7'") })
+    const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } })
+    expect(bodyOf(route(cancel(7), none, registry, "alice")).status).toBe(202)
+    expect(cancelled).toEqual(["alice 7"])
+    expect(bodyOf(route(cancel(8), none, registry, "alice")).status).toBe(202)
+    expect(bodyOf(route(cancel({ nested: 7 }), none, registry, "alice")).status).toBe(202)
+    expect(cancelled).toEqual(["alice 7"])
+    route(cancel(7), none, registry, "bob")
+    expect(cancelled).toEqual(["alice 7", "bob 7"])
+  })
+
+  it("an unreadable message is refused with its error: without an id when there is none to answer", () => {
+    expect(bodyOf(route("{"))).toEqual({ status: 400, body: { jsonrpc: "2.0", error: { code: -32700, message: expect.any(String) } } })
+    expect(bodyOf(route("[]")).body).toMatchObject({ error: { code: -32600 } })
+    expect(bodyOf(route("[]")).body).not.toHaveProperty("id")
+    // A readable id is answered, and the status follows the code.
+    expect(bodyOf(route({ jsonrpc: "2.0", id: 9, method: "tools/list", params: [] }))).toMatchObject({
+      status: 400,
+      body: { jsonrpc: "2.0", id: 9, error: { code: -32602 } }
+    })
+    expect(bodyOf(route({ jsonrpc: "2.0", id: "x", method: 5 }))).toMatchObject({ status: 400, body: { id: "x", error: { code: -32600 } } })
+    expect(bodyOf(route({ jsonrpc: "2.0", id: 1.5, method: "tools/list" })).body).not.toHaveProperty("id")
+  })
+
+  it("a JSON-RPC response, or a notification that is not one, is 400 -32600", () => {
+    expect(bodyOf(route({ jsonrpc: "2.0", id: 1, result: {} }))).toMatchObject({ status: 400, body: { error: { code: -32600 } } })
+    const ignored = bodyOf(route({ jsonrpc: "1.0", method: "notifications/initialized" }))
+    expect(ignored).toMatchObject({ status: 400, body: { error: { code: -32600, message: expect.stringMatching(/^Invalid notification: /) } } })
+    expect(ignored.body).not.toHaveProperty("id")
+  })
+})
+
+describe("Dispatch.wantsNotifications", () => {
+  it("holds for a progress token or a log level in _meta, and nothing else", () => {
+    expect(Dispatch.wantsNotifications({ _meta: { progressToken: 0 } })).toBe(true)
+    expect(Dispatch.wantsNotifications({ _meta: { progressToken: "t" } })).toBe(true)
+    expect(Dispatch.wantsNotifications({ _meta: { "io.modelcontextprotocol/logLevel": "debug" } })).toBe(true)
+    expect(Dispatch.wantsNotifications({ _meta: {} })).toBe(false)
+    expect(Dispatch.wantsNotifications({ _meta: null })).toBe(false)
+    expect(Dispatch.wantsNotifications({ _meta: "progressToken" })).toBe(false)
+    expect(Dispatch.wantsNotifications({ progressToken: "t" })).toBe(false)
+    expect(Dispatch.wantsNotifications({})).toBe(false)
+  })
+})

@@ -1,0 +1,157 @@
+/**
+ * The one-call server beyond the MCP endpoint: an Effect application served on its `HttpServer`
+ * answers the other paths (without one they are the transport's 404), and JSON replies carry
+ * `Content-Length` (no chunked encoding).
+ */
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import * as Http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as NodeServe from "@snodo/http/NodeServe"
+import { errorOf, expectValid, headersFor, post, request, send } from "./support/Raw.ts"
+import { Server, start } from "./support/TestServer.ts"
+
+const portOf = async <E>(runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, E>): Promise<number> => {
+  const address = (await runtime.runPromise(Effect.service(HttpServer.HttpServer))).address
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+  return address.port
+}
+
+/** A request whose response is read with its raw header list (names as sent, repetitions kept). */
+const rawPost = (url: string, body: Record<string, unknown>) =>
+  new Promise<{ status: number; rawHeaders: ReadonlyArray<string>; bytes: Buffer }>((resolve, reject) => {
+    const target = new URL(url)
+    const req = Http.request({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname,
+      method: "POST",
+      headers: headersFor(body),
+      agent: false
+    }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, bytes: Buffer.concat(chunks) }))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end(JSON.stringify(body))
+  })
+
+const headerValues = (rawHeaders: ReadonlyArray<string>, name: string): Array<string> => {
+  const values: Array<string> = []
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!)
+  }
+  return values
+}
+
+describe("an Effect application served on NodeServe's HttpServer", () => {
+  const routes = Layer.mergeAll(
+    HttpRouter.add("GET", "/health", HttpServerResponse.text("ok")),
+    HttpRouter.add("POST", "/mcp", HttpServerResponse.text("the router's /mcp"))
+  )
+  const runtime = ManagedRuntime.make(
+    HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeServe.layer({ port: 0 })),
+      Layer.provide(Server.layer)
+    )
+  )
+  let base: string
+  beforeAll(async () => {
+    base = `http://127.0.0.1:${await portOf(runtime)}`
+  })
+  afterAll(() => runtime.dispose())
+
+  it("answers the paths other than the MCP endpoint", async () => {
+    const health = await send(`${base}/health`, undefined, { method: "GET" })
+    expect([health.status, health.text]).toEqual([200, "ok"])
+    const health2 = await send(`${base}/health?probe=1`, undefined, { method: "GET" })
+    expect([health2.status, health2.text]).toEqual([200, "ok"])
+  })
+
+  it("paths it has no route for are its own 404, not the transport's", async () => {
+    const missing = await send(`${base}/nowhere`, undefined, { method: "GET" })
+    expect(missing.status).toBe(404)
+    expect(missing.text).not.toContain("-32601")
+  })
+
+  it("the MCP endpoint still answers MCP (the endpoint comes before the application's routes)", async () => {
+    const response = await post(`${base}/mcp`, request("tools/call", { name: "echo", arguments: { text: "hi" } }))
+    expect(response.status).toBe(200)
+    expect(response.messages[0]!["result"]).toMatchObject({ content: [{ type: "text", text: "hi" }] })
+    expectValid(response, "tools/call")
+    const query = await post(`${base}/mcp?x=1`, request("tools/list"))
+    expect(query.status).toBe(200)
+    expectValid(query, "tools/list")
+  })
+})
+
+describe("HttpServer.serve on NodeServe's HttpServer", () => {
+  const runtime = ManagedRuntime.make(
+    HttpServer.serve(Effect.succeed(HttpServerResponse.text("fallback"))).pipe(
+      Layer.provideMerge(NodeServe.layer({ port: 0 })),
+      Layer.provide(Server.layer)
+    )
+  )
+  let base: string
+  beforeAll(async () => {
+    base = `http://127.0.0.1:${await portOf(runtime)}`
+  })
+  afterAll(() => runtime.dispose())
+
+  it("a bare app answers every other path, any method", async () => {
+    for (const [method, path] of [["GET", "/"], ["DELETE", "/x/y"], ["POST", "/mcp/deeper"]] as const) {
+      const response = await send(`${base}${path}`, undefined, { method })
+      expect([method, path, response.status, response.text]).toEqual([method, path, 200, "fallback"])
+    }
+    expect((await post(`${base}/mcp`, request("tools/list"))).status).toBe(200)
+  })
+})
+
+describe("NodeServe without an application", () => {
+  let server: Awaited<ReturnType<typeof start>>
+  beforeAll(async () => {
+    server = await start()
+  })
+  afterAll(() => server.close())
+
+  it("other paths are 404 with a JSON-RPC -32601 body", async () => {
+    const base = server.url.replace(/\/mcp$/, "")
+    for (const [method, path] of [["GET", "/"], ["GET", "/health"], ["POST", "/mcp/"], ["POST", "/other"]] as const) {
+      const response = await send(`${base}${path}`, path.startsWith("/mcp") || method === "POST" ? request("tools/list") : undefined, { method })
+      expect([path, response.status, response.headers["content-type"]]).toEqual([path, 404, "application/json"])
+      expect(errorOf(response).code).toBe(-32601)
+      expect(response.messages[0]!["id"]).toBeUndefined()
+      expectValid(response)
+    }
+  })
+})
+
+describe("JSON replies of the Node endpoint", () => {
+  let server: Awaited<ReturnType<typeof start>>
+  beforeAll(async () => {
+    server = await start()
+  })
+  afterAll(() => server.close())
+
+  it("a result carries Content-Length equal to the body's bytes, and no chunked encoding", async () => {
+    // Multi-byte text: the length is in bytes, not UTF-16 units.
+    const reply = await rawPost(server.url, request("tools/call", { name: "echo", arguments: { text: "héllo wörld ✓ 世界" } }))
+    expect(reply.status).toBe(200)
+    expect(headerValues(reply.rawHeaders, "content-length")).toEqual([String(reply.bytes.length)])
+    expect(headerValues(reply.rawHeaders, "transfer-encoding")).toEqual([])
+    expect(reply.bytes.length).toBeGreaterThan(reply.bytes.toString("utf8").length)
+    expect(JSON.parse(reply.bytes.toString("utf8"))["result"]).toBeDefined()
+  })
+
+  it("so does a refusal and an error answer", async () => {
+    const refused = await rawPost(server.url, { jsonrpc: "2.0", id: 1 })
+    expect(refused.status).toBe(400)
+    expect(headerValues(refused.rawHeaders, "content-length")).toEqual([String(refused.bytes.length)])
+    expect(headerValues(refused.rawHeaders, "transfer-encoding")).toEqual([])
+    const unknown = await rawPost(server.url, request("tools/call", { name: "no-such-tool", arguments: {} }))
+    expect(headerValues(unknown.rawHeaders, "content-length")).toEqual([String(unknown.bytes.length)])
+    expect(headerValues(unknown.rawHeaders, "transfer-encoding")).toEqual([])
+  })
+})
