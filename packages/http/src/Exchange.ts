@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { type Context, Effect, type Fiber } from "effect"
+import { type Context, Effect, Fiber, type Scope } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type { RequestId, Request } from "@snodo/core/pipeline/Envelope"
 import type * as CoreListen from "@snodo/core/runtime/Listen"
@@ -129,6 +129,11 @@ export class Exchange {
 export interface Environment {
   readonly runtime: ServerRuntime["Service"]
   readonly registry: Cancellations.Registry
+  /**
+   * Where the handlers' fibers are kept while they run: closing it interrupts them and waits for
+   * their finalizers. Without one, a handler is only interrupted (not awaited) by its release.
+   */
+  readonly scope?: Scope.Scope
 }
 
 /** How one exchange runs. @since 0.1.0 */
@@ -164,9 +169,10 @@ export const start = (
   const context = options.subscriptions === undefined
     ? { transport: "http" as const, sink: exchange.sink }
     : { transport: "http" as const, sink: exchange.sink, subscriptions: options.subscriptions }
-  exchange.fiber = Effect.runForkWith(options.context)(
+  const fiber = Effect.runForkWith(options.context)(
     Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
   )
+  exchange.fiber = environment.scope === undefined ? fiber : Fiber.runIn(fiber, environment.scope)
   return () => {
     if (timer !== undefined) clearTimeout(timer)
     unregister()

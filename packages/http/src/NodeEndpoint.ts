@@ -15,7 +15,7 @@
  * @example
  * ```ts
  * import * as Http from "node:http"
- * import { Effect } from "effect"
+ * import { Effect, Exit, Scope } from "effect"
  * import * as NodeEndpoint from "@snodo/http/NodeEndpoint"
  *
  * const program = Effect.gen(function*() {
@@ -26,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { anonymous } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
@@ -50,8 +50,12 @@ export interface NodeEndpoint {
   readonly inFlight: () => number
   /** Ends every open listen stream gracefully and waits (at most 1 s) for their responses to finish. */
   readonly closeSubscriptions: Effect.Effect<void>
-  /** Ends every request still in flight: its connection is destroyed and its handler interrupted. */
-  readonly abortAll: () => void
+  /**
+   * Ends every request still in flight: its connection is destroyed and its handler interrupted;
+   * completes once every handler's finalizers have run. Call it last (on shutdown): a handler
+   * started after it is interrupted at once.
+   */
+  readonly abortAll: Effect.Effect<void>
 }
 
 const principal = anonymous.id
@@ -66,7 +70,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const runtime = yield* ServerRuntime
   const context = yield* Effect.context<never>()
   const settings = resolve(options)
-  const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
+  // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
+  // wait for them instead of leaving them to finish after the services they run on are released.
+  const handlers = Scope.makeUnsafe("parallel")
+  const environment: Exchange.Environment = { runtime, registry: Cancellations.make(), scope: handlers }
   const listen = Listen.make(environment, settings.maxSubscriptions)
   const active = new Set<Http.ServerResponse>()
 
@@ -106,9 +113,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     })
   }
 
-  const abortAll = () => {
+  const abortAll = Effect.suspend(() => {
     for (const response of active) response.destroy()
-  }
+    return Scope.close(handlers, Exit.void)
+  })
 
   return { handle, settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
 })

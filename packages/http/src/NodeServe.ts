@@ -134,7 +134,7 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
           server.close()
           server.closeIdleConnections()
           yield* waitUntil(() => endpoint.inFlight() === 0, shutdownTimeout)
-          endpoint.abortAll()
+          yield* endpoint.abortAll
           server.closeAllConnections()
         })
       )
