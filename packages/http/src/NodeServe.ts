@@ -30,7 +30,7 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
@@ -115,6 +115,8 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       })
       let draining = false
       let fallback: NodeHandler | undefined
+      // Requests of the served application not answered yet.
+      let appInFlight = 0
       server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
         if (draining) return NodeResponse.write(response, closing)
         if (overLimit.has(request.socket)) return NodeResponse.write(response, busy)
@@ -125,15 +127,19 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       const http = yield* NodeHttpServer.make(() => server, { port: options?.port ?? 3000, host })
       // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
       // Listen streams have no deadline: they end now, gracefully, so their connections are idle
-      // (closed at once) instead of holding the drain.
+      // (closed at once) instead of holding the drain. An application served on this server drains
+      // too: its own scope closes first and runs the same (cached) drain before interrupting its requests.
       const shutdownTimeout = millis(options?.shutdownTimeout, 10_000)
+      const drain = yield* Effect.cached(Effect.gen(function*() {
+        draining = true
+        yield* endpoint.closeSubscriptions
+        server.close()
+        server.closeIdleConnections()
+        yield* waitUntil(() => endpoint.inFlight() === 0 && appInFlight === 0, shutdownTimeout)
+      }))
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
-          draining = true
-          yield* endpoint.closeSubscriptions
-          server.close()
-          server.closeIdleConnections()
-          yield* waitUntil(() => endpoint.inFlight() === 0, shutdownTimeout)
+          yield* drain
           yield* endpoint.abortAll
           server.closeAllConnections()
         })
@@ -141,10 +147,19 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       return HttpServer.make({
         address: http.address,
         serve: (app, middleware) =>
-          Effect.flatMap(Effect.scope, (scope) =>
-            Effect.map(NodeHttpServer.makeHandler(app, { scope, middleware }), (handler) => {
-              fallback = handler
-            }))
+          Effect.gen(function*() {
+            const scope = yield* Effect.scope
+            // The application's request fibers live in a child scope, closed after the drain below
+            // (finalizers run in reverse): in-flight requests get `shutdownTimeout`, as the endpoint's do.
+            const requests = Scope.forkUnsafe(scope, "parallel")
+            const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
+            yield* Scope.addFinalizer(scope, drain)
+            fallback = (request, response) => {
+              appInFlight++
+              response.once("close", () => appInFlight--)
+              handler(request, response)
+            }
+          })
       })
     })
   )

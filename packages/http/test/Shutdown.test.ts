@@ -4,10 +4,10 @@
  * before the services it runs on are released.
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { describe, expect, it } from "vitest"
 import * as NodeServe from "@snodo/http/NodeServe"
-import { eventually, post, request } from "./support/Raw.ts"
+import { eventually, post, request, send } from "./support/Raw.ts"
 import { Server, stats } from "./support/TestServer.ts"
 
 const portOf = async <E>(runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, E>): Promise<number> => {
@@ -46,5 +46,48 @@ describe("shutdown past shutdownTimeout", () => {
     // The connection was destroyed: the client sees an error, not an answer.
     expect(await slow).toMatch(/socket hang up|ECONNRESET/)
     await expect(post(url, request("tools/list"))).rejects.toThrow(/ECONNREFUSED/)
+  })
+})
+
+describe("shutdown with an application served", () => {
+  it("an application request in flight is drained like an MCP request, within shutdownTimeout", async () => {
+    const routes = HttpRouter.add("GET", "/slow", Effect.as(Effect.sleep(300), HttpServerResponse.text("done")))
+    const runtime = ManagedRuntime.make(
+      HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeServe.layer({ port: 0, shutdownTimeout: "5 seconds" })),
+        Layer.provide(Server.layer)
+      )
+    )
+    const base = `http://127.0.0.1:${await portOf(runtime)}`
+    const before = stats.started
+    const app = send(`${base}/slow`, undefined, { method: "GET" }).then((r) => [r.status, r.text], (e: Error) => e.message)
+    const mcp = post(`${base}/mcp`, request("tools/call", { name: "slow", arguments: { ms: 300 } })).then((r) => r.status)
+    await eventually(() => stats.started > before)
+    await runtime.dispose()
+    expect(await app).toEqual([200, "done"])
+    expect(await mcp).toBe(200)
+  })
+
+  it("past shutdownTimeout an application request is interrupted, its finalizers run before the scope closes", async () => {
+    const events: Array<string> = []
+    const routes = HttpRouter.add(
+      "GET",
+      "/stuck",
+      Effect.as(Effect.sleep(10_000), HttpServerResponse.text("late")).pipe(Effect.onInterrupt(() => Effect.sync(() => events.push("interrupted"))))
+    )
+    const runtime = ManagedRuntime.make(
+      HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeServe.layer({ port: 0, shutdownTimeout: "150 millis" })),
+        Layer.provide(Server.layer)
+      )
+    )
+    const base = `http://127.0.0.1:${await portOf(runtime)}`
+    const stuck = send(`${base}/stuck`, undefined, { method: "GET" }).then((r) => r.status, (e: Error) => e.message)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const startedAt = Date.now()
+    await runtime.dispose()
+    expect(Date.now() - startedAt).toBeLessThan(3000)
+    expect(events).toEqual(["interrupted"])
+    expect(await stuck).not.toBe(200)
   })
 })
