@@ -22,7 +22,14 @@ import * as Replies from "./Replies.ts"
 
 const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", ...Replies.sseHeaders }
 
-const gone = (response: Http.ServerResponse): boolean => response.writableEnded || response.destroyed
+/**
+ * Whether nothing can reach the client any more. A client that disconnects while its body is being
+ * read destroys the socket first: the request's `aborted` event (which ends the read) comes before
+ * the response's `close`, while `response.destroyed` is still false. A response not given its
+ * socket yet (behind a pipelined one) is not gone.
+ */
+const gone = (response: Http.ServerResponse): boolean =>
+  response.writableEnded || response.destroyed || response.socket?.destroyed === true
 
 /**
  * Writes a whole reply.
