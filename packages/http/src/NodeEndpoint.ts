@@ -7,7 +7,9 @@
  * from Node's raw header list, the body with plain listeners, and the answer written with
  * `NodeResponse`. The handler runs in one fiber per request, on the services the endpoint was
  * built with. The response's `close` (written, or the client gone) releases the request: its
- * deadline, its cancellation entry, and its handler's fiber if that still runs.
+ * deadline, its cancellation entry, and its handler's fiber if that still runs. Nothing is thrown
+ * out of the listener: a defect (say, an `allowedHosts` predicate that throws) is logged and
+ * answered 500 with a -32603 that names nothing.
  *
  * Callers are anonymous: an application that authenticates mounts `McpHttp.layerRoute` behind its
  * own middleware instead.
@@ -38,6 +40,7 @@ import * as Exchange from "./Exchange.ts"
 import * as Listen from "./Listen.ts"
 import * as NodeResponse from "./NodeResponse.ts"
 import { type Options, resolve, type Settings } from "./Options.ts"
+import * as Replies from "./Replies.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 
@@ -59,6 +62,7 @@ export interface NodeEndpoint {
 }
 
 const principal = anonymous.id
+const internalError = Replies.refuse(500, -32603, "Internal error", { connection: "close" })
 
 /**
  * Builds the endpoint for the `ServerRuntime` in context; handlers run with the services of the
@@ -88,7 +92,18 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     })
   }
 
-  const handle = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+  /**
+   * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
+   * into Node's event emitters it would crash the process, so it is logged and answered 500 (or the
+   * connection cut, when the answer has begun).
+   */
+  const fail = (response: Http.ServerResponse, error: unknown): void => {
+    Effect.runForkWith(context)(Effect.logError("MCP endpoint: unexpected error", error))
+    if (response.headersSent) response.destroy()
+    else NodeResponse.write(response, internalError)
+  }
+
+  const accept = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
     const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size)
@@ -98,19 +113,33 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }
     active.add(response)
     let release: (() => void) | undefined
-    const stopReading = BodyReader.readSource(request, settings.maxBodyBytes, settings.deadlineMillis, (body) => {
-      if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-      const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
-      if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
-      const started = start(route, response, startedAt)
-      if (typeof started === "function") release = started
-      else NodeResponse.write(response, started)
-    })
+    let stopReading: (() => void) | undefined
+    // Registered before anything else can throw, so the request is always released.
     response.once("close", () => {
       active.delete(response)
-      stopReading()
+      stopReading?.()
       release?.()
     })
+    stopReading = BodyReader.readSource(request, settings.maxBodyBytes, settings.deadlineMillis, (body) => {
+      try {
+        if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
+        const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
+        if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
+        const started = start(route, response, startedAt)
+        if (typeof started === "function") release = started
+        else NodeResponse.write(response, started)
+      } catch (error) {
+        fail(response, error)
+      }
+    })
+  }
+
+  const handle = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+    try {
+      accept(request, response)
+    } catch (error) {
+      fail(response, error)
+    }
   }
 
   const abortAll = Effect.suspend(() => {
