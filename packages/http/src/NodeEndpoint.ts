@@ -48,6 +48,13 @@ import * as RequestHead from "./RequestHead.ts"
 export interface NodeEndpoint {
   /** Answers one request (mount it on the MCP path). */
   readonly handle: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  /**
+   * Answers a request that sent `Expect: 100-continue` (listen to the server's `checkContinue`
+   * event with it): `100 Continue` is written only once the request passed every check before its
+   * body, so a refused client never sends it; such a refusal closes the connection, which cannot
+   * carry another request while a body is held back.
+   */
+  readonly handleContinue: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
   readonly settings: Settings
   /** Requests in flight (their responses not closed yet). */
   readonly inFlight: () => number
@@ -103,14 +110,21 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     else NodeResponse.write(response, internalError)
   }
 
-  const accept = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+  /** A refusal before the body; `withheld` when the client waits for `100 Continue` to send it. */
+  const refuse = (response: Http.ServerResponse, reply: Replies.Reply, withheld: boolean): void => {
+    if (withheld) response.setHeader("connection", "close")
+    NodeResponse.write(response, reply)
+  }
+
+  const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
     const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size)
-    if (refusal !== undefined) return NodeResponse.write(response, refusal)
+    if (refusal !== undefined) return refuse(response, refusal, expectsContinue)
     if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
-      return NodeResponse.write(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings))
+      return refuse(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings), expectsContinue)
     }
+    if (expectsContinue) response.writeContinue()
     active.add(response)
     let release: (() => void) | undefined
     let stopReading: (() => void) | undefined
@@ -136,7 +150,15 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
 
   const handle = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
     try {
-      accept(request, response)
+      accept(request, response, false)
+    } catch (error) {
+      fail(response, error)
+    }
+  }
+
+  const handleContinue = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+    try {
+      accept(request, response, true)
     } catch (error) {
       fail(response, error)
     }
@@ -147,5 +169,5 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     return Scope.close(handlers, Exit.void)
   })
 
-  return { handle, settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
+  return { handle, handleContinue, settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
 })

@@ -6,10 +6,12 @@
  * HTTP server in between (it roughly halves the cost of a request). On top of the transport's own
  * checks it owns the connections: at most `maxConnections` at once (a request on a connection
  * beyond that is answered 503 and the connection closed), request heads beyond `maxHeaderBytes`
- * refused by Node itself with 431, keep-alive between requests, and a graceful shutdown: when the
- * Layer's scope closes, new requests are refused with 503, listen streams end gracefully, the
- * server stops accepting connections, and in-flight requests get `shutdownTimeout` to finish
- * before their connections are destroyed and their handlers interrupted. Bound to a loopback
+ * refused by Node itself with 431, `100 Continue` written only to a request that passed the checks
+ * before its body, keep-alive between requests, and a graceful shutdown: when the Layer's scope
+ * closes, new requests are refused with 503, listen streams end gracefully, the server stops
+ * accepting connections, and in-flight requests (the endpoint's and those of an application served
+ * on it) get `shutdownTimeout` to finish; then their connections are destroyed and their handlers
+ * interrupted, and the scope closes once those handlers' finalizers have run. Bound to a loopback
  * address (the default, `127.0.0.1`) only loopback `Host` and `Origin` values are accepted; bound
  * elsewhere, any `Host` and same-origin `Origin`s, unless the options say otherwise.
  *
@@ -117,13 +119,25 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       let fallback: NodeHandler | undefined
       // Requests of the served application not answered yet.
       let appInFlight = 0
-      server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+      const dispatch = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
         if (draining) return NodeResponse.write(response, closing)
         if (overLimit.has(request.socket)) return NodeResponse.write(response, busy)
-        if (pathOf(request.url ?? "/") === settings.path) return endpoint.handle(request, response)
-        if (fallback !== undefined) return fallback(request, response)
+        if (pathOf(request.url ?? "/") === settings.path) {
+          return expectsContinue ? endpoint.handleContinue(request, response) : endpoint.handle(request, response)
+        }
+        if (fallback !== undefined) {
+          // The application reads its body as it likes: continue at once, as Node does by default.
+          if (expectsContinue) response.writeContinue()
+          return fallback(request, response)
+        }
+        // A body held back cannot be skipped: the connection closes after the refusal.
+        if (expectsContinue) response.setHeader("connection", "close")
         NodeResponse.write(response, notFound)
-      })
+      }
+      server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, false))
+      // Without this listener Node answers `100 Continue` before any check: the endpoint answers it
+      // only once the request passed them, so a refused client never sends its body.
+      server.on("checkContinue", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, true))
       const http = yield* NodeHttpServer.make(() => server, { port: options?.port ?? 3000, host })
       // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
       // Listen streams have no deadline: they end now, gracefully, so their connections are idle
