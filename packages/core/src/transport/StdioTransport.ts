@@ -3,8 +3,9 @@
  *
  * Lines up to 2 MiB (longer ones are answered -32700 and skipped, nothing else lost; invalid UTF-8
  * is answered -32700); writes are serialized, so a request's notifications are written before its
- * response; frames produced in the same tick leave in one write; a stdout that accepts nothing for
- * 5 s while frames wait ends the transport and interrupts its work (their finalizers run); at most
+ * response; a frame is written at once when no write is in flight, and the frames produced
+ * meanwhile leave together in one write; a stdout that accepts nothing for 5 s while frames wait
+ * ends the transport and interrupts its work (their finalizers run); at most
  * 32 listen streams are open at once (-32603 beyond); EOF closes the listen streams (each answered,
  * then ended with `notifications/cancelled`), drains the requests in flight, flushes, and returns
  * (exit 0 under `NodeRuntime.runMain`). Logs go to stderr: stdout carries nothing but protocol.
