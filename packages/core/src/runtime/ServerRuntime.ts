@@ -189,29 +189,40 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
    * Provides a handler's effect with the request's services (and, for the methods that may answer
    * `input_required`, the round's session) in one step over the application's context.
    */
+  /**
+   * The transport's context with the application's services over it, made once per transport
+   * context (a stdio connection, an HTTP server: the same object for every request), so that a
+   * request only adds its own services on top instead of copying every service.
+   */
+  const withApplication = new WeakMap<Context.Context<never>, Context.Context<never>>()
+  const applicationOver = (transport: Context.Context<never>): Context.Context<never> => {
+    let merged = withApplication.get(transport)
+    if (merged === undefined) {
+      merged = Context.merge(transport, parts.services)
+      withApplication.set(transport, merged)
+    }
+    return merged
+  }
+
   const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext, principal: Principal["Service"]) => {
     const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
-    const services = Context.add(
-      Context.add(
-        Context.add(parts.services, McpRequest, {
-          id: request.id,
-          method: request.method,
-          params: request.params,
-          meta,
-          transport: context.transport,
-          principal
-        }),
-        Progress,
-        reporter
-      ),
-      McpLog,
-      makeLogger(settings.logging, meta.logLevel, context.sink)
-    )
+    const logger = makeLogger(settings.logging, meta.logLevel, context.sink)
+    const current: McpRequest["Service"] = {
+      id: request.id,
+      method: request.method,
+      params: request.params,
+      meta,
+      transport: context.transport,
+      principal
+    }
     // Handlers' requirements are erased in the catalog; `McpServer.layer` proved at the type level
     // that the captured context plus the request services satisfy them.
     const provideWith: Round.ProvideWith = <A, E>(effect: Effect.Effect<A, E, unknown>, session: Session | undefined) =>
       Effect.ensuring(
-        Effect.provideContext(effect as Effect.Effect<A, E, never>, session === undefined ? services : Context.add(services, McpInput, session)),
+        Effect.updateContext(effect as Effect.Effect<A, E, never>, (transport: Context.Context<never>) => {
+          const services = Context.add(Context.add(Context.add(applicationOver(transport), McpRequest, current), Progress, reporter), McpLog, logger)
+          return session === undefined ? services : Context.add(services, McpInput, session)
+        }),
         reporter.close
       )
     return provideWith
