@@ -6,13 +6,15 @@
 import { EventEmitter } from "node:events"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { adopt, release, rss, sleep } from "./children.ts"
+import { adopt, cpuMs, release, rss, sleep } from "./children.ts"
 import { echoText } from "./wire.ts"
 
 export interface StdioSpec {
   readonly script: string
   readonly args: ReadonlyArray<string>
   readonly warmupCalls: number
+  /** The warm-up's time bound (it ends at whichever bound comes first). */
+  readonly warmupMs: number
   readonly maxCalls: number
   readonly maxMs: number
   readonly burstSize: number
@@ -28,6 +30,8 @@ export interface StdioResult {
   readonly burstMs: number
   readonly burstCallsPerS: number
   readonly rssIdle: number
+  /** The server's CPU time (all threads) per sequential call, in µs. */
+  readonly cpuUs: number
 }
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
@@ -57,16 +61,19 @@ export const runStdio = async (spec: StdioSpec): Promise<StdioResult> => {
     await call() // verified before measuring
     await sleep(300)
     const rssIdle = transport.pid === null || transport.pid === undefined ? Number.NaN : rss(transport.pid)
-    const warmDeadline = performance.now() + spec.maxMs / 4
+    const warmDeadline = performance.now() + spec.warmupMs
     for (let i = 0; i < spec.warmupCalls && performance.now() < warmDeadline; i++) await call()
 
     const times: Array<number> = []
+    const serverPid = transport.pid ?? undefined
+    const cpuBefore = serverPid === undefined ? Number.NaN : cpuMs(serverPid)
     const deadline = performance.now() + spec.maxMs
     while (times.length < spec.maxCalls && performance.now() < deadline) {
       const t0 = performance.now()
       await call()
       times.push(performance.now() - t0)
     }
+    const cpuUs = serverPid === undefined ? Number.NaN : ((cpuMs(serverPid) - cpuBefore) * 1000) / Math.max(1, times.length)
     const sorted = times.toSorted((a, b) => a - b)
 
     let burstMs = Number.POSITIVE_INFINITY
@@ -83,7 +90,8 @@ export const runStdio = async (spec: StdioSpec): Promise<StdioResult> => {
       p99Ms: percentile(sorted, 0.99),
       burstMs,
       burstCallsPerS: spec.burstSize / (burstMs / 1000),
-      rssIdle
+      rssIdle,
+      cpuUs
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
