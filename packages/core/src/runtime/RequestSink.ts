@@ -1,8 +1,10 @@
 /**
  * The seam between a request and its transport for request-scoped notifications (progress, log
  * messages). A transport that can deliver notifications alongside a response installs a sink;
- * `write` completes only once the transport has written the frame, so whatever a handler sends
- * before it returns is on the wire before its terminal response.
+ * `write` completes once the transport has taken the frame in order (stdio: accepted by its
+ * serialized writer; HTTP: handed to the response stream), so whatever a handler sends before it
+ * returns goes on the wire before its terminal response. A transport whose client stopped reading
+ * makes `write` wait (bounded by the transport's own limits), never reorder.
  *
  * @since 0.1.0
  */
@@ -20,6 +22,6 @@ export class SinkClosed extends Schema.TaggedError<SinkClosed>()("SinkClosed", {
 
 /** @since 0.1.0 */
 export interface RequestSink {
-  /** Writes one encoded JSON-RPC notification; completes once written. */
+  /** Writes one encoded JSON-RPC notification; completes once the transport took it, in order. */
   readonly write: (frame: string) => Effect.Effect<void, SinkClosed>
 }
