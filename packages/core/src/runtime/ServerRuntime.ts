@@ -16,6 +16,7 @@ import type { DialectRegistry, RequestMeta } from "../pipeline/Dialect.ts"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import {
+  type ApplicationError,
   internalErrorOfDefect,
   InvalidParams,
   isMcpError,
@@ -103,6 +104,9 @@ export interface Parts {
   /** Where listen streams get their changes; without one, `subscriptions/listen` is -32601. */
   readonly hub?: SubscriptionHub["Service"]
 }
+
+/** The caller: the `Principal` the transport's context provides, or anonymous. */
+const principalOf = (context: Context.Context<never>): Principal["Service"] => Context.getOrUndefined(context, Principal) ?? anonymous
 
 const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
   _tag: "Error",
@@ -228,9 +232,14 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     return provideWith
   }
 
-  /** Invocation check: `undefined` without a policy. */
-  const authorize = <E>(component: Authorization.Component, info: Authorization.RequestInfo, notFound: () => E) =>
-    policy === undefined ? Effect.void : Authorization.checkInvocation(policy, component, info, notFound)
+  /** Runs `then` after the invocation check (directly, without a policy). */
+  const authorized = <A, E>(
+    component: Authorization.Component,
+    info: Authorization.RequestInfo,
+    notFound: () => E,
+    then: Effect.Effect<A, E>
+  ): Effect.Effect<A, E | ApplicationError> =>
+    policy === undefined ? then : Effect.andThen(Authorization.checkInvocation(policy, component, info, notFound), then)
 
   /** `tools/call`, `resources/read` and `prompts/get` may answer `input_required` (see Round). */
   const rounds = <A>(
@@ -269,11 +278,14 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         const call = ToolCall.resolve(catalog, params)
         if (call instanceof InvalidParams) return Effect.fail(call)
         const tool = call.tool.tool
-        return authorize(Authorization.toolComponent(tool), info, () => ToolCall.unknownTool(tool.name)).pipe(
-          Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(ToolCall.run(call, input)), (result) => ({
+        return authorized(
+          Authorization.toolComponent(tool),
+          info,
+          () => ToolCall.unknownTool(tool.name),
+          rounds(request, meta, principal, provide(), (input) => executor.run(ToolCall.run(call, input)), (result) => ({
             result,
             cache: undefined
-          })))
+          }))
         )
       }
       case "resources/read": {
@@ -282,21 +294,27 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         const component: Authorization.Component = target._tag === "Resource"
           ? Authorization.resourceComponent(target.resource)
           : Authorization.templateComponent(target.template)
-        return authorize(component, info, () => ResourceRead.notFound(target.uri)).pipe(
-          Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(ResourceRead.run(target, input)), (read) => ({
+        return authorized(
+          component,
+          info,
+          () => ResourceRead.notFound(target.uri),
+          rounds(request, meta, principal, provide(), (input) => executor.run(ResourceRead.run(target, input)), (read) => ({
             result: read.result,
             cache: read.cache ?? settings.cache["resources/read"]
-          })))
+          }))
         )
       }
       case "prompts/get": {
         const prompt = PromptGet.resolve(catalog, params)
         if (prompt instanceof InvalidParams) return Effect.fail(prompt)
-        return authorize(Authorization.promptComponent(prompt), info, () => PromptGet.unknownPrompt(prompt.name)).pipe(
-          Effect.andThen(rounds(request, meta, principal, provide(), (input) => executor.run(PromptGet.run(prompt, params, input)), (result) => ({
+        return authorized(
+          Authorization.promptComponent(prompt),
+          info,
+          () => PromptGet.unknownPrompt(prompt.name),
+          rounds(request, meta, principal, provide(), (input) => executor.run(PromptGet.run(prompt, params, input)), (result) => ({
             result,
             cache: undefined
-          })))
+          }))
         )
       }
       case "completion/complete": {
@@ -306,9 +324,11 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
         const component: Authorization.Component = target._tag === "Prompt"
           ? Authorization.promptComponent(target.prompt)
           : Authorization.templateComponent(target.template)
-        return authorize(component, info, () => Complete.unknownRef(params["ref"] as Record<string, unknown>)).pipe(
-          Effect.andThen(executor.run(Complete.run(resolved, (effect) => provide()(effect, undefined)))),
-          Effect.map((result) => ({ result, cache: undefined }))
+        return authorized(
+          component,
+          info,
+          () => Complete.unknownRef(params["ref"] as Record<string, unknown>),
+          Effect.map(executor.run(Complete.run(resolved, (effect) => provide()(effect, undefined))), (result) => ({ result, cache: undefined }))
         )
       }
       default:
@@ -367,11 +387,9 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     const meta = admit(dialects, request.params)
     if (isMcpError(meta)) return Effect.succeed(errorOutcome(request.id, meta))
     if (request.method === "subscriptions/listen" && hub !== undefined) {
-      return Effect.flatMap(Effect.serviceOption(Principal), (principal) =>
-        listen(hub, request, context, principal._tag === "Some" ? principal.value : anonymous))
+      return Effect.withFiber((fiber) => listen(hub, request, context, principalOf(fiber.context)))
     }
-    return Effect.serviceOption(Principal).pipe(
-      Effect.flatMap((principal) => route(request, meta, context, principal._tag === "Some" ? principal.value : anonymous)),
+    return Effect.withFiber((fiber) => route(request, meta, context, principalOf(fiber.context))).pipe(
       Effect.map((handled): Outcome => ({
         _tag: "Result",
         frame: handled.encoded === undefined
