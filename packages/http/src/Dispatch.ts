@@ -4,7 +4,8 @@
  * A request whose metadata headers agree with its body is run (`Call`), or opens a stream
  * (`Listen`, for `subscriptions/listen`); a request whose headers disagree is 400 with a -32020.
  * A notification is answered 202 (`notifications/cancelled` first cancels the same principal's
- * request with that id). A message that is not a request is refused with its error.
+ * request with that id). A message that is not a request is refused with its error. `start` runs
+ * a routed request on an adapter's delivery, the same way for both adapters.
  *
  * @example
  * ```ts
@@ -17,12 +18,15 @@
  *
  * @since 0.1.0
  */
+import type { Context } from "effect"
 import type { Catalog } from "@snodo/core/catalog/Catalog"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import { toWire } from "@snodo/core/pipeline/McpError"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Cancellations from "./Cancellations.ts"
+import * as Exchange from "./Exchange.ts"
+import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
 import * as Replies from "./Replies.ts"
 import type { RequestHead } from "./RequestHead.ts"
@@ -32,6 +36,9 @@ export type Route =
   | { readonly _tag: "Call"; readonly request: Envelope.Request }
   | { readonly _tag: "Listen"; readonly request: Envelope.Request }
   | { readonly _tag: "Reply"; readonly reply: Replies.Reply }
+
+/** A route that runs the request's handler. @since 0.1.0 */
+export type Started = Exclude<Route, { readonly _tag: "Reply" }>
 
 const reply = (answer: Replies.Reply): Route => ({ _tag: "Reply", reply: answer })
 const responseRefused = reply(Replies.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
@@ -83,3 +90,36 @@ export const wantsNotifications = (params: Readonly<Record<string, unknown>>): b
   const record = meta as Record<string, unknown>
   return record["progressToken"] !== undefined || record[LogLevelKey] !== undefined
 }
+
+/**
+ * Whether a started route's answer may become a stream: a listen stream always, a call when it
+ * asked for notifications.
+ *
+ * @since 0.1.0
+ */
+export const streams = (route: Started): boolean => route._tag === "Listen" || wantsNotifications(route.request.params)
+
+/**
+ * Starts a route's exchange on `delivery`: a listen stream (no deadline), or a call that must end
+ * by `deadlineAt` (epoch milliseconds: the request's arrival plus the transport's deadline).
+ * Returns the release to call once the response is over, or the refusal of a listen stream
+ * beyond the cap.
+ *
+ * @since 0.1.0
+ */
+export const start = (
+  route: Started,
+  environment: Exchange.Environment,
+  listen: Listen.Listen,
+  principal: string,
+  delivery: Exchange.Delivery,
+  context: Context.Context<never>,
+  deadlineAt: number
+): (() => void) | Replies.Reply =>
+  route._tag === "Listen"
+    ? listen.start(route.request, principal, delivery, context)
+    : Exchange.start(environment, route.request, principal, delivery, {
+      context,
+      notifications: wantsNotifications(route.request.params),
+      deadlineMillis: Math.max(0, deadlineAt - Date.now())
+    })

@@ -79,23 +79,15 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }))
 
   const exchange = Effect.fnUntraced(function*(
-    route: Exclude<Dispatch.Route, { readonly _tag: "Reply" }>,
+    route: Dispatch.Started,
     principal: string,
     scope: Scope.Scope,
     context: Context.Context<never>,
     startedAt: number
   ) {
-    const request = route.request
-    const listening = route._tag === "Listen"
-    const { delivery, response } = yield* EffectResponse.make(listening || Dispatch.wantsNotifications(request.params))
-    const refused = yield* hold(scope, () =>
-      listening
-        ? listen.start(request, principal, delivery, context)
-        : Exchange.start(environment, request, principal, delivery, {
-          context,
-          notifications: Dispatch.wantsNotifications(request.params),
-          deadlineMillis: Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
-        }))
+    const { delivery, response } = yield* EffectResponse.make(Dispatch.streams(route))
+    const deadlineAt = startedAt + settings.deadlineMillis
+    const refused = yield* hold(scope, () => Dispatch.start(route, environment, listen, principal, delivery, context, deadlineAt))
     if (refused !== undefined) return Replies.toResponse(refused)
     return yield* response
   })

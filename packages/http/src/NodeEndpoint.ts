@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import * as Http from "node:http"
- * import { Effect, Exit, Scope } from "effect"
+ * import { Effect } from "effect"
  * import * as NodeEndpoint from "@snodo/http/NodeEndpoint"
  *
  * const program = Effect.gen(function*() {
@@ -88,17 +88,6 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const listen = Listen.make(environment, settings.maxSubscriptions)
   const active = new Set<Http.ServerResponse>()
 
-  const start = (route: Exclude<Dispatch.Route, { readonly _tag: "Reply" }>, response: Http.ServerResponse, startedAt: number) => {
-    const request = route.request
-    const delivery = NodeResponse.delivery(response)
-    if (route._tag === "Listen") return listen.start(request, principal, delivery, context)
-    return Exchange.start(environment, request, principal, delivery, {
-      context,
-      notifications: Dispatch.wantsNotifications(request.params),
-      deadlineMillis: Math.max(0, settings.deadlineMillis - (Date.now() - startedAt))
-    })
-  }
-
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
    * into Node's event emitters it would crash the process, so it is logged and answered 500 (or the
@@ -139,7 +128,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
         if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
         const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
         if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
-        const started = start(route, response, startedAt)
+        const deadlineAt = startedAt + settings.deadlineMillis
+        const started = Dispatch.start(route, environment, listen, principal, NodeResponse.delivery(response), context, deadlineAt)
         if (typeof started === "function") release = started
         else NodeResponse.write(response, started)
       } catch (error) {
@@ -148,17 +138,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     })
   }
 
-  const handle = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+  /** Node's listener for one kind of request; nothing it throws reaches Node's event emitter. */
+  const listener = (expectsContinue: boolean) => (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
     try {
-      accept(request, response, false)
-    } catch (error) {
-      fail(response, error)
-    }
-  }
-
-  const handleContinue = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
-    try {
-      accept(request, response, true)
+      accept(request, response, expectsContinue)
     } catch (error) {
       fail(response, error)
     }
@@ -169,5 +152,5 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     return Scope.close(handlers, Exit.void)
   })
 
-  return { handle, handleContinue, settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
+  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
 })
