@@ -17,6 +17,22 @@ const portOf = async <E>(runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpS
   return address.port
 }
 
+/**
+ * Serves `app` on NodeServe (port 0) with the test server for the suite it is called in; the
+ * returned function gives the base URL once the suite started.
+ */
+const servedOnNodeServe = <E>(app: Layer.Layer<never, E, HttpServer.HttpServer>): () => string => {
+  const runtime = ManagedRuntime.make(
+    app.pipe(Layer.provideMerge(NodeServe.layer({ port: 0 })), Layer.provide(Server.layer))
+  )
+  let base = ""
+  beforeAll(async () => {
+    base = `http://127.0.0.1:${await portOf(runtime)}`
+  })
+  afterAll(() => runtime.dispose())
+  return () => base
+}
+
 /** A request whose response is read with its raw header list (names as sent, repetitions kept). */
 const rawPost = (url: string, body: Record<string, unknown>) =>
   new Promise<{ status: number; rawHeaders: ReadonlyArray<string>; bytes: Buffer }>((resolve, reject) => {
@@ -51,61 +67,41 @@ describe("an Effect application served on NodeServe's HttpServer", () => {
     HttpRouter.add("GET", "/health", HttpServerResponse.text("ok")),
     HttpRouter.add("POST", "/mcp", HttpServerResponse.text("the router's /mcp"))
   )
-  const runtime = ManagedRuntime.make(
-    HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(NodeServe.layer({ port: 0 })),
-      Layer.provide(Server.layer)
-    )
-  )
-  let base: string
-  beforeAll(async () => {
-    base = `http://127.0.0.1:${await portOf(runtime)}`
-  })
-  afterAll(() => runtime.dispose())
+  const baseUrl = servedOnNodeServe(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }))
 
   it("answers the paths other than the MCP endpoint", async () => {
-    const health = await send(`${base}/health`, undefined, { method: "GET" })
+    const health = await send(`${baseUrl()}/health`, undefined, { method: "GET" })
     expect([health.status, health.text]).toEqual([200, "ok"])
-    const health2 = await send(`${base}/health?probe=1`, undefined, { method: "GET" })
+    const health2 = await send(`${baseUrl()}/health?probe=1`, undefined, { method: "GET" })
     expect([health2.status, health2.text]).toEqual([200, "ok"])
   })
 
   it("paths it has no route for are its own 404, not the transport's", async () => {
-    const missing = await send(`${base}/nowhere`, undefined, { method: "GET" })
+    const missing = await send(`${baseUrl()}/nowhere`, undefined, { method: "GET" })
     expect(missing.status).toBe(404)
     expect(missing.text).not.toContain("-32601")
   })
 
   it("the MCP endpoint still answers MCP (the endpoint comes before the application's routes)", async () => {
-    const response = await post(`${base}/mcp`, request("tools/call", { name: "echo", arguments: { text: "hi" } }))
+    const response = await post(`${baseUrl()}/mcp`, request("tools/call", { name: "echo", arguments: { text: "hi" } }))
     expect(response.status).toBe(200)
     expect(response.messages[0]!["result"]).toMatchObject({ content: [{ type: "text", text: "hi" }] })
     expectValid(response, "tools/call")
-    const query = await post(`${base}/mcp?x=1`, request("tools/list"))
+    const query = await post(`${baseUrl()}/mcp?x=1`, request("tools/list"))
     expect(query.status).toBe(200)
     expectValid(query, "tools/list")
   })
 })
 
 describe("HttpServer.serve on NodeServe's HttpServer", () => {
-  const runtime = ManagedRuntime.make(
-    HttpServer.serve(Effect.succeed(HttpServerResponse.text("fallback"))).pipe(
-      Layer.provideMerge(NodeServe.layer({ port: 0 })),
-      Layer.provide(Server.layer)
-    )
-  )
-  let base: string
-  beforeAll(async () => {
-    base = `http://127.0.0.1:${await portOf(runtime)}`
-  })
-  afterAll(() => runtime.dispose())
+  const baseUrl = servedOnNodeServe(HttpServer.serve(Effect.succeed(HttpServerResponse.text("fallback"))))
 
   it("a bare app answers every other path, any method", async () => {
     for (const [method, path] of [["GET", "/"], ["DELETE", "/x/y"], ["POST", "/mcp/deeper"]] as const) {
-      const response = await send(`${base}${path}`, undefined, { method })
+      const response = await send(`${baseUrl()}${path}`, undefined, { method })
       expect([method, path, response.status, response.text]).toEqual([method, path, 200, "fallback"])
     }
-    expect((await post(`${base}/mcp`, request("tools/list"))).status).toBe(200)
+    expect((await post(`${baseUrl()}/mcp`, request("tools/list"))).status).toBe(200)
   })
 })
 
