@@ -30,7 +30,7 @@
 import { Context, Effect, Layer, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { anonymous, Principal } from "@snodo/core/runtime/Principal"
+import { fromContext } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
@@ -117,7 +117,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     const context = fiber.context
     return serve(
       Context.getUnsafe(context, HttpServerRequest.HttpServerRequest),
-      (Context.getOrUndefined(context, Principal) ?? anonymous).id,
+      fromContext(context).id,
       Context.getUnsafe(context, Scope.Scope),
       context
     )

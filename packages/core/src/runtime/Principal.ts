@@ -30,3 +30,11 @@ export class Principal extends Context.Service<Principal, {
 
 /** The principal of a request nobody authenticated. @since 0.1.0 */
 export const anonymous: Principal["Service"] = Principal.of({ id: "anonymous", claims: {} })
+
+/**
+ * The principal a context provides, or {@link anonymous}.
+ *
+ * @since 0.1.0
+ */
+export const fromContext = (context: Context.Context<never>): Principal["Service"] =>
+  Context.getOrUndefined(context, Principal) ?? anonymous

@@ -37,7 +37,7 @@ import * as Listen from "./Listen.ts"
 import { McpLog, makeLogger } from "./McpLog.ts"
 import { McpRequest, type TransportKind } from "./McpRequest.ts"
 import { Progress, type Limits as ProgressLimits, makeReporter } from "./Progress.ts"
-import { anonymous, Principal } from "./Principal.ts"
+import { fromContext, type Principal } from "./Principal.ts"
 import * as PromptGet from "./PromptGet.ts"
 import type { RequestSink } from "./RequestSink.ts"
 import * as ResourceRead from "./ResourceRead.ts"
@@ -104,9 +104,6 @@ export interface Parts {
   /** Where listen streams get their changes; without one, `subscriptions/listen` is -32601. */
   readonly hub?: SubscriptionHub["Service"]
 }
-
-/** The caller: the `Principal` the transport's context provides, or anonymous. */
-const principalOf = (context: Context.Context<never>): Principal["Service"] => Context.getOrUndefined(context, Principal) ?? anonymous
 
 const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
   _tag: "Error",
@@ -190,10 +187,6 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
   const keyring = parts.keyring ?? generateKeyring()
 
   /**
-   * Provides a handler's effect with the request's services (and, for the methods that may answer
-   * `input_required`, the round's session) in one step over the application's context.
-   */
-  /**
    * The transport's context with the application's services over it, made once per transport
    * context (a stdio connection, an HTTP server: the same object for every request), so that a
    * request only adds its own services on top instead of copying every service.
@@ -208,6 +201,10 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     return merged
   }
 
+  /**
+   * Provides a handler's effect with the request's services (and, for the methods that may answer
+   * `input_required`, the round's session) in one step over the application's context.
+   */
   const provider = (request: Envelope.Request, meta: RequestMeta, context: RequestContext, principal: Principal["Service"]) => {
     const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
     const logger = makeLogger(settings.logging, meta.logLevel, context.sink)
@@ -387,9 +384,9 @@ export const make = (parts: Parts): ServerRuntime["Service"] => {
     const meta = admit(dialects, request.params)
     if (isMcpError(meta)) return Effect.succeed(errorOutcome(request.id, meta))
     if (request.method === "subscriptions/listen" && hub !== undefined) {
-      return Effect.withFiber((fiber) => listen(hub, request, context, principalOf(fiber.context)))
+      return Effect.withFiber((fiber) => listen(hub, request, context, fromContext(fiber.context)))
     }
-    return Effect.withFiber((fiber) => route(request, meta, context, principalOf(fiber.context))).pipe(
+    return Effect.withFiber((fiber) => route(request, meta, context, fromContext(fiber.context))).pipe(
       Effect.map((handled): Outcome => ({
         _tag: "Result",
         frame: handled.encoded === undefined
