@@ -97,7 +97,8 @@ export const wantsNotifications = (params: Readonly<Record<string, unknown>>): b
  *
  * @since 0.1.0
  */
-export const streams = (route: Started): boolean => route._tag === "Listen" || wantsNotifications(route.request.params)
+export const streams = (started: Started): boolean =>
+  started._tag === "Listen" || wantsNotifications(started.request.params)
 
 /**
  * Starts a route's exchange on `delivery`: a listen stream (no deadline), or a call that must end
@@ -108,7 +109,7 @@ export const streams = (route: Started): boolean => route._tag === "Listen" || w
  * @since 0.1.0
  */
 export const start = (
-  route: Started,
+  started: Started,
   environment: Exchange.Environment,
   listen: Listen.Listen,
   principal: string,
@@ -116,10 +117,10 @@ export const start = (
   context: Context.Context<never>,
   deadlineAt: number
 ): (() => void) | Replies.Reply =>
-  route._tag === "Listen"
-    ? listen.start(route.request, principal, delivery, context)
-    : Exchange.start(environment, route.request, principal, delivery, {
+  started._tag === "Listen"
+    ? listen.start(started.request, principal, delivery, context)
+    : Exchange.start(environment, started.request, principal, delivery, {
       context,
-      notifications: wantsNotifications(route.request.params),
+      notifications: wantsNotifications(started.request.params),
       deadlineMillis: Math.max(0, deadlineAt - Date.now())
     })
