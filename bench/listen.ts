@@ -1,14 +1,18 @@
 /**
  * What open `subscriptions/listen` streams cost over Streamable HTTP: 1,000 of them (by default)
- * against one snodo server in its own process, on loopback.
+ * against one server in its own process, on loopback: snodo (this file's `--serve` server) or any
+ * peer started with `--tools listen` (an `echo` tool and a `publish` tool that publishes one
+ * `notifications/tools/list_changed`).
  *
  * Measured: the server's RSS idle and with every stream open (and the cost per stream), how long
- * opening them took, how long one published change takes to reach every stream (fan-out), and
- * that closing the client side frees every stream on the server. A benchmark, not a test: it prints
- * numbers and fails only when the server cannot serve the streams at all.
+ * opening them took, how long one published change takes to reach every stream (fan-out), and, on
+ * snodo (whose server counts its streams), that closing the client side frees every stream on the
+ * server. A benchmark, not a test: it prints numbers and fails only when the server cannot serve
+ * the streams at all.
  *
- *   npx node bench/listen.ts                    # 1,000 streams
+ *   npx node bench/listen.ts                    # 1,000 streams on snodo
  *   npx node bench/listen.ts --count 2000 --json
+ *   npx node bench/listen.ts --peer bench/peers/official.ts
  *
  * `runListenBench(options)` is the same, for the bench runner. Everything it starts is killed when
  * it ends, on error or on a signal (bench/children.ts); the whole run is bounded by `timeoutMs`.
@@ -17,8 +21,27 @@ import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
 import { freePort, installCleanup, rss, sleep, start } from "./children.ts"
 
+/** The server a run measures: started as `node script ...args(port)`, serving MCP at `path`. */
+export interface ListenTarget {
+  readonly script: string
+  readonly args: (port: number) => ReadonlyArray<string>
+  readonly path: string
+  /** Whether it has an `open_streams` tool (the streams it holds), to check that closing frees them. */
+  readonly countsStreams: boolean
+}
+
+/** A bench peer script (`bench/peers/*.ts`) with its listen catalog. */
+export const peerTarget = (script: string): ListenTarget => ({
+  script,
+  args: (port) => ["--http", "--port", String(port), "--tools", "listen"],
+  path: "/mcp",
+  countsStreams: false
+})
+
 /** Options of one run. */
 export interface ListenBenchOptions {
+  /** The server to measure (default: snodo, this file's `--serve` server). */
+  readonly target?: ListenTarget
   /** Streams to open (default 1,000). */
   readonly count?: number
   /** The whole run's bound (default 120 s). */
@@ -41,8 +64,8 @@ export interface ListenBenchResult {
   /** Time from publishing one change until every stream received it: median and slowest stream. */
   readonly fanOutMedianMs: number
   readonly fanOutMaxMs: number
-  /** Streams the server still had registered after the clients closed theirs (expected 0). */
-  readonly leftOpen: number
+  /** Streams the server still had registered after the clients closed theirs (expected 0; `undefined` when it cannot tell). */
+  readonly leftOpen: number | undefined
 }
 
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
@@ -64,7 +87,9 @@ const serve = async (port: number, count: number): Promise<void> => {
     input: Schema.Struct({}),
     output: Schema.Struct({ open: Schema.Int })
   }, () => Effect.sync(() => ({ open: hub.size() })))
-  const server = McpServer.make({ name: "bench-listen", version: "1.0.0" }).add(publish, open)
+  const Text = Schema.Struct({ text: Schema.String })
+  const echo = Tool.make("echo", { description: "Echoes its text back", input: Text, output: Text }, ({ text }) => Effect.succeed({ text }))
+  const server = McpServer.make({ name: "bench-listen", version: "1.0.0" }).add(echo, publish, open)
   const headroom = count + 64
   NodeServe.serve({ port, host: "127.0.0.1", maxSubscriptions: headroom, maxConcurrent: headroom, maxConnections: headroom }).pipe(
     Effect.provide(server.layer.pipe(Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub)))),
@@ -83,10 +108,17 @@ const headers = (method: string, name?: string) => ({
 })
 
 /** One tools/call, answered as JSON. */
-const call = (port: number, agent: Http.Agent, id: number, name: string): Promise<Record<string, unknown>> =>
+const call = (
+  port: number,
+  path: string,
+  agent: Http.Agent,
+  id: number,
+  name: string,
+  args: Readonly<Record<string, unknown>> = {}
+): Promise<Record<string, unknown>> =>
   new Promise((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {}, _meta: meta } })
-    const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { ...headers("tools/call", name), "content-length": Buffer.byteLength(body) } }, (response) => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: meta } })
+    const request = Http.request({ host: "127.0.0.1", port, path, method: "POST", agent, headers: { ...headers("tools/call", name), "content-length": Buffer.byteLength(body) } }, (response) => {
       let text = ""
       response.setEncoding("utf8")
       response.on("data", (chunk: string) => {
@@ -112,7 +144,7 @@ interface Stream {
 }
 
 /** One listen stream on its own connection. */
-const listen = (port: number, id: number): Stream => {
+const listen = (port: number, path: string, id: number): Stream => {
   let resolveAck: () => void = () => undefined
   let rejectAck: (error: Error) => void = () => undefined
   const acknowledged = new Promise<void>((resolve, reject) => {
@@ -122,7 +154,7 @@ const listen = (port: number, id: number): Stream => {
   const waiting: Array<(at: number) => void> = []
   let buffer = ""
   const body = JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: meta } })
-  const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent: false, headers: { ...headers("subscriptions/listen"), "content-length": Buffer.byteLength(body) } }, (response) => {
+  const request = Http.request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { ...headers("subscriptions/listen"), "content-length": Buffer.byteLength(body) } }, (response) => {
     if (response.statusCode !== 200) {
       rejectAck(new Error(`listen ${id}: HTTP ${response.statusCode}`))
       response.resume()
@@ -161,39 +193,53 @@ const median = (values: ReadonlyArray<number>): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
+/** snodo: this file's `--serve` server, with room for `count` streams. */
+export const snodoTarget = (count: number): ListenTarget => ({
+  script: fileURLToPath(import.meta.url),
+  args: (port) => ["--serve", "--port", String(port), "--count", String(count)],
+  path: "/mcp",
+  countsStreams: true
+})
+
 /**
  * Runs the benchmark: starts the server, opens `count` streams, measures, closes everything.
  */
 export const runListenBench = async (options: ListenBenchOptions = {}): Promise<ListenBenchResult> => {
   installCleanup()
   const count = options.count ?? 1000
+  const target = options.target ?? snodoTarget(count)
   const timeoutMs = options.timeoutMs ?? 120_000
   const log = options.verbose === false ? () => undefined : (line: string) => void process.stderr.write(`listen bench: ${line}\n`)
   const port = await freePort()
-  const server = start(fileURLToPath(import.meta.url), ["--serve", "--port", String(port), "--count", String(count)], { stdin: false, stdout: false })
+  const server = start(target.script, target.args(port), { stdin: false, stdout: false })
   const agent = new Http.Agent({ keepAlive: true, maxSockets: 4 })
   const streams: Array<Stream> = []
   let timer: ReturnType<typeof setTimeout> | undefined
   const bounded = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`listen bench: over ${timeoutMs} ms`)), timeoutMs)
   })
+  let id = 1
+  const callTool = (name: string, args?: Readonly<Record<string, unknown>>) => call(port, target.path, agent, id++, name, args)
+  const openOnServer = async (): Promise<number> =>
+    ((await callTool("open_streams"))["result"] as { structuredContent: { open: number } }).structuredContent.open
   const body = async (): Promise<ListenBenchResult> => {
-    let id = 1
-    await waitUntil(async () => (await call(port, agent, id++, "open_streams"))["result"] !== undefined, 30_000, "the server")
+    await waitUntil(async () => (await callTool("echo", { text: "up" }))["result"] !== undefined, 30_000, "the server")
     await sleep(500)
     const rssIdle = rss(server.pid)
     log(`server up (pid ${server.pid}), RSS ${(rssIdle / 2 ** 20).toFixed(1)} MiB; opening ${count} streams`)
 
     const opening = performance.now()
     for (let index = 0; index < count; index++) {
-      streams.push(listen(port, 1_000_000 + index))
+      streams.push(listen(port, target.path, 1_000_000 + index))
       // Open in waves, so the kernel's accept backlog is never the limit being measured.
       if (index % 100 === 99) await Promise.all(streams.slice(index - 99).map((stream) => stream.acknowledged))
     }
     await Promise.all(streams.map((stream) => stream.acknowledged))
     const openMs = performance.now() - opening
-    const open = ((await call(port, agent, id++, "open_streams"))["result"] as { structuredContent: { open: number } }).structuredContent.open
-    if (open !== count) throw new Error(`the server holds ${open} streams, expected ${count}`)
+    if (target.countsStreams) {
+      const open = await openOnServer()
+      if (open !== count) throw new Error(`the server holds ${open} streams, expected ${count}`)
+    }
     await sleep(1000)
     const rssOpen = rss(server.pid)
     log(`${count} streams open in ${openMs.toFixed(0)} ms; RSS ${(rssOpen / 2 ** 20).toFixed(1)} MiB`)
@@ -202,7 +248,7 @@ export const runListenBench = async (options: ListenBenchOptions = {}): Promise<
     for (let round = 0; round < 5; round++) {
       const arrivals = streams.map((stream) => stream.nextChange())
       const published = performance.now()
-      await call(port, agent, id++, "publish")
+      await callTool("publish")
       const times = await Promise.all(arrivals)
       fanOuts.push(...times.map((at) => at - published))
     }
@@ -211,14 +257,17 @@ export const runListenBench = async (options: ListenBenchOptions = {}): Promise<
     log(`fan-out of one change to ${count} streams: median ${fanOutMedianMs.toFixed(1)} ms, slowest ${fanOutMaxMs.toFixed(1)} ms`)
 
     for (const stream of streams.splice(0)) stream.close()
-    let leftOpen = count
-    await waitUntil(async () => {
-      leftOpen = ((await call(port, agent, id++, "open_streams"))["result"] as { structuredContent: { open: number } }).structuredContent.open
-      return leftOpen === 0
-    }, 10_000, "the streams to close").catch(() => undefined)
+    let leftOpen: number | undefined
+    if (target.countsStreams) {
+      leftOpen = count
+      await waitUntil(async () => {
+        leftOpen = await openOnServer()
+        return leftOpen === 0
+      }, 10_000, "the streams to close").catch(() => undefined)
+    }
     await sleep(1000)
     const rssAfterClose = rss(server.pid)
-    log(`closed: ${leftOpen} left on the server; RSS ${(rssAfterClose / 2 ** 20).toFixed(1)} MiB`)
+    log(`closed: ${leftOpen ?? "unknown (the server cannot tell)"} left on the server; RSS ${(rssAfterClose / 2 ** 20).toFixed(1)} MiB`)
     return {
       count,
       rssIdle,
@@ -253,14 +302,16 @@ if (import.meta.main) {
   if (argv.includes("--serve")) {
     await serve(option("--port", 3000), option("--count", 1000))
   } else {
-    const result = await runListenBench({ count: option("--count", 1000) })
+    const peerAt = argv.indexOf("--peer")
+    const peer = peerAt >= 0 ? argv[peerAt + 1] : undefined
+    const result = await runListenBench({ count: option("--count", 1000), ...(peer === undefined ? {} : { target: peerTarget(peer) }) })
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
     process.stdout.write(argv.includes("--json") ? `${JSON.stringify(result)}\n` : [
       `open listen streams over HTTP: ${result.count}`,
       `server RSS idle ${mib(result.rssIdle)}, open ${mib(result.rssOpen)}, after close ${mib(result.rssAfterClose)}`,
       `per stream ${(result.bytesPerStream / 1024).toFixed(1)} KiB; opened in ${result.openMs.toFixed(0)} ms`,
       `fan-out of one change: median ${result.fanOutMedianMs.toFixed(1)} ms, slowest ${result.fanOutMaxMs.toFixed(1)} ms`,
-      `left open after the clients closed: ${result.leftOpen}`
+      `left open after the clients closed: ${result.leftOpen ?? "unknown (the server cannot tell)"}`
     ].join("\n") + "\n")
   }
 }

@@ -25,7 +25,7 @@ import { listToolCount } from "./peers/args.ts"
 import { startHttp, startStdio, verify } from "./probe.ts"
 import { textTable, writeReport } from "./report.ts"
 import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Results } from "./results.ts"
-import { runListenBench } from "./listen.ts"
+import { type ListenTarget, peerTarget, runListenBench, snodoTarget } from "./listen.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
@@ -455,22 +455,37 @@ const startup = async (): Promise<void> => {
   }
 }
 
-/** 1,000 open listen streams on one snodo server (the peers lack a change trigger to time the fan-out with). */
+/** The server each peer opens its listen streams on; `undefined`: it has no listen streams (the floors). */
+const listenTargets: Readonly<Record<PeerId, ListenTarget | undefined>> = {
+  snodo: snodoTarget(listenStreams),
+  raw: undefined,
+  "effect-http": undefined,
+  official: peerTarget("bench/peers/official.ts"),
+  "effect-ai": peerTarget("bench/peers/effect-ai.ts")
+}
+
+/** 1,000 open listen streams on each peer that serves them, one server at a time (each in its own process). */
 const listen = async (): Promise<void> => {
-  if (!selected.includes("snodo")) return
-  try {
-    const result = await runListenBench({ count: listenStreams, verbose: false, timeoutMs: 120_000 })
-    record("listen.rss", "snodo", mib(result.rssOpen))
-    record("listen.perStream", "snodo", result.bytesPerStream / 1024)
-    record("listen.open", "snodo", result.openMs)
-    record("listen.fanOut.median", "snodo", result.fanOutMedianMs)
-    record("listen.fanOut.max", "snodo", result.fanOutMaxMs)
-    progress(`   snodo: ${listenStreams} streams open in ${result.openMs.toFixed(0)} ms, RSS ${mib(result.rssIdle).toFixed(1)} → ` +
-      `${mib(result.rssOpen).toFixed(1)} MiB (${(result.bytesPerStream / 1024).toFixed(1)} KiB each), fan-out median ` +
-      `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms, ${result.leftOpen} left open after close`)
-    if (result.leftOpen > 0) problem("snodo", "listen", `${result.leftOpen} streams still registered after the clients closed`)
-  } catch (error) {
-    problem("snodo", "listen", error)
+  for (const peer of selected) {
+    const target = listenTargets[peer]
+    if (target === undefined || overBudget()) continue
+    try {
+      const result = await runListenBench({ target, count: listenStreams, verbose: false, timeoutMs: 120_000 })
+      record("listen.rss", peer, mib(result.rssOpen))
+      record("listen.perStream", peer, result.bytesPerStream / 1024)
+      record("listen.open", peer, result.openMs)
+      record("listen.fanOut.median", peer, result.fanOutMedianMs)
+      record("listen.fanOut.max", peer, result.fanOutMaxMs)
+      progress(`   ${peerLabels[peer]}: ${listenStreams} streams open in ${result.openMs.toFixed(0)} ms, RSS ${mib(result.rssIdle).toFixed(1)} → ` +
+        `${mib(result.rssOpen).toFixed(1)} MiB (${(result.bytesPerStream / 1024).toFixed(1)} KiB each), fan-out median ` +
+        `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms` +
+        (result.leftOpen === undefined ? "" : `, ${result.leftOpen} left open after close`))
+      if (result.leftOpen !== undefined && result.leftOpen > 0) {
+        problem(peer, "listen", `${result.leftOpen} streams still registered after the clients closed`)
+      }
+    } catch (error) {
+      problem(peer, "listen", error)
+    }
   }
 }
 
@@ -502,10 +517,13 @@ const notes: Array<string> = [
   "sampled every 100 ms during the 64-connection echo load.",
   "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
   "stdio: the request is written at spawn), median of the runs.",
-  "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams over HTTP on one snodo server (its own " +
-  "process), reads its RSS with all open, publishes one change and times its arrival on every stream, then closes " +
-  "them and checks the server kept none. snodo only so far: the official SDK 2.4.0 and effect/ai 4.1.0 serve listen " +
-  "streams too, but their bench peers have no tool that publishes a change yet, so the fan-out cannot be timed on them.",
+  "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams (each on its own connection, in waves of " +
+  "100) over HTTP on one server at a time, in its own process: snodo's minimal listen server (`echo`, `publish`, " +
+  "`open_streams`) and each peer with `--tools listen` (`echo` and `publish`, which publishes one " +
+  "`notifications/tools/list_changed` through the peer's own notifier: the official SDK's `handler.notify.toolsChanged()`, " +
+  "effect/ai's `McpServer.notifications`). It reads the server's RSS 1 s after every stream was acknowledged, then " +
+  "publishes a change 5 times and times its arrival on every stream (from sending the `publish` call). On snodo it " +
+  "also checks that closing the client side leaves no stream registered on the server. The floors have no listen streams.",
   "Ratios are snodo ÷ peer for the same figure in this run: above 1 is better for snodo where higher is better, " +
   "below 1 where lower is better."
 ]

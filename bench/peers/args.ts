@@ -1,6 +1,7 @@
 /**
  * Command line of every peer server: `--stdio`, or `--http --port N` (loopback only), and
- * `--tools echo|list` (`list`: the 100-tool catalog of the tools/list scenario).
+ * `--tools echo|list|listen` (`list`: the 100-tool catalog of the tools/list scenario; `listen`: `echo` and
+ * `publish`, a tool that publishes one `notifications/tools/list_changed` to every open listen stream).
  */
 
 /** How many tools the list scenario advertises (one page for every peer: snodo pages at 100). */
@@ -15,8 +16,10 @@ export const listToolNames: ReadonlyArray<string> = [
 export interface PeerArgs {
   readonly transport: "stdio" | "http"
   readonly port: number
-  readonly catalog: "echo" | "list"
+  readonly catalog: "echo" | "list" | "listen"
 }
+
+const catalogs: ReadonlyArray<PeerArgs["catalog"]> = ["echo", "list", "listen"]
 
 /** Reads the peer's flags; exits 2 on a bad port. */
 export const parseArgs = (argv: ReadonlyArray<string> = process.argv.slice(2)): PeerArgs => {
@@ -32,7 +35,7 @@ export const parseArgs = (argv: ReadonlyArray<string> = process.argv.slice(2)): 
   return {
     transport: argv.includes("--stdio") ? "stdio" : "http",
     port,
-    catalog: value("--tools") === "list" ? "list" : "echo"
+    catalog: catalogs.find((catalog) => catalog === value("--tools")) ?? "echo"
   }
 }
 

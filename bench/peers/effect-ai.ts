@@ -3,7 +3,7 @@
  * serving only revision 2026-07-28: Streamable HTTP at `/mcp` through `layerHttp` (the long-lived,
  * shared server) on `@effect/platform-node` NodeHttpServer, or stdio through `layerStdio`.
  *
- *   npx node bench/peers/effect-ai.ts --http --port 3003 [--tools list]
+ *   npx node bench/peers/effect-ai.ts --http --port 3003 [--tools list|listen]
  *   npx node bench/peers/effect-ai.ts --stdio
  */
 import http from "node:http"
@@ -30,7 +30,18 @@ const toolkit = Toolkit.make(...tools)
 const handlers = toolkit.toLayer(
   Object.fromEntries(names.map((name) => [name, ({ text }: { readonly text: string }) => Effect.succeed({ text })])) as never
 )
-const registrations = McpServer.toolkit(toolkit).pipe(Layer.provide(handlers))
+
+/** `publish` (the listen catalog): one tools/list_changed to every open listen stream, through the server's notifier. */
+const Publish = Tool.make("publish", { description: "Publishes tools/list_changed to every open listen stream", success: Schema.Struct({ published: Schema.Boolean }) })
+const publishKit = Toolkit.make(Publish)
+const publishHandlers = publishKit.toLayer(Effect.gen(function*() {
+  const server = yield* McpServer.McpServer
+  return { publish: () => server.notifications["notifications/tools/list_changed"]({}).pipe(Effect.as({ published: true })) }
+}))
+
+const registrations = args.catalog === "listen"
+  ? Layer.mergeAll(McpServer.toolkit(toolkit).pipe(Layer.provide(handlers)), McpServer.toolkit(publishKit).pipe(Layer.provide(publishHandlers)))
+  : McpServer.toolkit(toolkit).pipe(Layer.provide(handlers))
 const info = { name: "bench-effect-ai", version: "4.1.0", protocols: [McpProtocol.v2026_07_28], registrations } as const
 
 if (args.transport === "stdio") {
