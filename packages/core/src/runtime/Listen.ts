@@ -302,6 +302,8 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   // The transport is gone (closed connection, ended response): stop without writing anything.
   const write = (frame: string) => Effect.catchTag(sink.write(frame), "SinkClosed", () => Effect.interrupt)
   const { acknowledged, filter } = honour(requested, input.support)
+  // Under "drop-oldest" nothing ends a stream from the mailbox's side, so a write needs no race.
+  const closesOnOverflow = input.limits.overflow === "close"
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Effect.addFinalizer(() => Effect.sync(release))
     // Registered before the acknowledgement: a change published meanwhile waits in the queue.
@@ -315,11 +317,13 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
           Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
         )
       }
+      const frame = write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
+      if (!closesOnOverflow) {
+        yield* frame
+        continue
+      }
       // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
-      const overflow = yield* Effect.raceFirst(
-        Effect.as(write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta)), undefined),
-        Deferred.await(mailbox.overflowed)
-      )
+      const overflow = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(mailbox.overflowed))
       if (overflow !== undefined) return overflow
     }
   }))
