@@ -68,11 +68,18 @@ export interface Child {
   readonly stop: (graceMs?: number) => Promise<void>
 }
 
+/** How a child starts: which of its stdin/stdout are piped, and environment variables on top of ours. */
+export interface StartOptions {
+  readonly stdin: boolean
+  readonly stdout: boolean
+  readonly env?: Readonly<Record<string, string>>
+}
+
 /** Starts `node script args` on this Node (the project's Node 24), tracked for cleanup. */
-export const start = (script: string, args: ReadonlyArray<string>, options: { readonly stdin: boolean; readonly stdout: boolean }): Child => {
+export const start = (script: string, args: ReadonlyArray<string>, options: StartOptions): Child => {
   const child = spawn(process.execPath, [script, ...args], {
     stdio: [options.stdin ? "pipe" : "ignore", options.stdout ? "pipe" : "ignore", "pipe"],
-    env: { ...process.env, NODE_ENV: "production" }
+    env: { ...process.env, NODE_ENV: "production", ...options.env }
   })
   if (child.pid === undefined) throw new Error(`could not start ${script}`)
   live.add(child)

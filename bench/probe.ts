@@ -33,6 +33,12 @@ export const verify = async (
   }
 }
 
+/** A probe's bound (default 30 s) and the environment variables the peer starts with. */
+export interface LaunchOptions {
+  readonly timeoutMs?: number
+  readonly env?: Readonly<Record<string, string>>
+}
+
 export interface Started {
   readonly child: Child
   /** Milliseconds from spawn to the first correct answer. */
@@ -48,10 +54,11 @@ export const startHttp = async (
   args: ReadonlyArray<string>,
   url: string,
   probe: { readonly body: string; readonly headers: Readonly<Record<string, string>>; readonly check: (frame: unknown) => string | undefined },
-  timeoutMs = 30_000
+  options: LaunchOptions = {}
 ): Promise<Started> => {
+  const timeoutMs = options.timeoutMs ?? 30_000
   const t0 = performance.now()
-  const child = start(script, args, { stdin: false, stdout: false })
+  const child = start(script, args, { stdin: false, stdout: false, ...(options.env === undefined ? {} : { env: options.env }) })
   let exited: number | string | undefined
   void child.exited.then((code) => {
     exited = code
@@ -93,11 +100,12 @@ export const startHttp = async (
 export const startStdio = (
   script: string,
   args: ReadonlyArray<string>,
-  timeoutMs = 30_000
+  options: LaunchOptions = {}
 ): Promise<Started & { readonly noise: ReadonlyArray<string> }> =>
   new Promise((resolve, reject) => {
+    const timeoutMs = options.timeoutMs ?? 30_000
     const t0 = performance.now()
-    const child = start(script, args, { stdin: true, stdout: true })
+    const child = start(script, args, { stdin: true, stdout: true, ...(options.env === undefined ? {} : { env: options.env }) })
     const noise: Array<string> = []
     let buffered = ""
     let settled = false

@@ -16,8 +16,9 @@
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import os from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Child, cpuMs, freePort, installCleanup, rss, sleep } from "./children.ts"
 import type { LoadResult, LoadSpec } from "./load.ts"
@@ -181,8 +182,10 @@ declare("listen.perStream", { group: "memory", label: "RSS per open listen strea
 declare("listen.open", { group: "listen", label: `open ${listenStreams.toLocaleString("en-US")} listen streams`, unit: "ms", better: "lower" })
 declare("listen.fanOut.median", { group: "listen", label: "one change to every open stream, median", unit: "ms", better: "lower" })
 declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream, slowest", unit: "ms", better: "lower" })
-declare("startup.http", { group: "startup", label: "start-up to first answer (HTTP)", unit: "ms", better: "lower" })
-declare("startup.stdio", { group: "startup", label: "start-up to first answer (stdio)", unit: "ms", better: "lower" })
+declare("startup.http.cold", { group: "startup", label: "start-up to first answer (HTTP)", unit: "ms", better: "lower" })
+declare("startup.stdio.cold", { group: "startup", label: "start-up to first answer (stdio)", unit: "ms", better: "lower" })
+declare("startup.http.cached", { group: "startup", label: "start-up to first answer, compile cache (HTTP)", unit: "ms", better: "lower" })
+declare("startup.stdio.cached", { group: "startup", label: "start-up to first answer, compile cache (stdio)", unit: "ms", better: "lower" })
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -408,50 +411,86 @@ const median = (values: ReadonlyArray<number>): number => {
   return sorted[Math.floor((sorted.length - 1) / 2)]!
 }
 
-/** Start-up, interleaved: each run starts every peer once over HTTP and once over stdio. */
+/**
+ * How a start-up is measured: cold (Node's compile cache disabled), or with Node's compile cache
+ * (`NODE_COMPILE_CACHE`, one directory per peer, filled by an untimed start first).
+ */
+type StartMode = "cold" | "cached"
+
+const compileCacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
+process.on("exit", () => rmSync(compileCacheRoot, { recursive: true, force: true }))
+
+const startEnv = (peer: PeerId, mode: StartMode): Readonly<Record<string, string>> =>
+  mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(compileCacheRoot, peer) }
+
+/** Starts a peer once over HTTP and answers how long it took to its first correct answer. */
+const startupHttp = async (launch: Launch, env: Readonly<Record<string, string>>): Promise<number> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}${launch.path}`
+  const started = await startHttp(launch.script, launch.args(port), url, { body: echoBody(), headers: echoHeaders, check: (frame) => checkEcho(frame) }, { env })
+  await started.child.stop()
+  return started.startupMs
+}
+
+/** Starts a peer once over stdio; the noise lines it wrote on stdout come back for the report. */
+const startupStdio = async (launch: { readonly script: string; readonly args: ReadonlyArray<string> }, env: Readonly<Record<string, string>>) => {
+  const started = await startStdio(launch.script, launch.args, { env })
+  started.child.process.stdin?.end()
+  await started.child.stop()
+  return started
+}
+
+/**
+ * Start-up, interleaved: each run starts every peer over HTTP and over stdio, cold and with the
+ * compile cache (filled by one untimed start per peer before the first run).
+ */
 const startup = async (): Promise<void> => {
-  const http = new Map<PeerId, Array<number>>()
-  const stdioTimes = new Map<PeerId, Array<number>>()
+  const times = new Map<string, Array<number>>()
   const failed = new Set<string>()
-  for (let run = 0; run < startupRuns && !overBudget(); run++) {
-    for (const peer of rotate(selected, run)) {
-      const launch = peers[peer].http
-      if (typeof launch !== "string" && !failed.has(`${peer} http`)) {
-        try {
-          const port = await freePort()
-          const url = `http://127.0.0.1:${port}${launch.path}`
-          const started = await startHttp(launch.script, launch.args(port), url, { body: echoBody(), headers: echoHeaders, check: (frame) => checkEcho(frame) })
-          await started.child.stop()
-          http.set(peer, [...http.get(peer) ?? [], started.startupMs])
-        } catch (error) {
-          failed.add(`${peer} http`)
-          problem(peer, "HTTP start-up", error)
-        }
-      }
-      const launchStdio = peers[peer].stdio
-      if (!failed.has(`${peer} stdio`) && launchStdio !== undefined) {
-        try {
-          const started = await startStdio(launchStdio.script, launchStdio.args)
-          started.child.process.stdin?.end()
-          await started.child.stop()
-          stdioTimes.set(peer, [...stdioTimes.get(peer) ?? [], started.startupMs])
-          if (run === 0 && started.noise.length > 0) {
-            problem(peer, "stdio stdout", `wrote non-JSON lines on stdout (a protocol violation; skipped for the timing): ${JSON.stringify(started.noise[0])}`)
+  const add = (key: string, ms: number) => times.set(key, [...times.get(key) ?? [], ms])
+  const modes: ReadonlyArray<StartMode> = ["cold", "cached"]
+  for (let run = -1; run < startupRuns && !overBudget(); run++) {
+    for (const peer of rotate(selected, Math.max(run, 0))) {
+      // Run -1 only fills each peer's compile cache.
+      for (const mode of run < 0 ? ["cached" as const] : modes) {
+        const env = startEnv(peer, mode)
+        const launch = peers[peer].http
+        if (typeof launch !== "string" && !failed.has(`${peer} http`)) {
+          try {
+            const ms = await startupHttp(launch, env)
+            if (run >= 0) add(`startup.http.${mode} ${peer}`, ms)
+          } catch (error) {
+            failed.add(`${peer} http`)
+            problem(peer, `HTTP start-up (${mode})`, error)
           }
-        } catch (error) {
-          failed.add(`${peer} stdio`)
-          problem(peer, "stdio start-up", error)
+        }
+        const launchStdio = peers[peer].stdio
+        if (launchStdio !== undefined && !failed.has(`${peer} stdio`)) {
+          try {
+            const started = await startupStdio(launchStdio, env)
+            if (run >= 0) add(`startup.stdio.${mode} ${peer}`, started.startupMs)
+            if (run === 0 && mode === "cold" && started.noise.length > 0) {
+              problem(peer, "stdio stdout", `wrote non-JSON lines on stdout (a protocol violation; skipped for the timing): ${JSON.stringify(started.noise[0])}`)
+            }
+          } catch (error) {
+            failed.add(`${peer} stdio`)
+            problem(peer, `stdio start-up (${mode})`, error)
+          }
         }
       }
     }
   }
   for (const peer of selected) {
-    const h = http.get(peer)
-    const s = stdioTimes.get(peer)
-    if (h !== undefined) record("startup.http", peer, median(h))
-    if (s !== undefined) record("startup.stdio", peer, median(s))
-    progress(`   ${peerLabels[peer]} start-up: HTTP ${h === undefined ? "n/a" : median(h).toFixed(0)} ms, ` +
-      `stdio ${s === undefined ? "n/a" : median(s).toFixed(0)} ms`)
+    const line: Array<string> = []
+    for (const transport of ["http", "stdio"] as const) {
+      for (const mode of modes) {
+        const measured = times.get(`startup.${transport}.${mode} ${peer}`)
+        if (measured === undefined) continue
+        record(`startup.${transport}.${mode}`, peer, median(measured))
+        line.push(`${transport === "http" ? "HTTP" : "stdio"} ${mode} ${median(measured).toFixed(0)} ms`)
+      }
+    }
+    progress(`   ${peerLabels[peer]} start-up: ${line.length === 0 ? "n/a" : line.join(", ")}`)
   }
 }
 
@@ -516,7 +555,10 @@ const notes: Array<string> = [
   "RSS is read from `/proc/<pid>/status` of the server process: idle 0.5 s after the first answers, and the peak " +
   "sampled every 100 ms during the 64-connection echo load.",
   "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
-  "stdio: the request is written at spawn), median of the runs.",
+  "stdio: the request is written at spawn), median of the runs. Cold runs start with Node's compile cache disabled " +
+  "(`NODE_DISABLE_COMPILE_CACHE=1`); the compile-cache rows start every peer with `NODE_COMPILE_CACHE` set to a " +
+  "directory of its own, filled by one untimed start first (what an application gets from " +
+  "`module.enableCompileCache()` or that variable: V8 code cache and, for TypeScript sources, the stripped output).",
   "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams (each on its own connection, in waves of " +
   "100) over HTTP on one server at a time, in its own process: snodo's minimal listen server (`echo`, `publish`, " +
   "`open_streams`) and each peer with `--tools listen` (`echo` and `publish`, which publishes one " +
