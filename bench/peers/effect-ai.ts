@@ -28,7 +28,7 @@ const tools = names.map((name) =>
 )
 const toolkit = Toolkit.make(...tools)
 const handlers = toolkit.toLayer(
-  Object.fromEntries(names.map((name) => [name, ({ text }: { readonly text: string }) => Effect.succeed({ text })])) as never
+  Object.fromEntries(names.map((name) => [name, ({ text }: { readonly text: string }) => Effect.succeed({ text })]))
 )
 
 /** `publish` (the listen catalog): one tools/list_changed to every open listen stream, through the server's notifier. */
