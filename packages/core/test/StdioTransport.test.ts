@@ -79,8 +79,8 @@ describe("StdioTransport on Node streams", () => {
       stdin.end(call(2, "echo", { text: "after" }))
       yield* Fiber.join(fiber)
       expect(out.frames()).toEqual([
-        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: line exceeds the size limit" } },
-        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: invalid UTF-8" } },
+        { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: line exceeds the size limit" } },
+        { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: invalid UTF-8" } },
         expect.objectContaining({ id: 2, result: expect.objectContaining({ content: [{ type: "text", text: "after" }] }) })
       ])
     }))

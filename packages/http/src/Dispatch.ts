@@ -66,11 +66,7 @@ export const route = (
       if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
       return acceptedRoute
     case "Invalid": {
-      const status = Replies.statusOf(message.error.code)
-      const frame = message.id === null
-        ? Replies.errorFrame(message.error.code, message.error.message)
-        : Encoder.error(message.id, toWire(message.error))
-      return reply(Replies.json(frame, status))
+      return reply(Replies.json(Encoder.error(message.id, toWire(message.error)), Replies.statusOf(message.error.code)))
     }
     case "Response":
       return responseRefused

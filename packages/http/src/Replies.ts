@@ -22,6 +22,7 @@
  */
 import type { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
+import * as Encoder from "@snodo/core/pipeline/Encoder"
 
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
@@ -67,8 +68,7 @@ export const json = (frame: string, status: number, headers: Readonly<Record<str
 })
 
 /** A JSON-RPC error response without an `id` (the request could not be read). @since 0.1.0 */
-export const errorFrame = (code: number, message: string): string =>
-  `{"jsonrpc":"2.0","error":${JSON.stringify({ code, message })}}`
+export const errorFrame = (code: number, message: string): string => Encoder.error(null, { code, message })
 
 /**
  * A refusal: the status, and a JSON-RPC error without an `id` explaining it.

@@ -15,16 +15,24 @@
 import type { RequestId } from "./Envelope.ts"
 import type { WireError } from "./McpError.ts"
 
-const encodeId = (id: RequestId | null): string =>
+const encodeId = (id: RequestId): string =>
   typeof id === "bigint" ? id.toString() : JSON.stringify(id)
 
 /** A result response. @since 0.1.0 */
 export const result = (id: RequestId, value: unknown): string =>
   `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${JSON.stringify(value)}}`
 
-/** An error response; `null` when the request id could not be read. @since 0.1.0 */
+/**
+ * An error response. `null` stands for a request id that could not be read (a parse error, a batch,
+ * a bad id): the response then has no `id` member, as MCP's `JSONRPCErrorResponse` (`id?: RequestId`)
+ * has it, where base JSON-RPC 2.0 would write `"id": null`.
+ *
+ * @since 0.1.0
+ */
 export const error = (id: RequestId | null, value: WireError): string =>
-  `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify(value)}}`
+  id === null
+    ? `{"jsonrpc":"2.0","error":${JSON.stringify(value)}}`
+    : `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify(value)}}`
 
 /** A notification. @since 0.1.0 */
 export const notification = (method: string, params: unknown): string =>
