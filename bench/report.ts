@@ -39,6 +39,19 @@ const rows = (results: Results): ReadonlyArray<ReadonlyArray<string>> =>
     ...(metric.unit === "errors" ? others.map(() => "") : others.map((peer) => formatRatio(ratio(metric, peer))))
   ])
 
+/**
+ * What the table says of errors: their rows are shown only where a load had some, so say so
+ * when every load that ran had none.
+ */
+const errorsLine = (results: Results): string | undefined => {
+  const measured = results.metrics.filter((metric) => metric.unit === "errors" && Object.keys(metric.values).length > 0)
+  if (measured.length === 0) return undefined
+  const total = measured.reduce((sum, metric) => sum + Object.values(metric.values).reduce((a, b) => a + b, 0), 0)
+  return total === 0
+    ? `Errors (connection errors, timeouts, non-2xx responses): none in any of the ${measured.length} HTTP loads, for every peer.`
+    : "Errors (connection errors, timeouts, non-2xx responses): the rows with errors in the table above."
+}
+
 const header: ReadonlyArray<string> = [
   "metric",
   ...peerIds.map((peer) => peerLabels[peer]),
@@ -89,6 +102,8 @@ export const textTable = (results: Results): string => {
   const line = (row: ReadonlyArray<string>) =>
     row.map((cell, column) => column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)).join("  ")
   const out = [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows(results).map(line), ""]
+  const errors = errorsLine(results)
+  if (errors !== undefined) out.push(errors, "")
   out.push("Targets (reported, not asserted):")
   for (const target of targets(results)) out.push(`  ${verdict(target.met).padEnd(12)} ${target.label}: ${target.measured}`)
   if (results.problems.length > 0) {
@@ -175,6 +190,7 @@ export const svgChart = (results: Results): string => {
 /** `docs/benchmarks.md`. */
 export const markdown = (results: Results): string => {
   const m = results.machine
+  const errors = errorsLine(results)
   const lines = [
     "# Benchmarks",
     "",
@@ -195,6 +211,7 @@ export const markdown = (results: Results): string => {
     "",
     markdownTable(header, rows(results)),
     "",
+    ...(errors === undefined ? [] : [errors, ""]),
     "## Targets (reported, not asserted)",
     "",
     markdownTable(["target", "measured", "verdict"], targets(results).map((t) => [t.label, t.measured, verdict(t.met)])),
