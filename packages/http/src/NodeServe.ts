@@ -62,9 +62,14 @@ const notFound = Replies.refuse(404, -32601, "Not found: this server has no such
 const busy = Replies.refuse(503, -32603, "Server busy: too many connections", { connection: "close", "retry-after": "1" })
 const closing = Replies.refuse(503, -32603, "Server shutting down", { connection: "close", "retry-after": "1" })
 
-const pathOf = (url: string): string => {
-  const query = url.indexOf("?")
-  return query < 0 ? url : url.slice(0, query)
+/**
+ * The path of a request target: the origin form (`/mcp?x=1`), or the absolute form a server must
+ * accept too (`http://127.0.0.1:3000/mcp`, RFC 9112 §3.2.2).
+ */
+const pathOf = (target: string): string => {
+  if (!target.startsWith("/")) return URL.canParse(target) ? new URL(target).pathname : target
+  const query = target.indexOf("?")
+  return query < 0 ? target : target.slice(0, query)
 }
 
 const millis = (input: Duration.Input | undefined, fallback: number): number =>

@@ -124,6 +124,41 @@ describe("NodeServe without an application", () => {
   })
 })
 
+describe("request targets", () => {
+  let server: Awaited<ReturnType<typeof start>>
+  beforeAll(async () => {
+    server = await start()
+  })
+  afterAll(() => server.close())
+
+  /** One POST whose request line carries `target` as is. */
+  const postTarget = (target: string) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const url = new URL(server.url)
+      const body = request("tools/list")
+      const req = Http.request({ host: url.hostname, port: url.port, path: target, method: "POST", headers: headersFor(body), agent: false }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown> }))
+        res.on("error", reject)
+      })
+      req.on("error", reject)
+      req.end(JSON.stringify(body))
+    })
+
+  it("the absolute form of the endpoint's URL reaches the endpoint, with or without a query", async () => {
+    for (const target of [server.url, `${server.url}?session=1`]) {
+      const answer = await postTarget(target)
+      expect([target, answer.status, "result" in answer.body]).toEqual([target, 200, true])
+    }
+  })
+
+  it("the absolute form of another path is still 404", async () => {
+    const answer = await postTarget(server.url.replace(/\/mcp$/, "/other"))
+    expect(answer.status).toBe(404)
+  })
+})
+
 describe("JSON replies of the Node endpoint", () => {
   let server: Awaited<ReturnType<typeof start>>
   beforeAll(async () => {
