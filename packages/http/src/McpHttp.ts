@@ -121,7 +121,13 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       Context.getUnsafe(context, Scope.Scope),
       context
     )
-  })
+  }).pipe(
+    // A defect of the transport (say, an `allowedHosts` predicate that throws) is answered as the
+    // Node endpoint answers it, not with the HTTP server's bare 500.
+    Effect.catchDefect((defect) =>
+      Effect.as(Effect.logError("MCP endpoint: unexpected error", defect), Replies.toResponse(Replies.internalError))
+    )
+  )
 
   return { handler, settings, inFlight: () => inFlight, closeSubscriptions: listen.closeAll() }
 })

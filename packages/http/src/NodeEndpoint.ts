@@ -69,7 +69,6 @@ export interface NodeEndpoint {
 }
 
 const principal = anonymous.id
-const internalError = Replies.refuse(500, -32603, "Internal error", { connection: "close" })
 
 /**
  * Builds the endpoint for the `ServerRuntime` in context; handlers run with the services of the
@@ -96,7 +95,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const fail = (response: Http.ServerResponse, error: unknown): void => {
     Effect.runForkWith(context)(Effect.logError("MCP endpoint: unexpected error", error))
     if (response.headersSent) response.destroy()
-    else NodeResponse.write(response, internalError)
+    else NodeResponse.write(response, Replies.internalError)
   }
 
   /** A refusal before the body; `withheld` when the client waits for `100 Continue` to send it. */

@@ -78,6 +78,14 @@ export const errorFrame = (code: number, message: string): string => Encoder.err
 export const refuse = (status: number, code: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
   json(errorFrame(code, message), status, headers)
 
+/**
+ * The answer to a defect of the transport (a bug, or an application's `allowedHosts` predicate
+ * that throws): 500 with a -32603 that names nothing, and the connection closed.
+ *
+ * @since 0.1.0
+ */
+export const internalError: Reply = refuse(500, -32603, "Internal error", { connection: "close" })
+
 /** A notification accepted: 202, no body. @since 0.1.0 */
 export const accepted: Reply = { status: 202, body: undefined, headers: noHeaders }
 

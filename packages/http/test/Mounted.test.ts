@@ -104,3 +104,29 @@ describe("a route with its own limits", () => {
     await eventually(() => stats.interrupted > interrupted)
   })
 })
+
+describe("a defect inside the mounted route", () => {
+  let app: Awaited<ReturnType<typeof listen>>
+  beforeAll(async () => {
+    const routes = McpHttp.layerRoute({
+      path: "/rpc",
+      // An application's policy with a bug: it throws for one host name.
+      allowedHosts: (hostname) => {
+        if (hostname === "boom.example") throw new Error("policy bug")
+        return hostname === "127.0.0.1"
+      }
+    }).pipe(Layer.provide(Server.layer))
+    app = await listen(routes)
+  })
+  afterAll(() => app.close())
+
+  it("is answered like the Node endpoint answers it: 500, a -32603 that leaks nothing, the connection closed", async () => {
+    const response = await post(`${app.base}/rpc`, request("tools/list"), { host: "boom.example" })
+    expect(response.status).toBe(500)
+    expect(response.headers["connection"]).toBe("close")
+    expect(errorOf(response)).toEqual({ code: -32603, message: "Internal error" })
+    expect(response.text).not.toContain("policy bug")
+    expectValid(response)
+    expect((await post(`${app.base}/rpc`, request("tools/list"))).status).toBe(200)
+  })
+})
