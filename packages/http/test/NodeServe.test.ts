@@ -33,14 +33,17 @@ const servedOnNodeServe = <E>(app: Layer.Layer<never, E, HttpServer.HttpServer>)
   return () => base
 }
 
-/** A request whose response is read with its raw header list (names as sent, repetitions kept). */
-const rawPost = (url: string, body: Record<string, unknown>) =>
+/**
+ * A request whose response is read with its raw header list (names as sent, repetitions kept); its
+ * request line carries `requestTarget` as is when given (default: the URL's path).
+ */
+const rawPost = (url: string, body: Record<string, unknown>, requestTarget?: string) =>
   new Promise<{ status: number; rawHeaders: ReadonlyArray<string>; bytes: Buffer }>((resolve, reject) => {
     const target = new URL(url)
     const req = Http.request({
       host: target.hostname,
       port: target.port,
-      path: target.pathname,
+      path: requestTarget ?? target.pathname,
       method: "POST",
       headers: headersFor(body),
       agent: false
@@ -131,20 +134,11 @@ describe("request targets", () => {
   })
   afterAll(() => server.close())
 
-  /** One POST whose request line carries `target` as is. */
-  const postTarget = (target: string) =>
-    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-      const url = new URL(server.url)
-      const body = request("tools/list")
-      const req = Http.request({ host: url.hostname, port: url.port, path: target, method: "POST", headers: headersFor(body), agent: false }, (res) => {
-        const chunks: Array<Buffer> = []
-        res.on("data", (chunk: Buffer) => chunks.push(chunk))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown> }))
-        res.on("error", reject)
-      })
-      req.on("error", reject)
-      req.end(JSON.stringify(body))
-    })
+  /** One tools/list whose request line carries `target` as is. */
+  const postTarget = async (target: string) => {
+    const reply = await rawPost(server.url, request("tools/list"), target)
+    return { status: reply.status, body: JSON.parse(reply.bytes.toString("utf8")) as Record<string, unknown> }
+  }
 
   it("the absolute form of the endpoint's URL reaches the endpoint, with or without a query", async () => {
     for (const target of [server.url, `${server.url}?session=1`]) {
