@@ -417,11 +417,9 @@ const median = (values: ReadonlyArray<number>): number => {
  */
 type StartMode = "cold" | "cached"
 
-const compileCacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
-process.on("exit", () => rmSync(compileCacheRoot, { recursive: true, force: true }))
-
-const startEnv = (peer: PeerId, mode: StartMode): Readonly<Record<string, string>> =>
-  mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(compileCacheRoot, peer) }
+/** The environment of one start; `cacheRoot` holds each peer's compile cache. */
+const startEnv = (cacheRoot: string, peer: PeerId, mode: StartMode): Readonly<Record<string, string>> =>
+  mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(cacheRoot, peer) }
 
 /** Starts a peer once over HTTP and answers how long it took to its first correct answer. */
 const startupHttp = async (launch: Launch, env: Readonly<Record<string, string>>): Promise<number> => {
@@ -449,11 +447,14 @@ const startup = async (): Promise<void> => {
   const failed = new Set<string>()
   const add = (key: string, ms: number) => times.set(key, [...times.get(key) ?? [], ms])
   const modes: ReadonlyArray<StartMode> = ["cold", "cached"]
+  // Made only when start-up is measured, removed when the bench exits (normally or on a signal).
+  const cacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
+  process.on("exit", () => rmSync(cacheRoot, { recursive: true, force: true }))
   for (let run = -1; run < startupRuns && !overBudget(); run++) {
     for (const peer of rotate(selected, Math.max(run, 0))) {
       // Run -1 only fills each peer's compile cache.
       for (const mode of run < 0 ? ["cached" as const] : modes) {
-        const env = startEnv(peer, mode)
+        const env = startEnv(cacheRoot, peer, mode)
         const launch = peers[peer].http
         if (typeof launch !== "string" && !failed.has(`${peer} http`)) {
           try {
