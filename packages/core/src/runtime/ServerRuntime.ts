@@ -27,7 +27,7 @@ import {
 import * as Router from "../pipeline/Router.ts"
 import { generate as generateKeyring, type Keyring } from "../mrtr/Keyring.ts"
 import { McpInput, type Session } from "../mrtr/Input.ts"
-import * as Round from "../mrtr/Round.ts"
+import * as Round from "../internal/Round.ts"
 import { type CacheableMethod, type CacheHint, defaultCacheHint, shape } from "../pipeline/Shaping.ts"
 import * as Authorization from "./Authorization.ts"
 import * as CatalogViews from "./CatalogViews.ts"

@@ -37,8 +37,8 @@ import type { Readable, Writable } from "node:stream"
 import { ParseError } from "../pipeline/McpError.ts"
 import type { ServerRuntime } from "../runtime/ServerRuntime.ts"
 import * as Connection from "./Connection.ts"
-import * as FrameWriter from "./FrameWriter.ts"
-import * as LineFramer from "./LineFramer.ts"
+import * as FrameWriter from "../internal/FrameWriter.ts"
+import * as LineFramer from "../internal/LineFramer.ts"
 
 /** Transport options. @since 0.1.0 */
 export interface Options {

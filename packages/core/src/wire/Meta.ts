@@ -161,6 +161,20 @@ export const ResultType = Schema.String
 export type ResultType = typeof ResultType.Type
 
 /**
+ * The retry fields of a request that may answer `input_required` (`tools/call`, `resources/read`,
+ * `prompts/get`): the client's `inputResponses` by key, and the `requestState` echoed back. Each
+ * response is an object here and is validated against its request only when the server consumes
+ * its key: MRTR asks servers to ignore responses they do not need, so a response for a key nobody
+ * asked (or an answered one) is never an error.
+ *
+ * @since 0.1.0
+ */
+export const RetryFields = {
+  inputResponses: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Unknown))),
+  requestState: Schema.optionalKey(Schema.String)
+}
+
+/**
  * Fields of every result (`Result`): `resultType` and an optional `_meta`.
  *
  * @since 0.1.0
