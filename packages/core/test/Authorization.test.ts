@@ -141,7 +141,7 @@ describe("subscription hub events", () => {
       const memory = SubscriptionHub.makeMemory()
       const hub = CatalogViews.visibleHub(memory, runtime.catalog, policyService)
       const received: Record<string, Array<string>> = { alice: [], bob: [] }
-      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set(["file:///secret", "file:///open"]) }
+      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set(["file:///secret", "file:///open"]), topics: new Set<string>() }
       for (const who of [alice, bob]) {
         yield* hub.subscribe({ filter, principal: who, deliver: (change) => void received[who.id]!.push(change._tag === "ResourceUpdated" ? change.uri : change._tag) })
       }

@@ -2,7 +2,8 @@
  * What the transport does with one decoded message, the same for every adapter.
  *
  * A request whose metadata headers agree with its body is run (`Call`), or opens a stream
- * (`Listen`, for `subscriptions/listen`); a request whose headers disagree is 400 with a -32020.
+ * (`Listen`, for a method whose route streams: `subscriptions/listen`); a request whose headers
+ * disagree is 400 with a -32020.
  * A notification is answered 202 (`notifications/cancelled` first cancels the same principal's
  * request with that id). A message that is not a request is refused with its error. `start` runs
  * a routed request on an adapter's delivery, the same way for both adapters.
@@ -12,17 +13,16 @@
  * import * as Dispatch from "@snodo/http/Dispatch"
  * import * as Envelope from "@snodo/core/pipeline/Envelope"
  *
- * const route = Dispatch.route(Envelope.decode(text), head, runtime.catalog, registry, "anonymous")
+ * const route = Dispatch.route(Envelope.decode(text), head, runtime, registry, "anonymous")
  * // { _tag: "Call", request } | { _tag: "Listen", request } | { _tag: "Reply", reply }
  * ```
  *
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type { Catalog } from "@snodo/core/catalog/Catalog"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import { toWire } from "@snodo/core/pipeline/McpError"
+import type { McpError } from "@snodo/core/pipeline/McpError"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
@@ -44,6 +44,12 @@ const reply = (answer: Replies.Reply): Route => ({ _tag: "Reply", reply: answer 
 const responseRefused = reply(Replies.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
 const acceptedRoute = reply(Replies.accepted)
 
+/** An error answered before anything runs, with the status the preferred dialect gives its code. */
+const refuse = (runtime: ServerRuntime["Service"], id: Envelope.RequestId | null, error: McpError): Route => {
+  const refused = runtime.reject(id, error)
+  return reply(Replies.json(refused.frame, refused._tag === "Error" ? refused.status : 400))
+}
+
 /**
  * Routes one message of `principal`.
  *
@@ -52,22 +58,21 @@ const acceptedRoute = reply(Replies.accepted)
 export const route = (
   message: Envelope.Incoming,
   head: RequestHead,
-  catalog: Catalog,
+  runtime: ServerRuntime["Service"],
   registry: Cancellations.Registry,
   principal: string
 ): Route => {
   switch (message._tag) {
     case "Request": {
-      const mismatch = McpHeaders.check(message, head, catalog)
-      if (mismatch !== undefined) return reply(Replies.json(Encoder.error(message.id, toWire(mismatch)), 400))
-      return { _tag: message.method === "subscriptions/listen" ? "Listen" : "Call", request: message }
+      const mismatch = McpHeaders.check(message, head, runtime)
+      if (mismatch !== undefined) return refuse(runtime, message.id, mismatch)
+      return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message }
     }
     case "Notification":
       if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
       return acceptedRoute
-    case "Invalid": {
-      return reply(Replies.json(Encoder.error(message.id, toWire(message.error)), Replies.statusOf(message.error.code)))
-    }
+    case "Invalid":
+      return refuse(runtime, message.id, message.error)
     case "Response":
       return responseRefused
     case "Ignored":

@@ -97,7 +97,7 @@ export class Exchange {
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
-    const status = outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code)
+    const status = outcome._tag === "Result" ? 200 : outcome.status
     this.settle(Replies.json(outcome.frame, status), outcome.frame)
   }
 

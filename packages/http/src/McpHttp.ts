@@ -108,7 +108,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
-    const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
+    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal)
     if (route._tag === "Reply") return Replies.toResponse(route.reply)
     return yield* exchange(route, principal, scope, context, startedAt)
   })

@@ -125,7 +125,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     stopReading = BodyReader.readSource(request, settings.maxBodyBytes, settings.deadlineMillis, (body) => {
       try {
         if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-        const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
+        const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal)
         if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
         const deadlineAt = startedAt + settings.deadlineMillis
         const started = Dispatch.start(route, environment, listen, principal, NodeResponse.delivery(response), context, deadlineAt)
