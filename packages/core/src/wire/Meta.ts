@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { OpenStruct } from "./Json.ts"
+import { OpenStruct, UnknownObject } from "./Json.ts"
 
 const label = "[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 const metaKeyPattern = new RegExp(
@@ -63,7 +63,7 @@ export const ProgressTokenKey = "progressToken" as const
  *
  * @since 0.1.0
  */
-export const MetaObject = Schema.Record(Schema.String, Schema.Unknown)
+export const MetaObject = UnknownObject
 /** @since 0.1.0 */
 export type MetaObject = typeof MetaObject.Type
 
@@ -170,7 +170,7 @@ export type ResultType = typeof ResultType.Type
  * @since 0.1.0
  */
 export const RetryFields = {
-  inputResponses: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Unknown))),
+  inputResponses: Schema.optionalKey(Schema.Record(Schema.String, UnknownObject)),
   requestState: Schema.optionalKey(Schema.String)
 }
 

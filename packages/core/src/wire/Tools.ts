@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { ContentBlock } from "./Content.ts"
-import { OpenStruct } from "./Json.ts"
+import { OpenStruct, UnknownObject } from "./Json.ts"
 import { Icons, ListResultFields, MetaObject, ResultFields, RetryFields } from "./Meta.ts"
 
 /**
@@ -49,7 +49,7 @@ export type Tool = typeof Tool.Type
 export const CallToolRequestParams = OpenStruct({
   _meta: Schema.optionalKey(MetaObject),
   name: Schema.String,
-  arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  arguments: Schema.optionalKey(UnknownObject),
   ...RetryFields
 })
 /** @since 0.1.0 */
