@@ -35,7 +35,7 @@ import type * as Extension from "../extension/Extension.ts"
 import { Keyring } from "../mrtr/Keyring.ts"
 import { Dialect2026_07_28, DialectRegistry } from "../pipeline/Dialect.ts"
 import { AuthorizationPolicy } from "./Authorization.ts"
-import type { CacheableMethod, CacheHint } from "../pipeline/Shaping.ts"
+import type { CacheHint } from "../pipeline/Shaping.ts"
 import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
 import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "./Listen.ts"
 import type { McpLog } from "./McpLog.ts"
@@ -57,8 +57,12 @@ export interface Options {
   readonly icons?: ReadonlyArray<Tool.Icon>
   /** Guidance for the model, advertised by `server/discover`. */
   readonly instructions?: string
-  /** Cache hints per method (default `{ ttlMs: 0, cacheScope: "private" }`). */
-  readonly cache?: Partial<Record<CacheableMethod, CacheHint>>
+  /**
+   * Cache hints by method, for the cacheable ones (`server/discover`, the four lists,
+   * `resources/read`); default `{ ttlMs: 0, cacheScope: "private" }`. A hint for a method that is
+   * not cacheable fails the Layer.
+   */
+  readonly cache?: Readonly<Record<string, CacheHint>>
   /** Advertise the (deprecated) `logging` capability and deliver `McpLog` messages. Default false. */
   readonly logging?: boolean
   /** Page size of the four lists (default 100). */
@@ -133,7 +137,7 @@ const capabilitiesOf = (
  * With an authorization policy, responses differ per principal: a `public` cache scope would let a
  * shared cache serve one principal's list to another.
  */
-const refusePublicCaching = (cache: Readonly<Record<CacheableMethod, CacheHint>>, catalog: Catalog.Catalog) => {
+const refusePublicCaching = (cache: Readonly<Record<string, CacheHint>>, catalog: Catalog.Catalog) => {
   const publicMethods = Object.entries(cache).filter(([, hint]) => hint.cacheScope === "public").map(([method]) => method)
   const publicResources = [
     ...[...catalog.resources.values()].filter((resource) => resource.cache?.cacheScope === "public").map((resource) => resource.description.uri),
@@ -185,7 +189,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       const services = (yield* Effect.context<never>()) as Context.Context<never>
       const policy = Option.getOrUndefined(yield* Effect.serviceOption(AuthorizationPolicy))
       const hub = Option.getOrUndefined(yield* Effect.serviceOption(SubscriptionHub))
-      const cache = { ...ServerRuntime.defaultCache, ...options.cache }
+      const cache = options.cache ?? {}
       if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
       const keyring = Option.getOrUndefined(yield* Effect.serviceOption(Keyring))
       const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => Executor.make(options.executor))

@@ -22,7 +22,7 @@
  * @since 0.1.0
  */
 import { Cause, Context, Effect } from "effect"
-import type { Catalog, CatalogError } from "../catalog/Catalog.ts"
+import { type Catalog, CatalogError } from "../catalog/Catalog.ts"
 import * as Extension from "../extension/Extension.ts"
 import * as Round from "../internal/Round.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
@@ -32,7 +32,7 @@ import type { Dialect, DialectRegistry } from "../pipeline/Dialect.ts"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { internalErrorOfDefect, isMcpError, type McpError, toWire } from "../pipeline/McpError.ts"
-import { type CacheableMethod, type CacheHint, defaultCacheHint } from "../pipeline/Shaping.ts"
+import { type CacheHint, defaultCacheHint } from "../pipeline/Shaping.ts"
 import * as Complete from "../routes/Complete.ts"
 import type * as Route from "../routes/Route.ts"
 import * as RouteTable from "../routes/RouteTable.ts"
@@ -82,7 +82,10 @@ export interface Settings {
   readonly serverInfo: Readonly<Record<string, unknown>>
   readonly instructions: string | undefined
   readonly capabilities: Readonly<Record<string, unknown>>
-  /** The hint of each cacheable method's complete results. */
+  /**
+   * Hints of cacheable methods' complete results, by method; a cacheable method without one gets
+   * `{ ttlMs: 0, cacheScope: "private" }`.
+   */
   readonly cache: Readonly<Record<string, CacheHint>>
   readonly logging: boolean
   readonly progress: ProgressLimits
@@ -164,6 +167,13 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     extensions: contributed,
     offers: (capability) => capability === "subscriptions" ? hub !== undefined : offered[capability] !== undefined
   })
+  const uncacheable = Object.keys(settings.cache).filter((method) => routes.find(method)?.cacheable !== true)
+  if (uncacheable.length > 0) {
+    const cacheable = routes.methods.filter((method) => routes.find(method)?.cacheable === true)
+    return yield* new CatalogError({
+      message: `cache hints for methods that are not cacheable: ${uncacheable.join(", ")} (cacheable: ${cacheable.join(", ")})`
+    })
+  }
 
   const provider = RequestServices.make(settings, parts.services)
   const keyring = parts.keyring ?? generateKeyring()
@@ -178,7 +188,8 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     return Effect.as(Effect.logWarning(ephemeralWarning), reply)
   }
 
-  const cacheOf = (route: Route.Any): CacheHint | undefined => route.cacheable ? settings.cache[route.method] : undefined
+  const cacheOf = (route: Route.Any): CacheHint | undefined =>
+    route.cacheable ? settings.cache[route.method] ?? defaultCacheHint : undefined
 
   const encode = (request: Envelope.Request, route: Route.Any, dialect: Dialect, reply: Route.Reply): Outcome => {
     if (reply._tag === "Error") return { ...errorOutcome(request.id, reply.error, dialect), streamEnd: reply.streamEnd }
@@ -265,16 +276,6 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     reject: (id, error) => errorOutcome(id, error, preferred)
   }
 })
-
-/** Default cache hints for every cacheable method. @since 0.1.0 */
-export const defaultCache: Readonly<Record<CacheableMethod, CacheHint>> = {
-  "server/discover": defaultCacheHint,
-  "tools/list": defaultCacheHint,
-  "resources/list": defaultCacheHint,
-  "resources/templates/list": defaultCacheHint,
-  "prompts/list": defaultCacheHint,
-  "resources/read": defaultCacheHint
-}
 
 /** Whether the catalog offers completions, so the capability is advertised. @since 0.1.0 */
 export const offersCompletions = Complete.hasProviders
