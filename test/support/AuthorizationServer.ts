@@ -12,8 +12,12 @@
  * - the metadata advertises `client_secret_basic`.
  *
  * `mint` signs tokens directly with the server's keys (for the expired, foreign-audience and
- * wrong-issuer cases a real server would not issue on request).
+ * wrong-issuer cases a real server would not issue on request). `opaque` registers an opaque
+ * token that the RFC 7662 introspection endpoint (`/introspection`, advertised in the metadata;
+ * the mock's own `/introspect` answers `active: true` for anything) describes to authenticated
+ * clients.
  */
+import { randomBytes } from "node:crypto"
 import { Events, OAuth2Server } from "oauth2-mock-server"
 
 export interface Client {
@@ -26,6 +30,10 @@ export interface TestAuthorizationServer {
   readonly server: OAuth2Server
   /** A token signed with this server's current key (or `kid`): default claims, then `claims`. */
   readonly mint: (claims: Record<string, unknown>, options?: { readonly expiresIn?: number; readonly kid?: string }) => Promise<string>
+  /** An opaque token whose introspection answer is `{ active: true, ...claims }`. */
+  readonly opaque: (claims: Record<string, unknown>) => string
+  /** Introspection requests answered so far. */
+  readonly introspections: () => number
   /** A token from the token endpoint (client_credentials), as a client would get it. */
   readonly token: (clientId: string, options: { readonly resource?: string; readonly scope?: string }) => Promise<string>
   readonly stop: () => Promise<void>
@@ -45,8 +53,23 @@ export const start = async (clients: Readonly<Record<string, Client>>): Promise<
     const client = clients[id]
     return colon > 0 && client !== undefined && client.secret === secret ? { id, client } : undefined
   }
+  const opaqueTokens = new Map<string, Record<string, unknown>>()
+  let introspections = 0
   server.service.on(Events.BeforeWellKnownOpenIdConfiguration, (response) => {
-    Object.assign(response.body, { token_endpoint_auth_methods_supported: ["client_secret_basic"] })
+    Object.assign(response.body, {
+      token_endpoint_auth_methods_supported: ["client_secret_basic"],
+      introspection_endpoint: `${server.issuer.url}/introspection`
+    })
+  })
+  server.service.addRoute("POST", "/introspection", (req, res) => {
+    introspections++
+    const body: Record<string, unknown> = typeof req.body === "object" && req.body !== null ? { ...req.body } : {}
+    const claims = typeof body["token"] === "string" ? opaqueTokens.get(body["token"]) : undefined
+    const answer = clientOf(req.headers.authorization) === undefined
+      ? { status: 401, json: { error: "invalid_client" } }
+      : { status: 200, json: claims === undefined ? { active: false } : { active: true, ...claims } }
+    res.writeHead(answer.status, { "content-type": "application/json" })
+    res.end(JSON.stringify(answer.json))
   })
   server.service.on(Events.BeforeTokenSigning, (token, req) => {
     const caller = clientOf(req.headers.authorization)
@@ -94,5 +117,10 @@ export const start = async (clients: Readonly<Record<string, Client>>): Promise<
     if (json.access_token === undefined) throw new Error(`no token: ${JSON.stringify(json)}`)
     return json.access_token
   }
-  return { issuer, server, mint, token, stop: () => server.stop() }
+  const opaque = (claims: Record<string, unknown>) => {
+    const issued = randomBytes(24).toString("base64url")
+    opaqueTokens.set(issued, claims)
+    return issued
+  }
+  return { issuer, server, mint, opaque, introspections: () => introspections, token, stop: () => server.stop() }
 }
