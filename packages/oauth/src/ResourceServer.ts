@@ -69,6 +69,11 @@ export const unauthorizedCode = -32001
 export interface Options {
   /** The server's canonical URI (`https://mcp.example.com/mcp`): what tokens must be issued for. */
   readonly resource: string
+  /**
+   * The audience tokens must name, when the provider cannot use `resource` (Entra ID v2 tokens name
+   * the application id); default, and wherever possible, `resource` itself.
+   */
+  readonly audience?: string | undefined
   /** The scopes a client asks for to use the server at all; listed in the metadata. */
   readonly scopesSupported?: ReadonlyArray<string> | undefined
   /** The scopes named by the 401 challenge (default `scopesSupported`). */
@@ -173,6 +178,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     resourceDocumentation: options.resourceDocumentation
   })
   const challengeScopes = options.challengeScopes ?? options.scopesSupported
+  const audience = options.audience ?? resource
 
   const unauthorized = (message: string, challenge: Challenge.Challenge): Replies.Reply =>
     Replies.refuse(401, unauthorizedCode, `Unauthorized: ${message}`, { "www-authenticate": Challenge.format(challenge) })
@@ -212,7 +218,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     if (header === undefined || (typeof header === "string" && !scheme.test(header))) return Effect.fail(missing)
     const match = typeof header === "string" ? bearer.exec(header) : null
     if (match === null) return Effect.fail(malformed)
-    return verifier.verify(match[1]!, resource).pipe(
+    return verifier.verify(match[1]!, audience).pipe(
       Effect.map((token): Authentication.Authenticated => ({
         principal: principalOf(token),
         grant: { expiresAt: token.expiresAt, lapse, answer }

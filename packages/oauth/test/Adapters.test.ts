@@ -8,7 +8,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Authorization, McpRequest, McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import * as McpHttp from "@snodo/http/McpHttp"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -143,5 +143,25 @@ describe("an unreachable authorization server", () => {
     } finally {
       await runtime.dispose()
     }
+  })
+})
+
+describe("a provider-specific audience", () => {
+  it("is accepted instead of the resource URI when configured, and the URI no longer is", async () => {
+    const resource = "https://mcp.example.com/mcp"
+    const program = Effect.gen(function*() {
+      const server = yield* ResourceServer.ResourceServer
+      const statusOf = (token: string) =>
+        Effect.map(Effect.exit(server.authenticate({ authorization: `Bearer ${token}` })), (exit) =>
+          Exit.isSuccess(exit) ? exit.value.principal.id : Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail" ? exit.cause.reasons[0].error.status : "defect")
+      const appId = yield* Effect.promise(() => as.mint({ sub: "entra-user", aud: "00000000-0000-0000-0000-00000000a11d" }))
+      const uri = yield* Effect.promise(() => as.mint({ sub: "entra-user", aud: resource }))
+      return [yield* statusOf(appId), yield* statusOf(uri), server.document.resource]
+    })
+    const layer = ResourceServer.layer({ resource, audience: "00000000-0000-0000-0000-00000000a11d" }).pipe(
+      Layer.provide(JwtVerifier.layer({ issuer: as.issuer })),
+      Layer.provide(FetchHttpClient.layer)
+    )
+    expect(await Effect.runPromise(program.pipe(Effect.provide(layer)))).toEqual(["entra-user", 401, resource])
   })
 })
