@@ -24,6 +24,7 @@ import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import type { McpError } from "@snodo/core/pipeline/McpError"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
+import type * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
 import type * as Listen from "./Listen.ts"
@@ -104,8 +105,8 @@ export const streams = (started: Started): boolean =>
 /**
  * Starts a route's exchange on `delivery`: a listen stream (no deadline), or a call that must end
  * by `deadlineAt` (epoch milliseconds: the request's arrival plus the transport's deadline).
- * Returns the release to call once the response is over, or the refusal of a listen stream
- * beyond the cap.
+ * Either ends when the request's `grant`, if any, lapses. Returns the release to call once the
+ * response is over, or the refusal of a listen stream beyond the cap.
  *
  * @since 0.1.0
  */
@@ -116,12 +117,14 @@ export const start = (
   principal: string,
   delivery: Exchange.Delivery,
   context: Context.Context<never>,
-  deadlineAt: number
+  deadlineAt: number,
+  grant?: Authentication.Grant["Service"]
 ): (() => void) | Replies.Reply =>
   started._tag === "Listen"
-    ? listen.start(started.request, principal, delivery, context)
+    ? listen.start(started.request, principal, delivery, context, grant)
     : Exchange.start(environment, started.request, principal, delivery, {
       context,
       notifications: wantsNotifications(started.request.params),
-      deadlineMillis: Math.max(0, deadlineAt - Date.now())
+      deadlineMillis: Math.max(0, deadlineAt - Date.now()),
+      grant
     })
