@@ -126,7 +126,7 @@ describe("catalog construction", () => {
   it.effect("lists page through the client with cursors", () =>
     Effect.gen(function*() {
       const client = yield* McpTestClient
-      const all = yield* client.listAll("tools/list")
+      const all = yield* client.list("tools")
       expect(all.map((tool) => tool["name"])).toEqual(Array.from({ length: 5 }, (_, i) => `t${i}`))
       const first = yield* client.request("tools/list")
       expect(first["nextCursor"]).toBeTypeOf("string")
