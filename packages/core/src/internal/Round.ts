@@ -209,6 +209,10 @@ class RoundSession implements Session {
     else this.states.set(key, value)
   }
 
+  answers(): Readonly<Record<string, JsonValue>> {
+    return this.consumedMap === undefined ? {} : Object.fromEntries(this.consumedMap)
+  }
+
   get invalidState(): Effect.Effect<never> {
     return Effect.suspend(() => this.halt({ _tag: "Refuse", error: RequestState.invalid() }))
   }

@@ -88,6 +88,8 @@ export interface Session {
   readonly responses: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   /** The state a low-level `InputRequired` stored in the previous round. */
   readonly requestState: JsonValue | undefined
+  /** The answers consumed so far, by key (carried from earlier rounds, or this request's), as carried. */
+  readonly answers: () => Readonly<Record<string, JsonValue>>
 }
 
 /**

@@ -97,7 +97,7 @@ export interface Target {
  *
  * @since 0.1.0
  */
-export const resolve = (catalog: Catalog, params: CallToolRequestParams): Target | InvalidParams => {
+export const resolve = (catalog: Catalog, params: Params): Target | InvalidParams => {
   const tool = catalog.tools.get(params.name)
   if (tool === undefined) return unknownTool(params.name)
   return { tool, arguments: params.arguments ?? {} }
@@ -143,8 +143,11 @@ export const mirrors = (params: Readonly<Record<string, unknown>>, catalog: Cata
   }))
 }
 
+/** The decoded params of `tools/call`. @since 0.1.0 */
+export type Params = typeof CallToolRequestParams.schema.Type
+
 /** `tools/call`. @since 0.1.0 */
-export const route: Route.Route<CallToolRequestParams, Target> = Route.make({
+export const route: Route.Route<Params, Target> = Route.make({
   method: "tools/call",
   capability: "tools",
   params: CallToolRequestParams.schema,
