@@ -73,8 +73,8 @@ export class TaskInput implements Session {
   }
 
   ask(asks: ReadonlyArray<Ask<unknown>>): Effect.Effect<ReadonlyArray<unknown>> {
-    const self = this
-    return Effect.gen(function*() {
+    return Effect.gen({ self: this }, function*() {
+      const self = this
       const missing: Array<Ask<unknown>> = []
       for (const input of asks) {
         const fingerprint = RequestState.canonicalJson(input.request)
