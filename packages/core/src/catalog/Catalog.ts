@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Exit, Schema, SchemaIssue } from "effect"
+import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as HeaderParams from "./HeaderParams.ts"
 import * as Pagination from "./Pagination.ts"
 import type * as Prompt from "./Prompt.ts"
@@ -44,10 +44,13 @@ export type Component =
   | ResourceTemplate.ResourceTemplate<unknown>
   | Prompt.Prompt<unknown>
 
-/** The outcome of decoding input or checking output. @since 0.1.0 */
-export type Checked =
-  | { readonly _tag: "Valid"; readonly value: unknown }
-  | { readonly _tag: "Invalid"; readonly issues: ReadonlyArray<ValidationIssue> }
+/**
+ * The outcome of decoding input or checking output: the (decoded or encoded) value, or the issues
+ * that name where and which rule failed, never the value.
+ *
+ * @since 0.1.0
+ */
+export type Checked = Result.Result<unknown, ReadonlyArray<ValidationIssue>>
 
 /** A tool ready to call. @since 0.1.0 */
 export interface CompiledTool {
@@ -107,9 +110,9 @@ const effectDecoder = (schema: Schema.Top): (value: unknown) => Checked => {
   const decode = Schema.decodeUnknownExit(jsonCodecOf(schema))
   return (value) => {
     const exit = decode(value)
-    if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+    if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    return { _tag: "Invalid", issues: issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }] }
+    return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }])
   }
 }
 
@@ -117,9 +120,9 @@ const effectEncoder = (schema: Schema.Top): (value: unknown) => Checked => {
   const encode = Schema.encodeUnknownExit(jsonCodecOf(schema))
   return (value) => {
     const exit = encode(value)
-    if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+    if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    return { _tag: "Invalid", issues: issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }] }
+    return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }])
   }
 }
 
@@ -127,11 +130,11 @@ const jsonChecker = (compiled: CompiledSchema): (value: unknown) => Checked => (
   const result = compiled.validate(value)
   switch (result._tag) {
     case "Valid":
-      return { _tag: "Valid", value }
+      return Result.succeed(value)
     case "Invalid":
-      return { _tag: "Invalid", issues: result.issues }
+      return Result.fail(result.issues)
     case "BudgetExceeded":
-      return { _tag: "Invalid", issues: [{ instancePath: "", keyword: "budget", message: result.message }] }
+      return Result.fail([{ instancePath: "", keyword: "budget", message: result.message }])
   }
 }
 

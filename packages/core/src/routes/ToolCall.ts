@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Predicate } from "effect"
+import { Effect, Predicate, Result } from "effect"
 import type { Catalog, CompiledTool } from "../catalog/Catalog.ts"
 import * as HeaderParams from "../catalog/HeaderParams.ts"
 import * as ToolResult from "../catalog/ToolResult.ts"
@@ -48,16 +48,16 @@ export const shapeReturn = (tool: CompiledTool, value: unknown): Effect.Effect<R
         )
       }
       const checked = tool.checkStructured(value.structuredContent)
-      if (checked._tag === "Invalid") return outputMismatch(tool, checked.issues)
+      if (Result.isFailure(checked)) return outputMismatch(tool, checked.failure)
     }
     return Effect.succeed(ToolResult.toWire(value))
   }
   if (tool.encodeOutput !== undefined) {
     const checked = tool.encodeOutput(value)
-    if (checked._tag === "Invalid") return outputMismatch(tool, checked.issues)
+    if (Result.isFailure(checked)) return outputMismatch(tool, checked.failure)
     return Effect.succeed({
-      content: [{ type: "text", text: JSON.stringify(checked.value) }],
-      structuredContent: checked.value
+      content: [{ type: "text", text: JSON.stringify(checked.success) }],
+      structuredContent: checked.success
     })
   }
   if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }] })
@@ -113,8 +113,8 @@ export const run = (
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = call.tool.decodeInput(call.arguments)
-  if (decoded._tag === "Invalid") return Effect.succeed(invalidArguments(decoded.issues))
-  return provide(call.tool.tool.handler(decoded.value)).pipe(
+  if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
+  return provide(call.tool.tool.handler(decoded.success)).pipe(
     Effect.matchEffect({
       onFailure: (error) => renderFailure(call.tool, error),
       onSuccess: (value) => shapeReturn(call.tool, value)
