@@ -11,7 +11,7 @@ export const staticText = Resource.make({
   title: "Static Text Resource",
   description: "A static text resource for testing",
   mimeType: "text/plain"
-}, () => Effect.succeed(Content.textContents("test://static-text", "This is the content of the static text resource.", "text/plain")))
+}, Effect.succeed(Content.textContents("test://static-text", "This is the content of the static text resource.", "text/plain")))
 
 export const staticBinary = Resource.make({
   uri: "test://static-binary",
@@ -28,10 +28,10 @@ export const template = ResourceTemplate.make({
   description: "A resource template with parameter substitution",
   mimeType: "application/json",
   complete: { id: Completion.fromList(["123", "456", "789"]) }
-}, ({ uri, variables }) =>
+}, ({ uri, variables }) => // variables: { readonly id: string }, typed from the template
   Effect.succeed(Content.textContents(
     uri,
-    JSON.stringify({ id: variables["id"], templateTest: true, data: `Data for ID: ${String(variables["id"])}` }),
+    JSON.stringify({ id: variables.id, templateTest: true, data: `Data for ID: ${variables.id}` }),
     "application/json"
   )))
 

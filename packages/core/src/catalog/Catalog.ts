@@ -244,6 +244,12 @@ export const make = Effect.fnUntraced(function*(
       if (parsed instanceof UriTemplate.UriTemplateError) {
         return yield* new CatalogError({ message: `Resource template "${source}": ${parsed.reason}` })
       }
+      const stray = Object.keys(component.complete).find((name) => !parsed.variables.includes(name))
+      if (stray !== undefined) {
+        return yield* new CatalogError({
+          message: `Resource template "${source}": completion for "${stray}", which is not one of its variables (${parsed.variables.join(", ")})`
+        })
+      }
       const clash = templates.find((other) => UriTemplate.overlaps(other.parsed, parsed))
       if (clash) {
         return yield* new CatalogError({ message: `Resource template "${source}" overlaps "${clash.parsed.source}"` })
