@@ -20,7 +20,7 @@
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as HeaderParams from "./HeaderParams.ts"
 import * as Pagination from "./Pagination.ts"
-import type * as Prompt from "./Prompt.ts"
+import * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
 import { type CompiledSchema, type JsonSchemaDocument, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
@@ -237,6 +237,8 @@ export const make = Effect.fnUntraced(function*(
       tools.set(component.name, yield* compileTool(component, validator))
     } else if ("render" in component) {
       if (prompts.has(component.name)) return yield* new CatalogError({ message: `Duplicate prompt name "${component.name}"` })
+      const problems = component.argumentsSchema === undefined ? [] : Prompt.argumentsProblems(component.argumentsSchema)
+      if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)
     } else if ("complete" in component) {
       const source = component.description.uriTemplate
