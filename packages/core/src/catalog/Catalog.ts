@@ -52,6 +52,14 @@ export type Component =
  */
 export type Checked = Result.Result<unknown, ReadonlyArray<ValidationIssue>>
 
+/** A tool's declared failures, compiled once. @since 0.1.0 */
+export interface CompiledFailure {
+  /** Whether a typed failure is one the `failure` schema declares. */
+  readonly declares: (error: unknown) => boolean
+  /** The failure encoded as JSON with the schema. */
+  readonly encode: (error: unknown) => Checked
+}
+
 /** A tool ready to call. @since 0.1.0 */
 export interface CompiledTool {
   readonly tool: Tool.Tool<unknown>
@@ -62,6 +70,8 @@ export interface CompiledTool {
   readonly encodeOutput: ((value: unknown) => Checked) | undefined
   /** Checks `structuredContent` of an explicit `ToolResult` (already JSON) against the output. */
   readonly checkStructured: ((value: unknown) => Checked) | undefined
+  /** The `failure` schema, if declared. */
+  readonly failure: CompiledFailure | undefined
   /** Parameters mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`), checked by the HTTP transport. */
   readonly headerParams: ReadonlyArray<HeaderParams.HeaderParam>
 }
@@ -204,7 +214,10 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
   if (annotations !== undefined) wire["annotations"] = annotations
   if (icons !== undefined) wire["icons"] = icons
   if (_meta !== undefined) wire["_meta"] = _meta
-  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured, headerParams }
+  const failure: CompiledFailure | undefined = tool.failure === undefined
+    ? undefined
+    : { declares: Schema.is(tool.failure), encode: effectEncoder(tool.failure) }
+  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured, failure, headerParams }
   return compiled
 })
 
