@@ -44,7 +44,10 @@ const stringFailure = Tool.make("string_failure", { input: Schema.Struct({}), fa
 const rawFailure = Tool.make("raw_failure", {
   inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
   failure: Schema.Union([CityNotFound, Upstream])
-}, (args) => lookup(String(args["city"])))
+}, (args) => {
+  expectTypeOf(args).toEqualTypeOf<Readonly<Record<string, unknown>>>()
+  return lookup(String(args["city"]))
+})
 
 const Unencodable = Schema.String.pipe(Schema.decodeTo(Schema.String, {
   decode: SchemaGetter.passthrough(),
@@ -67,17 +70,17 @@ const annotated = Tool.make("annotated", {
 }, ({ city }) => Effect.flatMap(lookup(city), (value) => Effect.succeed(value)).pipe(Effect.catchTag("ApplicationError", () => Effect.succeed({ forecast: "?" }))))
 
 // The handler fails with Upstream too, which the annotated `onFailure` does not accept.
-Tool.make("uncovered", {
-  input: City,
-  // @ts-expect-error onFailure does not accept Upstream
-  onFailure: (e: CityNotFound) => ToolResult.error(e.city)
-}, () => Effect.fail(new Upstream({ detail: "x" })))
+// @ts-expect-error "onFailure does not accept these failures of the handler": Upstream
+Tool.make("uncovered", { input: City, onFailure: (e: CityNotFound) => ToolResult.error(e.city) }, () => Effect.fail(new Upstream({ detail: "x" })))
 
 // The output schema is still enforced with a failure schema.
 const Forecast = Schema.Struct({ forecast: Schema.String })
 // @ts-expect-error a number is not the declared output
 Tool.make("typed_output", { input: City, output: Forecast, failure: CityNotFound }, () => Effect.succeed({ forecast: 1 }))
 Tool.make("typed_output", { input: City, output: Forecast, failure: CityNotFound }, () => Effect.succeed({ forecast: "1" }))
+// Effect Schemas and raw JSON Schemas do not mix.
+// @ts-expect-error an Effect Schema output with a raw input schema
+Tool.make("mixed", { inputSchema: { type: "object" }, output: Forecast }, () => Effect.succeed({ forecast: "1" }))
 
 describe("tool failure schemas", () => {
   const Server = McpServer.make({ name: "typed", version: "1" })

@@ -125,34 +125,43 @@ export type Services<T> = T extends Tool<infer R> ? R : never
 /** Whether a value is a tool. @since 0.1.0 */
 export const isTool = (u: unknown): u is Tool<unknown> => typeof u === "object" && u !== null && TypeId in u
 
-/** Options of a tool whose input is an Effect Schema. @since 0.1.0 */
-export interface TypedOptions<I extends Schema.Top, O extends Schema.Top | undefined, F extends FailureSchema | undefined, EF>
-  extends Description
-{
-  readonly input: I
-  readonly output?: O
+/**
+ * Where a tool's input and output schemas come from: Effect Schemas (`input`, `output`), or raw
+ * JSON Schemas validated by `SchemaValidator` (`inputSchema`, `outputSchema`), never both.
+ *
+ * @since 0.1.0
+ */
+export type Schemas<I, O> =
+  | { readonly input: I; readonly output?: O; readonly inputSchema?: never; readonly outputSchema?: never }
+  | {
+    readonly inputSchema: JsonSchemaDocument
+    readonly outputSchema?: JsonSchemaDocument
+    readonly input?: never
+    readonly output?: never
+  }
+
+/** How a tool's typed failures reach the client. @since 0.1.0 */
+export interface FailureOptions<F, EF> {
   /** Failures written as `isError` results with the encoded error as `structuredContent`. */
   readonly failure?: F
   /** Renders a declared failure (every typed failure without `failure`) as a result or a protocol error. */
   readonly onFailure?: FailureRenderer<EF>
 }
 
-/** Options of a tool whose input is a raw JSON Schema (validated by `SchemaValidator`). @since 0.1.0 */
-export interface RawOptions<F extends FailureSchema | undefined, EF> extends Description {
-  readonly inputSchema: JsonSchemaDocument
-  readonly outputSchema?: JsonSchemaDocument
-  /** Failures written as `isError` results with the encoded error as `structuredContent`. */
-  readonly failure?: F
-  /** Renders a declared failure (every typed failure without `failure`) as a result or a protocol error. */
-  readonly onFailure?: FailureRenderer<EF>
-}
+/** The options of {@link make}. @since 0.1.0 */
+export type Options<I, O, F, EF> = Description & Schemas<I, O> & FailureOptions<F, EF>
+
+type Input<I> = I extends Schema.Top ? I["Type"] : Readonly<Record<string, unknown>>
+type InputServices<I> = I extends Schema.Top ? I["DecodingServices"] : never
 
 type Output<O> = O extends Schema.Top ? O["Type"] | ToolResult | InputRequired : unknown
 
 /**
  * Defines a tool.
  *
- * With `input` (an Effect Schema) the handler receives the decoded value; with `output` the
+ * Schemas are Effect Schemas (`input`, `output`) or raw JSON Schemas (`inputSchema`,
+ * `outputSchema`, validated by `SchemaValidator`), not a mix of both. With `input` the handler
+ * receives the decoded value (with `inputSchema`, the arguments object); with `output` the
  * handler returns a value of that schema, which becomes `structuredContent` plus a JSON text
  * block. Without `output` it may return a `ToolResult`, a string (a text block), an object
  * (`structuredContent` plus JSON text), or any other JSON value (a JSON text block).
@@ -186,8 +195,8 @@ type Output<O> = O extends Schema.Top ? O["Type"] | ToolResult | InputRequired :
  *
  * @since 0.1.0
  */
-export function make<
-  const I extends Schema.Top,
+export const make = <
+  const I extends Schema.Top | undefined = undefined,
   const O extends Schema.Top | undefined = undefined,
   const F extends FailureSchema | undefined = undefined,
   EF = Declared<F>,
@@ -195,19 +204,9 @@ export function make<
   R = never
 >(
   name: string,
-  options: TypedOptions<I, O, F, EF> & Covered<F, EF, E>,
-  handler: (input: I["Type"]) => Effect.Effect<Output<O>, E, R>
-): Tool<R | I["DecodingServices"]>
-export function make<const F extends FailureSchema | undefined = undefined, EF = Declared<F>, E = never, R = never>(
-  name: string,
-  options: RawOptions<F, EF> & Covered<F, EF, E>,
-  handler: (input: Readonly<Record<string, unknown>>) => Effect.Effect<unknown, E, R>
-): Tool<R>
-export function make(
-  name: string,
-  options: TypedOptions<Schema.Top, Schema.Top | undefined, FailureSchema | undefined, unknown> | RawOptions<FailureSchema | undefined, unknown>,
-  handler: (input: never) => Effect.Effect<unknown, unknown, unknown>
-): Tool<unknown> {
+  options: Options<I, O, F, EF> & Covered<F, EF, E>,
+  handler: (input: Input<I>) => Effect.Effect<Output<O>, E, R>
+): Tool<R | InputServices<I>> => {
   const { description, title, annotations, icons, _meta } = options
   const info: Description = {
     ...(description === undefined ? {} : { description }),
@@ -216,20 +215,23 @@ export function make(
     ...(icons === undefined ? {} : { icons }),
     ...(_meta === undefined ? {} : { _meta })
   }
-  const typed = "input" in options
-  const output: SchemaSource | undefined = typed
-    ? options.output === undefined ? undefined : { _tag: "Effect", schema: options.output }
-    : options.outputSchema === undefined
-    ? undefined
-    : { _tag: "Json", schema: options.outputSchema }
+  // Without either input (a JavaScript caller), `false` makes the catalog refuse the tool.
+  const input: SchemaSource = options.input !== undefined
+    ? { _tag: "Effect", schema: options.input }
+    : { _tag: "Json", schema: options.inputSchema ?? false }
+  const output: SchemaSource | undefined = options.output !== undefined
+    ? { _tag: "Effect", schema: options.output }
+    : options.outputSchema !== undefined
+    ? { _tag: "Json", schema: options.outputSchema }
+    : undefined
   return {
     [TypeId]: TypeId,
     name,
     description: info,
-    input: typed ? { _tag: "Effect", schema: options.input } : { _tag: "Json", schema: options.inputSchema },
+    input,
     output,
     failure: options.failure,
-    renderFailure: options.onFailure,
-    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, unknown>
+    renderFailure: options.onFailure as FailureRenderer<unknown> | undefined,
+    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, R>
   }
 }
