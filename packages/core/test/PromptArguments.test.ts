@@ -35,8 +35,8 @@ describe("Schema-typed prompt arguments", () => {
   it.effect("prompts/list describes each field", () =>
     Effect.gen(function*() {
       const client = yield* McpTestClient
-      const [listed] = yield* client.listAll("prompts/list")
-      expect(listed?.["arguments"]).toEqual([
+      const [listed] = yield* client.list("prompts")
+      expect(listed?.arguments).toEqual([
         { name: "city", title: "City", description: "The city", required: true },
         { name: "days", description: "How many days", required: false },
         { name: "unit", required: false }

@@ -22,7 +22,7 @@ import * as RequestState from "@snodo/core/mrtr/RequestState"
 import { InvalidParams, type McpError } from "@snodo/core/pipeline/McpError"
 import type { JsonValue } from "@snodo/core/wire/Json"
 import type { InputRequest } from "@snodo/core/wire/Mrtr"
-import { Effect, Latch } from "effect"
+import { Effect, Latch, Result } from "effect"
 import type * as Task from "./Task.ts"
 
 /** What the session needs from the worker that runs it. @since 0.1.0 */
@@ -105,11 +105,11 @@ export class TaskInput implements Session {
       const values: Array<unknown> = []
       for (const input of asks) {
         const decoded = input.decode(self.answerOf(input.key))
-        if (decoded._tag === "Invalid") {
-          return yield* self.refuse(new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.reason}` }))
+        if (Result.isFailure(decoded)) {
+          return yield* self.refuse(new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.failure}` }))
         }
-        self.consumed.set(input.key, decoded.carry)
-        values.push(decoded.value)
+        self.consumed.set(input.key, decoded.success.carry)
+        values.push(decoded.success.value)
       }
       return values
     })
