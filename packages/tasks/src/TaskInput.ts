@@ -74,6 +74,7 @@ export class TaskInput implements Session {
 
   ask(asks: ReadonlyArray<Ask<unknown>>): Effect.Effect<ReadonlyArray<unknown>> {
     return Effect.gen({ self: this }, function*() {
+      // oxlint-disable-next-line typescript/no-this-alias -- `this` is the gen's `self` option, named for the closures below
       const self = this
       const missing: Array<Ask<unknown>> = []
       for (const input of asks) {

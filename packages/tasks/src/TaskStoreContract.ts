@@ -29,7 +29,14 @@ const limits: Limits = { maxStored: 1_000, maxActivePerPrincipal: 1_000 }
 
 const work = (principal = "alice", tool = "slow_compute"): Task.Work => ({
   tool,
-  arguments: { seconds: 1, label: "contract", nested: { list: [1, "two", null, true] } },
+  arguments: {
+    seconds: 1,
+    label: "contract",
+    nested: { list: [1, "two", null, true], empty: {}, none: [] },
+    // JSON text survives a store exactly: non-ASCII, escapes, fractions, large integers.
+    text: "naïve ✓ 🚀 \"quoted\" \\ \u0000 end",
+    numbers: [0.1, -2.5e-7, 9_007_199_254_740_991, 1e21]
+  },
   principal: { id: principal, claims: { scope: "tasks", tenant: "t1" } },
   protocolVersion: "2026-07-28",
   clientCapabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
@@ -213,11 +220,47 @@ export const contract = <E>(name: string, layer: Layer.Layer<TaskStore, E>): voi
         yield* wait(350)
         expect(Task.isExpired((yield* store.get(short[0]!.taskId))!, yield* store.now)).toBe(true)
         let deleted = 0
-        for (let pass = 0; pass < 10 && deleted < 2; pass++) deleted += yield* store.expire(1)
+        for (let pass = 0; pass < 10 && deleted < 2; pass++) {
+          const batch = yield* store.expire(1)
+          // bounded: one batch never deletes more than asked
+          expect(batch).toBeLessThanOrEqual(1)
+          deleted += batch
+        }
         expect(deleted).toBeGreaterThanOrEqual(2)
         for (const task of short) expect(yield* store.get(task.taskId)).toBeUndefined()
         expect(yield* store.get(forever.taskId)).toBeDefined()
         expect(yield* store.get(long.taskId)).toBeDefined()
+      })))
+
+    it.live("a parked task keeps its lease by heartbeat; parked after its worker died, it is claimed again only once answered", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const waiting = yield* store.create(fresh(), limits, { owner: "worker", leaseMs: 10_000 })
+        yield* store.transition(waiting.taskId, waiting.generation, { _tag: "Park", inputRequests: { ok: elicit("ok?") } })
+        const beaten = yield* store.heartbeat(waiting.taskId, waiting.generation, 10_000)
+        expect(beaten).toMatchObject({ status: "input_required", generation: waiting.generation })
+        const orphan = yield* store.create(fresh(), limits, { owner: "dead", leaseMs: 200 })
+        yield* store.transition(orphan.taskId, orphan.generation, { _tag: "Park", inputRequests: { ok: elicit("ok?") } })
+        yield* wait(350)
+        expect((yield* store.claim("rescuer", 10_000, 100)).map((task) => task.taskId)).not.toContain(orphan.taskId)
+        expect(yield* store.respond(orphan.taskId, { ok: { action: "accept", content: { ok: true } } })).toMatchObject({ status: "working" })
+        const rerun = (yield* store.claim("rescuer", 10_000, 100)).find((task) => task.taskId === orphan.taskId)
+        expect(rerun).toMatchObject({ generation: orphan.generation + 1, answers: { ok: { action: "accept", content: { ok: true } } } })
+      })))
+
+    it.live("concurrent creates never pass a limit", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const principal = `p-${Task.makeId()}`
+        const tight: Limits = { maxStored: 1_000, maxActivePerPrincipal: 3 }
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 8 }, () => Effect.result(store.create(fresh({ principal }), tight))),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter((outcome) => outcome._tag === "Success")).toHaveLength(3)
+        for (const outcome of outcomes) {
+          if (outcome._tag === "Failure") expect(outcome.failure).toMatchObject({ _tag: "TaskLimitReached", limit: "activePerPrincipal" })
+        }
       })))
 
     it.live("capacity: stored tasks and one principal's active tasks are bounded; terminal ones are not active", () =>
