@@ -1,0 +1,149 @@
+/**
+ * The PostgreSQL backend's schema: its migrations (effect's `Migrator`, in the configured schema),
+ * run only when the application asks ({@link migrate}), and the check the store and the hub run
+ * before they serve ({@link checkSchema}).
+ *
+ * Several instances may start at once and all ask to migrate: the schema is created under an
+ * advisory lock and `Migrator` takes `LOCK TABLE ... ACCESS EXCLUSIVE` on its table, so one runs
+ * the migrations and the others find them done. A database is served only when the migrations
+ * recorded in it are exactly the ones this version knows (not migrated, or migrated by a newer
+ * version: {@link SchemaMismatch}).
+ *
+ * @example
+ * ```ts
+ * import { PgClient } from "@effect/sql-pg"
+ * import { Effect, Redacted } from "effect"
+ * import * as Migrations from "@snodo/tasks-postgres/Migrations"
+ *
+ * // a deploy step: migrate, then check
+ * const program = Migrations.migrate({ schema: "snodo" }).pipe(
+ *   Effect.andThen(Migrations.checkSchema({ schema: "snodo" })),
+ *   Effect.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import { type Names, names } from "./PgNames.ts"
+
+/**
+ * The database was not migrated to exactly this version's schema.
+ *
+ * @since 0.1.0
+ */
+export class SchemaMismatch extends Schema.TaggedError<SchemaMismatch>()("SchemaMismatch", {
+  message: Schema.String,
+  /** The migrations this version knows, as `<id>_<name>`. */
+  expected: Schema.Array(Schema.String),
+  /** The migrations recorded in the database. */
+  found: Schema.Array(Schema.String)
+}) {}
+
+/** Where the backend lives. @since 0.1.0 */
+export interface SchemaOptions {
+  /** The PostgreSQL schema of the tables (created by {@link migrate}). Default `public`. */
+  readonly schema?: string | undefined
+}
+
+const statuses = "'working', 'input_required', 'completed', 'failed', 'cancelled'"
+
+/**
+ * The migrations of one schema, by `<id>_<name>`. Never edit one that was released: add the next.
+ *
+ * @since 0.1.0
+ */
+export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> => ({
+  "0001_create_tasks": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Times are epoch milliseconds of the database's clock (clock_timestamp()); `json` keeps the
+    // record's JSON text as written (key order included), since nothing queries inside it.
+    yield* sql.unsafe(`CREATE TABLE ${n.tasks} (
+  task_id text PRIMARY KEY,
+  principal text NOT NULL,
+  status text NOT NULL CHECK (status IN (${statuses})),
+  status_message text,
+  created_at bigint NOT NULL,
+  last_updated_at bigint NOT NULL,
+  ttl_ms bigint,
+  expires_at bigint,
+  poll_interval_ms integer NOT NULL,
+  work json NOT NULL,
+  input_requests json NOT NULL,
+  answers json NOT NULL,
+  result json,
+  error json,
+  revision bigint NOT NULL,
+  generation bigint NOT NULL,
+  attempt integer NOT NULL,
+  lease_owner text,
+  lease_expires_at bigint,
+  next_run_at bigint NOT NULL
+)`)
+    yield* sql.unsafe(`CREATE INDEX snodo_tasks_due ON ${n.tasks} (next_run_at) WHERE status = 'working'`)
+    yield* sql.unsafe(`CREATE INDEX snodo_tasks_active ON ${n.tasks} (principal) WHERE status IN ('working', 'input_required')`)
+    yield* sql.unsafe(`CREATE INDEX snodo_tasks_expiry ON ${n.tasks} (expires_at) WHERE expires_at IS NOT NULL`)
+    yield* sql.unsafe(`CREATE TABLE ${n.hubPayloads} (
+  id bigserial PRIMARY KEY,
+  payload text NOT NULL,
+  created_at bigint NOT NULL
+)`)
+    yield* sql.unsafe(`CREATE INDEX snodo_hub_payloads_created ON ${n.hubPayloads} (created_at)`)
+  })
+})
+
+/** `<id>_<name>` as `Migrator` records it (the id as a number: `0001_x` is `1_x`). */
+const normalize = (key: string): string => {
+  const match = /^(\d+)_(.+)$/.exec(key)
+  return match === null ? key : `${Number(match[1])}_${match[2]}`
+}
+
+/** The migrations this version knows, as `<id>_<name>`, in order. @since 0.1.0 */
+export const expected: ReadonlyArray<string> = Object.keys(migrations(names())).toSorted().map(normalize)
+
+/**
+ * Creates the schema if needed and runs the migrations it has not run yet (in one transaction);
+ * answers the ones it ran. Safe to run from several instances at once.
+ *
+ * @since 0.1.0
+ */
+export const migrate = (options?: SchemaOptions): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient> =>
+  Effect.gen(function*() {
+    const n = names(options?.schema)
+    const sql = yield* PgClient.PgClient
+    // CREATE SCHEMA IF NOT EXISTS races with itself (a unique violation): one at a time.
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${n.migrationLock}))`
+      yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${n.schema}`)
+    }))
+    return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations(n)), table: n.migrations }).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql)
+    )
+  })
+
+/**
+ * Succeeds when the schema holds exactly this version's migrations; fails closed with
+ * {@link SchemaMismatch} otherwise.
+ *
+ * @since 0.1.0
+ */
+export const checkSchema = (options?: SchemaOptions): Effect.Effect<void, SchemaMismatch | SqlError.SqlError, PgClient.PgClient> =>
+  Effect.gen(function*() {
+    const n = names(options?.schema)
+    const sql = yield* PgClient.PgClient
+    const [table] = yield* sql<{ readonly found: boolean }>`SELECT to_regclass(${n.migrations}) IS NOT NULL AS found`
+    const found = table?.found === true
+      ? (yield* sql<{ readonly migration_id: number; readonly name: string }>`SELECT migration_id, name FROM ${sql(n.migrations)} ORDER BY migration_id`)
+        .map((row) => `${row.migration_id}_${row.name}`)
+      : []
+    if (found.length === expected.length && found.every((id, at) => id === expected[at])) return
+    const where = `schema ${n.schema}`
+    const message = found.length === 0
+      ? `The PostgreSQL task store (${where}) is not migrated: run TasksPostgres.migrate first`
+      : found.length < expected.length && found.every((id, at) => id === expected[at])
+      ? `The PostgreSQL task store (${where}) needs migrations (${expected.slice(found.length).join(", ")}): run TasksPostgres.migrate`
+      : `The PostgreSQL task store (${where}) was migrated by another version of @snodo/tasks-postgres (found ${found.join(", ")}; this version knows ${expected.join(", ")})`
+    return yield* new SchemaMismatch({ message, expected, found })
+  })

@@ -1,0 +1,61 @@
+/**
+ * The names every part of the PostgreSQL backend derives from one `schema` option: the tables, the
+ * `LISTEN/NOTIFY` channels and the advisory lock key. Two deployments in two schemas of one
+ * database share nothing (not even wake-ups).
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+
+/** Where the backend's tables live, unless told otherwise. @since 0.1.0 */
+export const defaultSchema = "public"
+
+/** @since 0.1.0 */
+export interface Names {
+  readonly schema: string
+  /** `schema.snodo_tasks` */
+  readonly tasks: string
+  /** `schema.snodo_tasks_migrations` */
+  readonly migrations: string
+  /** `schema.snodo_hub_payloads`: hub changes too large for a NOTIFY payload, read by reference. */
+  readonly hubPayloads: string
+  /** `schema.snodo_task_ledger`: the test-only ledger of terminal commits. */
+  readonly ledger: string
+  /** The channel of `TaskSignals` wake-ups. */
+  readonly signalsChannel: string
+  /** The channel of `SubscriptionHub` changes. */
+  readonly hubChannel: string
+  /** The key of the transaction-scoped advisory lock taken to count capacity at create. */
+  readonly capacityLock: string
+  /** The key of the advisory lock that serializes migrations (schema creation included). */
+  readonly migrationLock: string
+}
+
+const identifier = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** A channel name: at most 63 bytes, or a hash of the schema in its place. */
+const channel = (kind: string, schema: string): string => {
+  const plain = `snodo_${kind}_${schema}`
+  return plain.length <= 63 ? plain : `snodo_${kind}_${createHash("sha256").update(schema).digest("hex").slice(0, 32)}`
+}
+
+/**
+ * The names of one schema. A schema name is a lowercase SQL identifier (letters, digits, `_`), so it
+ * never needs quoting or escaping anywhere.
+ *
+ * @since 0.1.0
+ */
+export const names = (schema: string = defaultSchema): Names => {
+  if (!identifier.test(schema)) throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use lowercase letters, digits and _`)
+  return {
+    schema,
+    tasks: `${schema}.snodo_tasks`,
+    migrations: `${schema}.snodo_tasks_migrations`,
+    hubPayloads: `${schema}.snodo_hub_payloads`,
+    ledger: `${schema}.snodo_task_ledger`,
+    signalsChannel: channel("signals", schema),
+    hubChannel: channel("hub", schema),
+    capacityLock: `snodo_tasks_capacity:${schema}`,
+    migrationLock: `snodo_tasks_migrate:${schema}`
+  }
+}

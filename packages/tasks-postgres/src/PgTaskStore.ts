@@ -1,0 +1,274 @@
+/**
+ * The `TaskStore` on PostgreSQL (`@effect/sql-pg`), shared by every instance of a deployment.
+ *
+ * - **Claims** take due, unleased (or expired) tasks with `FOR UPDATE SKIP LOCKED`: concurrent
+ *   claimers on any number of instances never wait for each other and never get the same task.
+ * - **The fence is in the database**: every worker write (transition, heartbeat) is one `UPDATE`
+ *   whose `WHERE` names the generation the worker claimed. Under READ COMMITTED a write that waited
+ *   for a concurrent claim or cancel re-checks that `WHERE` against the committed row, so a stale
+ *   worker's commit matches nothing and answers `undefined`, wherever it runs.
+ * - **Time is the database's**: `clock_timestamp()` sets every lease, retry delay and creation
+ *   time, and is `now`, so instances with skewed clocks still agree on when a lease ran out.
+ * - **Capacity** is counted at create inside a transaction holding a transaction-scoped advisory
+ *   lock (`pg_advisory_xact_lock`), so concurrent creates on several instances cannot pass a limit
+ *   together.
+ * - A released task (an instance shutting down) is announced on the `TaskSignals` channel, so an
+ *   idle instance claims it at once rather than at its next poll.
+ * - Expired tasks are deleted in bounded batches (`expire(limit)`), concurrent reapers skipping
+ *   each other's rows.
+ *
+ * The store never migrates: {@link layer} checks the schema first (see `Migrations`).
+ *
+ * @example
+ * ```ts
+ * import { PgClient } from "@effect/sql-pg"
+ * import { Layer, Redacted } from "effect"
+ * import * as PgTaskStore from "@snodo/tasks-postgres/PgTaskStore"
+ *
+ * const Store = PgTaskStore.layer({ schema: "snodo" }).pipe(
+ *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { PgClient } from "@effect/sql-pg"
+import { applyResponses, newRecord, TaskLimitReached, TaskStore, TaskStoreError, type Transition } from "@snodo/tasks/TaskStore"
+import { Effect, Layer, Schema } from "effect"
+import { SqlError, type Statement } from "effect/sql"
+import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
+import { names } from "./PgNames.ts"
+import { first, records } from "./TaskRow.ts"
+
+/** @since 0.1.0 */
+export interface Options {
+  /** The PostgreSQL schema of the tables. Default `public`. */
+  readonly schema?: string | undefined
+  /**
+   * Test hook: every terminal write (complete, fail) also inserts a row into
+   * `<schema>.snodo_task_ledger` in the same statement, so a test can count how often each task's
+   * outcome was committed. The table is created when the store is built. Default false.
+   */
+  readonly ledger?: boolean | undefined
+}
+
+/** The database's clock in epoch milliseconds, read once per statement. */
+const nowMs = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+const whole = (millis: number): number => Math.ceil(millis)
+
+const json = (value: unknown): string => JSON.stringify(value)
+
+const Count = Schema.Struct({ stored: Schema.Union([Schema.BigInt, Schema.Int]), active: Schema.Union([Schema.BigInt, Schema.Int]) })
+const decodeCount = Schema.decodeUnknownEffect(Count)
+
+/**
+ * Builds the store on the `PgClient` in context.
+ *
+ * @since 0.1.0
+ */
+export const make = (options?: Options): Effect.Effect<TaskStore["Service"], SqlError.SqlError, PgClient.PgClient> =>
+  Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const n = names(options?.schema)
+    const table = sql(n.tasks)
+    const live = sql.unsafe("t.status IN ('working', 'input_required')")
+    const clock = sql.unsafe(`now AS (SELECT ${nowMs} AS ms)`)
+    const ledger = options?.ledger === true
+    if (ledger) {
+      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${n.ledger} (
+  id bigserial PRIMARY KEY,
+  task_id text NOT NULL,
+  generation bigint NOT NULL,
+  status text NOT NULL,
+  committed_at bigint NOT NULL
+)`)
+    }
+
+    const storeError = (what: string) => (cause: unknown) => new TaskStoreError({ message: `Task store: ${what} failed`, cause })
+    /** SQL failures become TaskStoreError. */
+    const guarded = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
+      Effect.mapError(effect, (error) => SqlError.isSqlError(error) ? storeError(what)(error) : error) as Effect.Effect<
+        A,
+        Exclude<E, SqlError.SqlError> | TaskStoreError
+      >
+
+    const read = (taskId: string) => Effect.flatMap(sql`SELECT * FROM ${table} WHERE task_id = ${taskId}`, first)
+
+    /** The SET clause of a worker's transition (besides revision and last_updated_at). */
+    const setOf = (transition: Transition): Statement.Fragment => {
+      switch (transition._tag) {
+        case "Park":
+          return sql`status = 'input_required', input_requests = ${json(transition.inputRequests)}::json`
+        case "Resume":
+          return sql`status = 'working', input_requests = '{}'::json`
+        case "Complete":
+          return sql`status = 'completed', result = ${json(transition.result)}::json, input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL`
+        case "Fail":
+          return sql`status = 'failed', error = ${json(transition.error)}::json, input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL`
+        case "Retry":
+          return sql`status = 'working', input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL, next_run_at = now.ms + ${whole(transition.delayMs)}`
+        case "Release":
+          return sql`lease_owner = NULL, lease_expires_at = NULL`
+        case "Note":
+          return sql`status_message = ${transition.statusMessage}`
+      }
+    }
+
+    const now = guarded("reading the clock", Effect.map(sql<{ readonly ms: bigint }>`SELECT ${sql.unsafe(nowMs)} AS ms`, (rows) => Number(rows[0]?.ms)))
+
+    const create: TaskStore["Service"]["create"] = (task, limits, lease) =>
+      guarded("create", sql.withTransaction(Effect.gen(function*() {
+        // Held until commit: creates on every instance count one at a time.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${n.capacityLock}))`
+        const [rawCount] = yield* sql`SELECT
+  (SELECT count(*) FROM (SELECT 1 FROM ${table} LIMIT ${limits.maxStored}) AS stored) AS stored,
+  (SELECT count(*) FROM ${table} AS t WHERE t.principal = ${task.work.principal.id} AND ${live}) AS active`
+        const count = yield* Effect.mapError(decodeCount(rawCount), storeError("counting tasks"))
+        if (Number(count.stored) >= limits.maxStored) return yield* new TaskLimitReached({ limit: "stored", max: limits.maxStored })
+        if (Number(count.active) >= limits.maxActivePerPrincipal) {
+          return yield* new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
+        }
+        const [clockRow] = yield* sql<{ readonly ms: bigint }>`SELECT ${sql.unsafe(nowMs)} AS ms`
+        const at = Number(clockRow?.ms)
+        const record = newRecord(
+          { ...task, ttlMs: task.ttlMs === null ? null : whole(task.ttlMs) },
+          at,
+          lease === undefined ? undefined : { owner: lease.owner, leaseMs: whole(lease.leaseMs) }
+        )
+        const rows = yield* sql`INSERT INTO ${table} (
+  task_id, principal, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms,
+  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at
+) VALUES (
+  ${record.taskId}, ${record.principal}, ${record.status}, NULL, ${record.createdAt}, ${record.lastUpdatedAt}, ${record.ttlMs},
+  ${record.ttlMs === null ? null : record.createdAt + record.ttlMs}, ${whole(record.pollIntervalMs)},
+  ${json(record.work)}::json, '{}'::json, ${json(record.answers)}::json, NULL, NULL, ${record.revision}, ${record.generation},
+  ${record.attempt}, ${record.leaseOwner ?? null}, ${record.leaseExpiresAt ?? null}, ${record.nextRunAt}
+) RETURNING *`.pipe(
+          Effect.catchIf(
+            (error) => error.reason._tag === "UniqueViolation" || error.reason._tag === "ConstraintError",
+            (cause) => Effect.fail(new TaskStoreError({ message: `Task id ${task.taskId} already exists`, cause }))
+          )
+        )
+        const created = yield* first(rows)
+        if (created === undefined) return yield* new TaskStoreError({ message: "Task store: the insert returned no row" })
+        return created
+      })))
+
+    const claim: TaskStore["Service"]["claim"] = (owner, leaseMs, limit) =>
+      guarded("claim", Effect.flatMap(
+        sql`WITH ${clock}, due AS (
+  SELECT candidate.task_id FROM ${table} AS candidate, now
+  WHERE candidate.status = 'working' AND candidate.next_run_at <= now.ms
+    AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= now.ms)
+  ORDER BY candidate.next_run_at
+  LIMIT ${Math.max(0, Math.floor(limit))}
+  FOR UPDATE OF candidate SKIP LOCKED
+)
+UPDATE ${table} AS t
+SET generation = t.generation + 1, attempt = t.attempt + 1, lease_owner = ${owner}, lease_expires_at = now.ms + ${whole(leaseMs)},
+  revision = t.revision + 1, last_updated_at = now.ms
+FROM due, now
+WHERE t.task_id = due.task_id
+RETURNING t.*`,
+        records
+      ))
+
+    const heartbeat: TaskStore["Service"]["heartbeat"] = (taskId, generation, leaseMs) =>
+      // Not a change the client sees: revision and last_updated_at stay.
+      guarded("heartbeat", Effect.flatMap(
+        sql`WITH ${clock}
+UPDATE ${table} AS t SET lease_expires_at = now.ms + ${whole(leaseMs)}
+FROM now
+WHERE t.task_id = ${taskId} AND t.generation = ${generation} AND ${live}
+RETURNING t.*`,
+        first
+      ))
+
+    const wakeOthers = sql`SELECT pg_notify(${n.signalsChannel}, ${"store|w"})`
+
+    const transition: TaskStore["Service"]["transition"] = (taskId, generation, change) => {
+      const update = sql`UPDATE ${table} AS t SET ${setOf(change)}, revision = t.revision + 1, last_updated_at = now.ms
+FROM now
+WHERE t.task_id = ${taskId} AND t.generation = ${generation} AND ${live}
+RETURNING t.*`
+      const terminal = change._tag === "Complete" || change._tag === "Fail"
+      const statement = ledger && terminal
+        // The ledger row is written by the same statement as the outcome, or not at all.
+        ? sql`WITH ${clock}, done AS (${update}), logged AS (
+  INSERT INTO ${sql(n.ledger)} (task_id, generation, status, committed_at)
+  SELECT task_id, generation, status, last_updated_at FROM done
+)
+SELECT * FROM done`
+        : sql`WITH ${clock} ${update}`
+      return guarded("transition", Effect.gen(function*() {
+        const written = yield* first(yield* statement)
+        if (written !== undefined && change._tag === "Release") yield* wakeOthers
+        return written
+      }))
+    }
+
+    const respond: TaskStore["Service"]["respond"] = (taskId, responses) =>
+      guarded("respond", sql.withTransaction(Effect.gen(function*() {
+        const [locked] = yield* sql`SELECT * FROM ${table} WHERE task_id = ${taskId} FOR UPDATE`
+        const task = yield* first(locked === undefined ? [] : [locked])
+        if (task === undefined) return undefined
+        const next = applyResponses(task, responses, 0)
+        if (next === task) return task
+        return yield* first(yield* sql`WITH ${clock}
+UPDATE ${table} AS t
+SET status = ${next.status}, input_requests = ${json(next.inputRequests)}::json, answers = ${json(next.answers)}::json,
+  revision = t.revision + 1, last_updated_at = now.ms
+FROM now
+WHERE t.task_id = ${taskId}
+RETURNING t.*`)
+      })))
+
+    const cancel: TaskStore["Service"]["cancel"] = (taskId) =>
+      guarded("cancel", Effect.gen(function*() {
+        const cancelled = yield* first(yield* sql`WITH ${clock}
+UPDATE ${table} AS t
+SET status = 'cancelled', input_requests = '{}'::json, generation = t.generation + 1, lease_owner = NULL, lease_expires_at = NULL,
+  revision = t.revision + 1, last_updated_at = now.ms
+FROM now
+WHERE t.task_id = ${taskId} AND ${live}
+RETURNING t.*`)
+        // A terminal task (or none) is answered as it is: terminal tasks never change again.
+        return cancelled ?? (yield* read(taskId))
+      }))
+
+    const expire: TaskStore["Service"]["expire"] = (limit) =>
+      guarded("expire", Effect.map(
+        sql<{ readonly n: bigint }>`WITH ${clock}, gone AS (
+  DELETE FROM ${table} WHERE task_id IN (
+    SELECT expired.task_id FROM ${table} AS expired, now
+    WHERE expired.expires_at IS NOT NULL AND expired.expires_at <= now.ms
+    LIMIT ${Math.max(0, Math.floor(limit))}
+    FOR UPDATE OF expired SKIP LOCKED
+  ) RETURNING 1
+)
+SELECT count(*) AS n FROM gone`,
+        (rows) => Number(rows[0]?.n ?? 0)
+      ))
+
+    return TaskStore.of({
+      now,
+      create,
+      get: (taskId) => guarded("get", read(taskId)),
+      claim,
+      heartbeat,
+      transition,
+      respond,
+      cancel,
+      expire
+    })
+  })
+
+/**
+ * The store as a Layer, on the `PgClient` in context: fails closed (`SchemaMismatch`) unless the
+ * schema holds exactly this version's migrations.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<TaskStore, SchemaMismatch | SqlError.SqlError, PgClient.PgClient> =>
+  Layer.effect(TaskStore, Effect.andThen(checkSchema(options), make(options)))
