@@ -4,14 +4,44 @@
  *   npm run -s everything -- --stdio            # over stdio
  *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
  *   npm run -s everything -- --oauth-issuer https://auth.example.com  # HTTP, callers need its access tokens
+ *
+ * Tasks (`./backend.ts`): `--tasks memory | sqlite:PATH | postgres://HOST:PORT/DB` (or `SNODO_TASKS`);
+ * by default in `.data/tasks.sqlite` over HTTP, in memory over stdio. `--tasks-lease-ms MS` shortens
+ * a running task's lease (30 s), so a killed server's tasks are recovered sooner (tests, demos).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as StdioTransport from "@snodo/core/transport/StdioTransport"
 import { Effect } from "effect"
-import { ServerLayer } from "./server.ts"
+import * as Backend from "./backend.ts"
+import { ServerLayerWith, type TaskSettings } from "./server.ts"
 
 const args = process.argv.slice(2)
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`)
+  process.exit(2)
+}
+
+const stdio = args.includes("--stdio")
+const tasksFlag = args.indexOf("--tasks")
+const tasksSpec = tasksFlag >= 0 ? args[tasksFlag + 1] ?? "" : process.env["SNODO_TASKS"] ?? (stdio ? "memory" : `sqlite:${Backend.defaultSqlitePath}`)
+const backend = Backend.parse(tasksSpec)
+if (typeof backend === "string") fail(backend)
+
+const leaseFlag = args.indexOf("--tasks-lease-ms")
+const leaseMs = leaseFlag >= 0 ? Number(args[leaseFlag + 1]) : undefined
+if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) fail("--tasks-lease-ms needs a whole number of milliseconds, at least 100")
+
+const tasks: TaskSettings = {
+  runner: {
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    // On PostgreSQL idle runners are woken by NOTIFY; the poll only catches retries and dead instances' leases.
+    ...(backend._tag === "Postgres" ? { claimIntervalMs: Math.min(5_000, leaseMs ?? 5_000) } : {})
+  }
+}
+const ServerLayer = ServerLayerWith(Backend.layer(backend), tasks)
+process.stderr.write(`snodo everything: ${Backend.describe(backend)}\n`)
 
 const portOf = (): number => {
   const flag = args.indexOf("--port")
@@ -24,7 +54,7 @@ const portOf = (): number => {
   return port
 }
 
-if (args.includes("--stdio")) {
+if (stdio) {
   StdioTransport.run().pipe(
     Effect.provide(ServerLayer),
     Effect.provide(NodeStdio.layer),
@@ -43,5 +73,5 @@ if (args.includes("--stdio")) {
     process.exit(2)
   }
   // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(port, issuer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+  serveHttp(port, issuer, ServerLayer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }

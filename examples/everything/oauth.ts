@@ -33,7 +33,14 @@ export interface OAuthOptions {
 }
 
 /** The everything server, served by NodeServe behind the resource server, with its metadata. */
-export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | SchemaCompileError> => {
+export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | SchemaCompileError> =>
+  layerWith(options, ServerLayer)
+
+/** The same, for the everything server on another backend. */
+export const layerWith = <E>(
+  options: OAuthOptions,
+  server: Layer.Layer<Layer.Success<typeof ServerLayer>, E>
+): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | SchemaCompileError | E> => {
   const host = options.host ?? "127.0.0.1"
   return ResourceServer.layerServe({ port: options.port, host }).pipe(
     Layer.provide(ResourceServer.layer({
@@ -43,6 +50,6 @@ export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer,
     })),
     Layer.provide(JwtVerifier.layer({ issuer: options.issuer, ...(options.leeway === undefined ? {} : { leeway: options.leeway }) })),
     Layer.provide(FetchHttpClient.layer),
-    Layer.provide(ServerLayer.pipe(Layer.provide(Authorization.layer(Scopes.requireScopes(scopes)))))
+    Layer.provide(server.pipe(Layer.provide(Authorization.layer(Scopes.requireScopes(scopes)))))
   )
 }

@@ -4,13 +4,16 @@
  * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments).
  *
  * `ServerLayer` is the runtime with the full JSON Schema 2020-12 validator (the
- * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`) and an in-memory
- * `SubscriptionHub` (listen streams, and the trigger tools that publish to them).
+ * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`), tasks in memory
+ * and an in-memory `SubscriptionHub` (listen streams, and the trigger tools that publish to them).
+ * `ServerLayerWith(backend)` is the same on another backend (`./backend.ts`: SQLite, or PostgreSQL
+ * shared by many instances, whose hub carries listen changes across them).
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"
+import type * as Backend from "./backend.ts"
 import { jsonSchema202012Input } from "./fixtures.ts"
 import * as Fixtures from "./resources.ts"
 import * as Tools from "./tools.ts"
@@ -35,8 +38,11 @@ const xMcpHeader = Tool.make("test_x_mcp_header", {
   }
 }, (args) => Effect.succeed(`Region: ${String(args["region"])}`))
 
+/** Settings of the Tasks extension besides its tool policies (runner timings, limits). */
+export type TaskSettings = Omit<Tasks.Options, "tools">
+
 /** The server definition, given the per-server `sleep` tools. */
-export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTools>) =>
+export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTools>, tasks: TaskSettings = {}) =>
   McpServer.make({
     name: "snodo-everything",
     version: "0.1.0",
@@ -73,18 +79,19 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Fixtures.promptWithImage,
     Mrtr.prompt,
     ...TaskFixtures.tools
-  ).extend(Tasks.extension({ tools: TaskFixtures.policies }))
+  ).extend(Tasks.extension({ ...tasks, tools: TaskFixtures.policies }))
 
-/** The everything runtime, validator included, with tasks in memory unless another store is provided. */
-export const ServerLayerWith = <E, R>(store: Layer.Layer<Tasks.TaskStore.TaskStore, E, R>) =>
-  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools).layer)).pipe(
+/** The everything runtime, validator included, on a backend for its tasks and listen streams. */
+export const ServerLayerWith = <E, R>(backend: Layer.Layer<Backend.Services, E, R>, tasks?: TaskSettings) =>
+  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools, tasks).layer)).pipe(
     Layer.provide(JsonSchemaValidator.layer()),
-    Layer.provide(SubscriptionHub.layerMemory()),
-    Layer.provide(store)
+    Layer.provide(backend)
   )
 
 /** The everything runtime with tasks in memory. */
-export const ServerLayer = ServerLayerWith(Tasks.TaskStore.layerMemory())
+export const ServerLayer = ServerLayerWith(
+  Layer.mergeAll(Tasks.TaskStore.layerMemory(), Tasks.TaskSignals.layerMemory(), SubscriptionHub.layerMemory())
+)
 
 /** Schema of `sleep_stats` results, for tests. */
 export const SleepStats = Schema.Struct({ started: Schema.Int, completed: Schema.Int, interrupted: Schema.Int })

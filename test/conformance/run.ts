@@ -3,7 +3,8 @@
  *
  *   npm run conformance [-- --verbose]
  *
- * Starts `examples/everything/main.ts --http --port 0`, waits for the URL it logs on stderr, then
+ * Starts `examples/everything/main.ts --http --port 0` (tasks in an SQLite file of a temporary
+ * directory, removed on exit), waits for the URL it logs on stderr, then
  * runs `@modelcontextprotocol/conformance` (pinned) with `--requirements 2026-07-28` and the
  * checked-in baseline of expected failures. The suite's own baseline mode decides the exit code: a
  * failing (or warning) check that is not in `baseline.yml` fails the run, and so does a baseline
@@ -15,6 +16,9 @@
  * non-zero on any failure, and so does this script.
  */
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -22,13 +26,16 @@ const baseline = fileURLToPath(new URL("baseline.yml", import.meta.url))
 const suite = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url))
 const extra = process.argv.slice(2)
 
-const server = spawn(process.execPath, ["examples/everything/main.ts", "--http", "--port", "0"], {
+// The tasks scenarios run on the SQLite store, the everything server's default over HTTP.
+const data = mkdtempSync(join(tmpdir(), "snodo-conformance-"))
+const server = spawn(process.execPath, ["examples/everything/main.ts", "--http", "--port", "0", "--tasks", `sqlite:${join(data, "tasks.sqlite")}`], {
   cwd: root,
   stdio: ["ignore", "ignore", "pipe"]
 })
 
 const stop = () => {
   if (server.exitCode === null) server.kill("SIGTERM")
+  rmSync(data, { recursive: true, force: true })
 }
 process.on("exit", stop)
 

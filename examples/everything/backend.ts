@@ -1,0 +1,99 @@
+/**
+ * Where the everything server keeps its tasks, chosen at start (`--tasks`, else `SNODO_TASKS`):
+ *
+ *   memory                     in this process only (the default over stdio)
+ *   sqlite:PATH                an SQLite file (the default over HTTP: `.data/tasks.sqlite` in the repo root)
+ *   postgres://HOST:PORT/DB    PostgreSQL, shared by every server started on the same URL: tasks, task
+ *                              wake-ups and `subscriptions/listen` changes all cross instances
+ *                              (`?schema=NAME` picks the schema, default `public`; the user defaults to
+ *                              `PGUSER`, else `postgres`)
+ *
+ * As a demo the server runs the store's migrations itself at start; a real deployment runs
+ * `TasksSqlite.migrate` / `TasksPostgres.migrate` as a step of its own and lets the servers check
+ * the schema only.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { SubscriptionHub } from "@snodo/core"
+import * as TaskSignals from "@snodo/tasks/TaskSignals"
+import * as TaskStore from "@snodo/tasks/TaskStore"
+import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksSqlite from "@snodo/tasks-sqlite"
+import { Effect, Layer, Redacted } from "effect"
+import type { Migrator, SqlError } from "effect/sql"
+import { mkdirSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The store a server runs on. */
+export type Backend =
+  | { readonly _tag: "Memory" }
+  | { readonly _tag: "Sqlite"; readonly path: string }
+  | { readonly _tag: "Postgres"; readonly url: string; readonly schema: string | undefined }
+
+/** The SQLite file `npm start` uses unless told otherwise. */
+export const defaultSqlitePath = fileURLToPath(new URL("../../.data/tasks.sqlite", import.meta.url))
+
+/** Reads a `--tasks` value; a string says what is wrong with it. */
+export const parse = (spec: string): Backend | string => {
+  if (spec === "memory") return { _tag: "Memory" }
+  if (spec.startsWith("sqlite:")) {
+    const path = spec.slice("sqlite:".length)
+    return path === "" ? "--tasks sqlite:PATH needs a path" : { _tag: "Sqlite", path: resolve(path) }
+  }
+  if (spec.startsWith("postgres://") || spec.startsWith("postgresql://")) {
+    if (!URL.canParse(spec)) return `--tasks: not a URL: ${spec}`
+    const url = new URL(spec)
+    const schema = url.searchParams.get("schema") ?? undefined
+    url.searchParams.delete("schema")
+    if (url.username === "") url.username = process.env["PGUSER"] ?? "postgres"
+    return { _tag: "Postgres", url: url.toString(), schema }
+  }
+  return `--tasks must be memory, sqlite:PATH or postgres://HOST:PORT/DB (got ${JSON.stringify(spec)})`
+}
+
+/** What the server's tasks and listen streams run on. */
+export type Services = TaskStore.TaskStore | SubscriptionHub.SubscriptionHub | TaskSignals.TaskSignals
+
+/** Why a backend could not start. */
+export type BackendError = SqlError.SqlError | Migrator.MigrationError | TasksSqlite.SchemaMismatch | TasksPostgres.SchemaMismatch
+
+/** Options for tests of the many-instance path. */
+export interface Options {
+  /** PostgreSQL: record every terminal task commit in `snodo_task_ledger` (a test hook). */
+  readonly ledger?: boolean
+}
+
+/** The Layer of a backend, migrations included (a demo: see the module comment). */
+export const layer = (backend: Backend, options: Options = {}): Layer.Layer<Services, BackendError> => {
+  switch (backend._tag) {
+    case "Memory":
+      return Layer.mergeAll(TaskStore.layerMemory(), TaskSignals.layerMemory(), SubscriptionHub.layerMemory())
+    case "Sqlite":
+      return Layer.mergeAll(
+        Layer.unwrap(Effect.sync(() => {
+          mkdirSync(dirname(backend.path), { recursive: true })
+          return TasksSqlite.layer({ filename: backend.path, migrate: true })
+        })),
+        TaskSignals.layerMemory(),
+        SubscriptionHub.layerMemory()
+      )
+    case "Postgres":
+      return TasksPostgres.layerWithHub({ schema: backend.schema, migrate: true, ledger: options.ledger === true }).pipe(
+        Layer.provide(PgClient.layer({ url: Redacted.make(backend.url), applicationName: "snodo-everything" }))
+      )
+  }
+}
+
+/** How a backend is named in the start-up log line. */
+export const describe = (backend: Backend): string => {
+  switch (backend._tag) {
+    case "Memory":
+      return "tasks in memory"
+    case "Sqlite":
+      return `tasks in ${backend.path}`
+    case "Postgres": {
+      const url = new URL(backend.url)
+      return `tasks on postgres://${url.host}${url.pathname}${backend.schema === undefined ? "" : ` (schema ${backend.schema})`}`
+    }
+  }
+}
