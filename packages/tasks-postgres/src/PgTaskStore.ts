@@ -117,43 +117,45 @@ export const make = (options?: Options): Effect.Effect<TaskStore["Service"], Sql
 
     const now = guarded("reading the clock", Effect.map(sql<{ readonly ms: bigint }>`SELECT ${sql.unsafe(nowMs)} AS ms`, (rows) => Number(rows[0]?.ms)))
 
-    const create: TaskStore["Service"]["create"] = (task, limits, lease) =>
-      guarded("create", sql.withTransaction(Effect.gen(function*() {
-        // Held until commit: creates on every instance count one at a time.
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${n.capacityLock}))`
-        const [rawCount] = yield* sql`SELECT
+    const create: TaskStore["Service"]["create"] = (task, limits, lease) => {
+      const ttlMs = task.ttlMs === null ? null : whole(task.ttlMs)
+      // What newRecord would build, with the database's clock (now.ms) for every time.
+      const template = newRecord({ ...task, ttlMs }, 0, lease === undefined ? undefined : { owner: lease.owner, leaseMs: whole(lease.leaseMs) })
+      const counts = sql`counts AS (SELECT
   (SELECT count(*) FROM (SELECT 1 FROM ${table} LIMIT ${limits.maxStored}) AS stored) AS stored,
-  (SELECT count(*) FROM ${table} AS t WHERE t.principal = ${task.work.principal.id} AND ${live}) AS active`
-        const count = yield* Effect.mapError(decodeCount(rawCount), storeError("counting tasks"))
-        if (Number(count.stored) >= limits.maxStored) return yield* new TaskLimitReached({ limit: "stored", max: limits.maxStored })
-        if (Number(count.active) >= limits.maxActivePerPrincipal) {
-          return yield* new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
-        }
-        const [clockRow] = yield* sql<{ readonly ms: bigint }>`SELECT ${sql.unsafe(nowMs)} AS ms`
-        const at = Number(clockRow?.ms)
-        const record = newRecord(
-          { ...task, ttlMs: task.ttlMs === null ? null : whole(task.ttlMs) },
-          at,
-          lease === undefined ? undefined : { owner: lease.owner, leaseMs: whole(lease.leaseMs) }
-        )
-        const rows = yield* sql`INSERT INTO ${table} (
+  (SELECT count(*) FROM ${table} AS t WHERE t.principal = ${task.work.principal.id} AND ${live}) AS active
+)`
+      return guarded("create", sql.withTransaction(Effect.gen(function*() {
+        // Held until commit: creates on every instance count and insert one at a time. The
+        // statements after it see every task committed before it was granted.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${n.capacityLock}))`
+        const rows = yield* sql`WITH ${clock}, ${counts}
+INSERT INTO ${table} (
   task_id, principal, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms,
   work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at
-) VALUES (
-  ${record.taskId}, ${record.principal}, ${record.status}, NULL, ${record.createdAt}, ${record.lastUpdatedAt}, ${record.ttlMs},
-  ${record.ttlMs === null ? null : record.createdAt + record.ttlMs}, ${whole(record.pollIntervalMs)},
-  ${json(record.work)}::json, '{}'::json, ${json(record.answers)}::json, NULL, NULL, ${record.revision}, ${record.generation},
-  ${record.attempt}, ${record.leaseOwner ?? null}, ${record.leaseExpiresAt ?? null}, ${record.nextRunAt}
-) RETURNING *`.pipe(
+)
+SELECT ${template.taskId}, ${template.principal}, ${template.status}, NULL, now.ms, now.ms, ${ttlMs},
+  ${ttlMs === null ? null : sql`now.ms + ${ttlMs}`}, ${whole(template.pollIntervalMs)},
+  ${json(template.work)}::json, '{}'::json, ${json(template.answers)}::json, NULL, NULL, ${template.revision}, ${template.generation},
+  ${template.attempt}, ${template.leaseOwner ?? null}, ${lease === undefined ? null : sql`now.ms + ${whole(lease.leaseMs)}`}, now.ms
+FROM now, counts
+WHERE counts.stored < ${limits.maxStored} AND counts.active < ${limits.maxActivePerPrincipal}
+RETURNING *`.pipe(
           Effect.catchIf(
             (error) => error.reason._tag === "UniqueViolation" || error.reason._tag === "ConstraintError",
             (cause) => Effect.fail(new TaskStoreError({ message: `Task id ${task.taskId} already exists`, cause }))
           )
         )
         const created = yield* first(rows)
-        if (created === undefined) return yield* new TaskStoreError({ message: "Task store: the insert returned no row" })
-        return created
+        if (created !== undefined) return created
+        // Refused: say which limit (still under the lock, so the counts are the ones the insert saw).
+        const [rawCount] = yield* sql`WITH ${counts} SELECT stored, active FROM counts`
+        const count = yield* Effect.mapError(decodeCount(rawCount), storeError("counting tasks"))
+        return yield* Number(count.stored) >= limits.maxStored
+          ? new TaskLimitReached({ limit: "stored", max: limits.maxStored })
+          : new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
       })))
+    }
 
     const claim: TaskStore["Service"]["claim"] = (owner, leaseMs, limit) =>
       guarded("claim", Effect.flatMap(

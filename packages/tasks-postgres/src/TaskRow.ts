@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { Task } from "@snodo/tasks"
+import { UnknownObject } from "@snodo/core/wire/Json"
 import { TaskStoreError } from "@snodo/tasks/TaskStore"
 import { Effect, Schema } from "effect"
 
@@ -21,11 +22,12 @@ export const Row = Schema.Struct({
   last_updated_at: Int8,
   ttl_ms: Schema.NullOr(Int8),
   poll_interval_ms: Schema.Int,
-  work: Schema.JsonObject,
-  input_requests: Schema.JsonObject,
-  answers: Schema.JsonObject,
-  result: Schema.NullOr(Schema.JsonObject),
-  error: Schema.NullOr(Schema.JsonObject),
+  // The driver parsed these from json: they need no deeper check than "an object".
+  work: UnknownObject,
+  input_requests: UnknownObject,
+  answers: UnknownObject,
+  result: Schema.NullOr(UnknownObject),
+  error: Schema.NullOr(UnknownObject),
   revision: Int8,
   generation: Int8,
   attempt: Schema.Int,
@@ -49,8 +51,8 @@ export const toRecord = (row: typeof Row.Type): Task.TaskRecord => ({
   // The store wrote these columns from the record's own fields.
   work: row.work as unknown as Task.Work,
   inputRequests: row.input_requests as unknown as Task.TaskRecord["inputRequests"],
-  answers: row.answers,
-  result: row.result ?? undefined,
+  answers: row.answers as Task.TaskRecord["answers"],
+  result: row.result === null ? undefined : row.result as Task.TaskRecord["answers"],
   error: row.error === null ? undefined : row.error as unknown as Task.TaskError,
   revision: Number(row.revision),
   generation: Number(row.generation),

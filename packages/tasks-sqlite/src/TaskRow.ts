@@ -5,10 +5,12 @@
  * @since 0.1.0
  */
 import type { Task } from "@snodo/tasks"
+import { UnknownObject } from "@snodo/core/wire/Json"
 import { TaskStoreError } from "@snodo/tasks/TaskStore"
 import { Effect, Schema } from "effect"
 
-const JsonObjectText = Schema.fromJsonString(Schema.JsonObject)
+// JSON.parse only ever yields JSON: the columns need no deeper check than "an object".
+const JsonObjectText = Schema.fromJsonString(UnknownObject)
 const Millis = Schema.Finite
 
 /** A row as SQLite returns it. @since 0.1.0 */
@@ -49,8 +51,8 @@ export const toRecord = (row: typeof Row.Type): Task.TaskRecord => ({
   // The store wrote these columns from the record's own fields.
   work: row.work as unknown as Task.Work,
   inputRequests: row.input_requests as unknown as Task.TaskRecord["inputRequests"],
-  answers: row.answers,
-  result: row.result ?? undefined,
+  answers: row.answers as Task.TaskRecord["answers"],
+  result: row.result === null ? undefined : row.result as Task.TaskRecord["answers"],
   error: row.error === null ? undefined : row.error as unknown as Task.TaskError,
   revision: row.revision,
   generation: row.generation,
