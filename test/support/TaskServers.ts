@@ -38,6 +38,10 @@ export const start = (script: string, args: ReadonlyArray<string>, env: Readonly
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, ...env }
     })
+    // Never outlive the test process, however it ends.
+    const orphaned = () => child.kill("SIGKILL")
+    process.once("exit", orphaned)
+    child.once("exit", () => process.removeListener("exit", orphaned))
     let stderr = ""
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
