@@ -77,7 +77,7 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
   const ours = p99?.values.snodo
   const stdioRatio = stdio === undefined ? undefined : ratio(stdio, "raw")
   const taskStores = (["pg", "sqlite"] as const).map((backend) =>
-    atLeast(metricOf(results, `tasks.${backend}.w3.rate`), "raw", 0.5, `task claim+complete, ${backend === "pg" ? "PostgreSQL" : "SQLite"}, 3 workers: store ≥ 0.5 × bare loop`))
+    atLeast(metricOf(results, `stores.${backend}.w3.rate`), "raw", 0.5, `task claim+complete, ${backend === "pg" ? "PostgreSQL" : "SQLite"}, 3 workers: store ≥ 0.5 × bare loop`))
   return [
     atLeast(rps, "raw", 0.5, "HTTP echo, 16 connections: snodo req/s ≥ 0.5 × raw floor"),
     atLeast(rps, "official", 10, "HTTP echo, 16 connections: snodo req/s ≥ 10 × official SDK"),

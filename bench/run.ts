@@ -11,7 +11,7 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, tasks)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, stores)
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
@@ -28,7 +28,6 @@ import { textTable, writeReport } from "./report.ts"
 import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Results } from "./results.ts"
 import { type ListenTarget, peerTarget, runListenBench, snodoTarget } from "./listen.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
-import { runTaskBench } from "./tasks.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
 installCleanup()
@@ -52,7 +51,7 @@ const rounds = Math.round(flag("--rounds", 2))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "stores"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -185,8 +184,8 @@ declare("listen.fanOut.median", { group: "listen", label: "one change to every o
 declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream, slowest", unit: "ms", better: "lower" })
 for (const backend of ["pg", "sqlite"] as const) {
   for (const workers of [1, 3]) {
-    declare(`tasks.${backend}.w${workers}.rate`, {
-      group: "tasks",
+    declare(`stores.${backend}.w${workers}.rate`, {
+      group: "stores",
       label: `task claim+complete, ${backend === "pg" ? "PostgreSQL" : "SQLite"}, ${workers} worker${workers === 1 ? "" : "s"} (raw floor: a bare ${backend === "pg" ? "SKIP LOCKED" : "BEGIN IMMEDIATE"} loop)`,
       unit: "tasks/s",
       better: "higher"
@@ -540,18 +539,23 @@ const listen = async (): Promise<void> => {
   }
 }
 
-/** The durable task stores against a bare loop of plain SQL (`bench/tasks.ts`): snodo's column is the store, raw's the loop. */
-const tasks = async (): Promise<void> => {
-  const result = await runTaskBench({ verbose: true })
+/** The durable task stores against a bare loop of plain SQL, in a process of its own (`bench/stores.ts`): snodo's column is the store, raw's the loop. */
+const stores = async (): Promise<void> => {
+  const child = spawn(process.execPath, [path("bench/stores.ts")], { stdio: ["ignore", "pipe", "inherit"] })
+  let output = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+  if (code !== 0) return problem("snodo", "stores", `bench/stores.ts exited ${String(code)}`)
+  const result = JSON.parse(output) as Record<string, Record<string, { readonly store: number; readonly bare: number }> | { readonly error: string }>
   for (const [backend, key] of [["postgres", "pg"], ["sqlite", "sqlite"]] as const) {
     const measured = result[backend]
-    if ("error" in measured) {
-      problem("snodo", `tasks (${backend})`, measured.error)
+    if (measured === undefined || "error" in measured) {
+      problem("snodo", `stores (${backend})`, String(measured?.["error"] ?? "not measured"))
       continue
     }
     for (const [workers, { bare, store }] of Object.entries(measured)) {
-      record(`tasks.${key}.w${workers}.rate`, "snodo", store)
-      record(`tasks.${key}.w${workers}.rate`, "raw", bare)
+      record(`stores.${key}.w${workers}.rate`, "snodo", store)
+      record(`stores.${key}.w${workers}.rate`, "raw", bare)
     }
   }
 }
@@ -594,7 +598,7 @@ const notes: Array<string> = [
   "effect/ai's `McpServer.notifications`). It reads the server's RSS 1 s after every stream was acknowledged, then " +
   "publishes a change 5 times and times its arrival on every stream (from sending the `publish` call). On snodo it " +
   "also checks that closing the client side leaves no stream registered on the server. The floors have no listen streams.",
-  "Tasks: `bench/tasks.ts` drains 2,000 tasks per round, workers claiming 8 at a time and completing each with a " +
+  "Stores: `bench/stores.ts`, in its own process, drains 2,000 tasks per round, workers claiming 8 at a time and completing each with a " +
   "result, through `@snodo/tasks-postgres` (a fresh schema; each worker its own pool, as instances would be) and " +
   "`@snodo/tasks-sqlite` (a fresh file, WAL, synchronous FULL; the workers are fibers on one client, as on one host); " +
   "the raw floor column is a bare loop of plain SQL doing the same claim and complete on a table of the same shape " +
@@ -634,9 +638,9 @@ if (scenarios.has("listen") && !overBudget()) {
   progress(`listen: ${listenStreams} open streams (snodo)`)
   await listen()
 }
-if (scenarios.has("tasks") && !overBudget()) {
+if (scenarios.has("stores") && !overBudget()) {
   progress("task stores: claim+complete throughput beside a bare loop (PostgreSQL, SQLite)")
-  await tasks()
+  await stores()
 }
 if (overBudget()) notes.push("The run hit its 14-minute budget; later scenarios were skipped.")
 

@@ -17,10 +17,10 @@
  *
  * Rounds alternate store and bare loop; the best round of each is kept.
  *
- *   npx node bench/tasks.ts                         # both backends, 1 and 3 workers
- *   npx node bench/tasks.ts --tasks 500 --rounds 1 --backends sqlite
+ *   npx node bench/stores.ts                         # both backends, 1 and 3 workers; JSON on stdout
+ *   npx node bench/stores.ts --tasks 500 --rounds 1 --backends sqlite
  *
- * `runTaskBench(options)` is the same, for the bench runner.
+ * The bench runner runs it in a process of its own (`npm run bench -- --scenarios stores`).
  */
 import { PgClient } from "@effect/sql-pg"
 import type { Task } from "@snodo/tasks"
@@ -37,7 +37,7 @@ import { join } from "node:path"
 
 export type Backend = "postgres" | "sqlite"
 
-export interface TaskBenchOptions {
+export interface StoreBenchOptions {
   readonly backends?: ReadonlyArray<Backend>
   readonly workerCounts?: ReadonlyArray<number>
   /** Tasks drained per round (default 2,000). */
@@ -56,7 +56,7 @@ export interface Measured {
   readonly bare: number
 }
 
-export type TaskBenchResult = Readonly<Record<Backend, Readonly<Record<number, Measured>> | { readonly error: string }>>
+export type StoreBenchResult = Readonly<Record<Backend, Readonly<Record<number, Measured>> | { readonly error: string }>>
 
 const limits = { maxStored: 1_000_000, maxActivePerPrincipal: 1_000_000 }
 const result = { resultType: "complete", content: [{ type: "text", text: "done" }], isError: false }
@@ -195,7 +195,7 @@ WHERE id IN (SELECT id FROM jobs WHERE status = 'pending' ORDER BY id LIMIT ${ba
 // ---- run ----------------------------------------------------------------------------------------
 
 /** Runs the rounds; a backend that cannot run is reported with its error. */
-export const runTaskBench = async (options: TaskBenchOptions = {}): Promise<TaskBenchResult> => {
+export const runStoreBench = async (options: StoreBenchOptions = {}): Promise<StoreBenchResult> => {
   const backends = options.backends ?? ["postgres", "sqlite"]
   const workerCounts = options.workerCounts ?? [1, 3]
   const count = options.tasks ?? 2_000
@@ -203,7 +203,7 @@ export const runTaskBench = async (options: TaskBenchOptions = {}): Promise<Task
   const rounds = options.rounds ?? 2
   const pgUrl = options.pgUrl ?? process.env["SNODO_BENCH_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
   const log = (line: string) => options.verbose === false ? undefined : process.stderr.write(`${line}\n`)
-  const dir = mkdtempSync(join(tmpdir(), "snodo-bench-tasks-"))
+  const dir = mkdtempSync(join(tmpdir(), "snodo-bench-stores-"))
   const out: Record<string, Record<number, Measured> | { readonly error: string }> = {}
   try {
     for (const backend of backends) {
@@ -235,7 +235,7 @@ export const runTaskBench = async (options: TaskBenchOptions = {}): Promise<Task
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  return out as TaskBenchResult
+  return out as StoreBenchResult
 }
 
 if (import.meta.main) {
@@ -248,7 +248,7 @@ if (import.meta.main) {
   const backends = value("--backends")?.split(",") as ReadonlyArray<Backend> | undefined
   const tasks = numberOf("--tasks")
   const rounds = numberOf("--rounds")
-  const result = await runTaskBench({
+  const result = await runStoreBench({
     ...(backends === undefined ? {} : { backends }),
     ...(tasks === undefined ? {} : { tasks }),
     ...(rounds === undefined ? {} : { rounds })
