@@ -42,7 +42,6 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Layer } from "effect"
-import "@hyperjump/json-schema/draft-2020-12"
 import { BASIC, type EvaluationPlugin, interpret } from "@hyperjump/json-schema/experimental"
 import type { CompiledSchema as HyperjumpCompiled } from "@hyperjump/json-schema/experimental"
 import type { OutputUnit } from "@hyperjump/json-schema/draft-2020-12"
