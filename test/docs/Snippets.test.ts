@@ -7,7 +7,6 @@
  *
  * - `<!-- snippet: file src/server.ts -->` just before a block: the block is that file of the
  *   reader's project, complete (other blocks import it by that path); no prelude.
- * - `<!-- snippet: continues -->` just before a block: it is appended to the previous block's module.
  * - `<!-- snippet: generator -->` just before a block: the block is the body of an `Effect.gen`
  *   (lines with `yield*`, as they appear inside a handler).
  * - `<!-- snippet-prelude … -->` anywhere in a document: code put before each of its blocks
@@ -92,11 +91,7 @@ const extract = (document: string): Extracted => {
     for (at++; at < lines.length && lines[at]!.trim() !== "```"; at++) body.push({ text: lines[at]!.slice(indent), from: at + 1 })
     blocks++
     const own = bound(body.map((entry) => entry.text).join("\n"))
-    if (directive === "continues" && modules.length > 0) {
-      const previous = modules.at(-1)!
-      previous.lines.push(...body)
-      for (const name of own) previous.own.add(name)
-    } else if (directive?.startsWith("file ")) {
+    if (directive?.startsWith("file ")) {
       modules.push({ path: directive.slice("file ".length).trim(), lines: body, own, prelude: false, generator: false })
     } else {
       modules.push({ path: `snippet-${body[0]?.from ?? at}.ts`, lines: body, own, prelude: true, generator: directive === "generator" })
