@@ -623,7 +623,7 @@ const notes: Array<string> = [
   "stdio: the request is written at spawn), median of the runs, on the same one-tool echo catalog for every peer " +
   "(snodo: `bench/peers/snodo.ts`); snodo's everything server (~30 components, the full JSON Schema validator) has " +
   "rows of its own. `bench/peers/snodo.ts` imports effect from its `\"effect\"` entry point, as the effect/ai peer does, " +
-  "which loads every module of effect: the one-tool server loads about 310 modules at start, about 230 when it imports " +
+  "which loads every module of effect: the one-tool stdio server loads about 310 modules at start, about 230 when it imports " +
   "effect by module path (`effect/Effect`; the snodo packages' build always does). \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
   "those one-tool servers. Cold runs start with Node's compile cache disabled " +
   "(`NODE_DISABLE_COMPILE_CACHE=1`); the compile-cache rows start every peer with `NODE_COMPILE_CACHE` set to a " +

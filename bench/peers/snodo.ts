@@ -11,7 +11,6 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { McpServer, Tool } from "@snodo/core"
 import * as StdioTransport from "@snodo/core/transport/StdioTransport"
-import * as NodeServe from "@snodo/http/NodeServe"
 import { Effect, Schema } from "effect"
 import { host, listToolNames, parseArgs } from "./args.ts"
 
@@ -39,6 +38,8 @@ if (args.transport === "stdio") {
     NodeRuntime.runMain
   )
 } else {
+  // Only HTTP needs @snodo/http (and the platform's HTTP server), as in the everything server.
+  const NodeServe = await import("@snodo/http/NodeServe")
   NodeServe.serve({ port: args.port, host }).pipe(
     Effect.provide(server.layer),
     Effect.provide(StdioTransport.stderrLogger),
