@@ -25,6 +25,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const appSource = fileURLToPath(new URL("app/", import.meta.url))
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+/** Every package of the workspace. */
+const packageNames = readdirSync(join(root, "packages")).toSorted()
 
 /** The environment of every process here: ours without the checkout's condition or npm's script variables. */
 const keptNpmVariables = new Set(["npm_config_cache", "npm_config_userconfig", "npm_config_globalconfig", "npm_config_registry"])
@@ -217,7 +219,8 @@ const newClient = () =>
 
 describe("an application outside the workspace, on the packed tarballs", () => {
   it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
-    expect(packed.map((pack) => pack.name).toSorted()).toEqual(["@snodo/core", "@snodo/http", "@snodo/json-schema", "@snodo/testing"])
+    expect(packageNames).toEqual(["core", "http", "json-schema", "oauth", "tasks", "testing"])
+    expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
     for (const pack of packed) {
       const paths = pack.files.map((file) => file.path)
       const dir = join(root, "packages", pack.name.replace("@snodo/", ""))
@@ -242,34 +245,36 @@ describe("an application outside the workspace, on the packed tarballs", () => {
     expect(copies).toEqual([join(app, "node_modules", "effect")])
     expect(readJson<Manifest>(join(copies[0]!, "package.json")).version).toBe(readJson<Manifest>(join(root, "node_modules", "effect", "package.json")).version)
     expect(installedCopies(app, "@effect/platform-node")).toHaveLength(1)
-    for (const name of ["core", "http", "json-schema", "testing"]) {
+    for (const name of packageNames) {
       expect(installedCopies(app, `@snodo/${name}`)).toEqual([join(app, "node_modules", "@snodo", name)])
     }
   })
 
-  it("resolves every import to the compiled JavaScript in dist/, and nothing under internal/", () => {
+  it("resolves every import to the compiled JavaScript in dist/, which loads; nothing under internal/", () => {
     const specifiers = [
-      "@snodo/core",
+      ...packageNames.map((name) => `@snodo/${name}`),
       "@snodo/core/catalog/Tool",
       "@snodo/core/transport/StdioTransport",
-      "@snodo/http",
       "@snodo/http/McpHttp",
       "@snodo/http/NodeServe",
-      "@snodo/json-schema",
-      "@snodo/testing",
-      "@snodo/json-schema/internal/compiler"
+      "@snodo/oauth/ResourceServer"
     ]
+    const internal = ["@snodo/core/internal/StrictJson", "@snodo/json-schema/internal/compiler"]
+    // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).
     const script = `const out = {}
-for (const specifier of ${JSON.stringify(specifiers)}) {
+for (const specifier of ${JSON.stringify([...specifiers, ...internal])}) {
   try { out[specifier] = import.meta.resolve(specifier) } catch (error) { out[specifier] = error.code }
+}
+for (const specifier of ${JSON.stringify(specifiers)}) {
+  try { await import(specifier) } catch (error) { out[specifier] = "failed to load: " + error.message }
 }
 process.stdout.write(JSON.stringify(out))`
     const resolved = JSON.parse(must(run(process.execPath, ["--input-type=module", "-e", script], app, 30_000), "import.meta.resolve in the app")) as Record<string, string>
-    for (const specifier of specifiers.slice(0, -1)) {
+    for (const specifier of specifiers) {
       const pkg = specifier.split("/").slice(0, 2).join("/")
       expect(resolved[specifier], specifier).toMatch(new RegExp(`/node_modules/${pkg}/dist/[A-Za-z/]+\\.js$`))
     }
-    expect(resolved["@snodo/json-schema/internal/compiler"]).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
+    for (const specifier of internal) expect(resolved[specifier], specifier).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
   })
 
   it("type-checks under the app's strict tsconfig against the shipped .d.ts", () => {
@@ -325,6 +330,6 @@ process.stdout.write(JSON.stringify(out))`
   it("runs its own check with @snodo/testing's in-memory client", () => {
     // The last line: Effect's default logger writes to stdout too.
     const out = must(run(process.execPath, ["dist/selftest.js"], app, 30_000), "node dist/selftest.js").trim().split("\n").at(-1)
-    expect(JSON.parse(out ?? "")).toEqual({ sum: 3, refused: true, tools: ["add", "shout"] })
+    expect(JSON.parse(out ?? "")).toEqual({ structured: { sum: 3 }, refused: true, tools: ["add", "shout"] })
   })
 })

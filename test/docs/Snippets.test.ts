@@ -9,6 +9,9 @@
  *   reader's project, complete (other blocks import it by that path); no prelude.
  * - `<!-- snippet: generator -->` just before a block: the block is the body of an `Effect.gen`
  *   (lines with `yield*`, as they appear inside a handler).
+ * - `<!-- snippet: skip <why> -->` just before a block: not compiled, for a block that shows a
+ *   shape rather than code (`...` for the parts left out). The reason is required, and the test
+ *   lists every skipped block with it.
  * - `<!-- snippet-prelude … -->` anywhere in a document: code put before each of its blocks
  *   without a `file` comment, usually imports and `declare const` for the reader's own names
  *   (`declare const Index: …`). A prelude line that imports or declares a name the block imports
@@ -42,6 +45,8 @@ interface Extracted {
   readonly document: string
   readonly modules: Array<Module>
   readonly blocks: number
+  /** Blocks not compiled: `document:line: reason`. */
+  readonly skipped: Array<string>
 }
 
 const bound = (code: string): Set<string> => {
@@ -65,6 +70,7 @@ const extract = (document: string): Extracted => {
   const prelude: Array<{ readonly text: string; readonly from: number }> = []
   const modules: Array<Module> = []
   let blocks = 0
+  const skipped: Array<string> = []
   let directive: string | undefined
   for (let at = 0; at < lines.length; at++) {
     const line = lines[at]!
@@ -87,11 +93,14 @@ const extract = (document: string): Extracted => {
       continue
     }
     const indent = fence[1]!.length
+    const fenceLine = at + 1
     const body: Array<{ readonly text: string; readonly from: number }> = []
     for (at++; at < lines.length && lines[at]!.trim() !== "```"; at++) body.push({ text: lines[at]!.slice(indent), from: at + 1 })
     blocks++
     const own = bound(body.map((entry) => entry.text).join("\n"))
-    if (directive?.startsWith("file ")) {
+    if (directive?.startsWith("skip")) {
+      skipped.push(`${document}:${fenceLine}: ${directive.slice("skip".length).trim()}`)
+    } else if (directive?.startsWith("file ")) {
       modules.push({ path: directive.slice("file ".length).trim(), lines: body, own, prelude: false, generator: false })
     } else {
       modules.push({ path: `snippet-${body[0]?.from ?? at}.ts`, lines: body, own, prelude: true, generator: directive === "generator" })
@@ -103,11 +112,11 @@ const extract = (document: string): Extracted => {
     if (!module.prelude) continue
     const kept = prelude.filter((entry) => [...bound(entry.text)].every((name) => !module.own.has(name)))
     const body = module.generator
-      ? [{ text: "export const snippet = Effect.gen(function*() {", from: module.lines[0]?.from ?? 0 }, ...module.lines, { text: "})", from: module.lines.at(-1)?.from ?? 0 }]
+      ? [{ text: "import * as SnippetEffect from \"effect/Effect\"; export const snippet = SnippetEffect.gen(function*() {", from: module.lines[0]?.from ?? 0 }, ...module.lines, { text: "})", from: module.lines.at(-1)?.from ?? 0 }]
       : module.lines
     module.lines.splice(0, module.lines.length, ...kept, ...body)
   }
-  return { document, modules, blocks }
+  return { document, modules, blocks, skipped }
 }
 
 let work = ""
@@ -165,6 +174,12 @@ describe("the ts snippets of README.md and docs/*.md type-check", () => {
     expect(extracted.reduce((sum, { blocks }) => sum + blocks, 0)).toBeGreaterThan(30)
     expect(errors.get("(tsc)") ?? []).toEqual([])
     expect(errors.get("(unknown)") ?? []).toEqual([])
+  })
+
+  it("skips only blocks that say why", () => {
+    const skipped = extracted.flatMap((doc) => doc.skipped)
+    for (const entry of skipped) expect(entry).toMatch(/^\S+:\d+: \S.{10,}/)
+    expect(skipped.map((entry) => entry.replace(/:\d+:/, ":"))).toEqual(["docs/architecture.md: the shape of a route, with ... for what each field holds"])
   })
 
   for (const document of documents) {

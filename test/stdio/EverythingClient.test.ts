@@ -33,7 +33,7 @@ describe("everything over stdio with the official client", () => {
     expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28")
     const discovered = await client.discover()
     expect(discovered.supportedVersions).toEqual(["2026-07-28"])
-    expect(Object.keys(discovered.capabilities).toSorted()).toEqual(["completions", "logging", "prompts", "resources", "tools"])
+    expect(Object.keys(discovered.capabilities).toSorted()).toEqual(["completions", "extensions", "logging", "prompts", "resources", "tools"])
     expect(client.getServerVersion()?.name).toBe("snodo-everything")
   })
 

@@ -8,9 +8,9 @@
  * event, so every notification precedes the response on the wire.
  *
  * Whatever ends the exchange first wins, and nothing is written after it: the handler's outcome,
- * the deadline (504, or a terminal -32603 event inside an open stream), a cancellation (no
- * JSON-RPC message at all), or the client going away (the handler's fiber is interrupted and its
- * finalizers run).
+ * the deadline (504, or a terminal -32603 event inside an open stream), the request's credential
+ * lapsing (its {@link Authentication.Grant} says how), a cancellation (no JSON-RPC message at
+ * all), or the client going away (the handler's fiber is interrupted and its finalizers run).
  *
  * The exchange decides; a {@link Delivery} writes. Each adapter has its own: `McpHttp` builds an
  * Effect `HttpServerResponse`, `NodeServe` writes to Node's `ServerResponse` directly.
@@ -23,6 +23,7 @@ import type { RequestId, Request } from "@snodo/core/pipeline/Envelope"
 import type * as CoreListen from "@snodo/core/runtime/Listen"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
 import type { Outcome, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Replies from "./Replies.ts"
 
@@ -63,10 +64,12 @@ export class Exchange {
   fiber: Fiber.Fiber<unknown> | undefined = undefined
   private state = Pending
   private readonly delivery: Delivery
+  private readonly grant: Authentication.Grant["Service"] | undefined
 
-  constructor(id: RequestId, delivery: Delivery, notifications: boolean) {
+  constructor(id: RequestId, delivery: Delivery, notifications: boolean, grant?: Authentication.Grant["Service"]) {
     this.id = id
     this.delivery = delivery
+    this.grant = grant
     this.sink = notifications ? { write: (frame) => this.write(frame) } : undefined
   }
 
@@ -97,8 +100,17 @@ export class Exchange {
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
-    const status = outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code)
+    // An authorization matter (say, an insufficient scope) gets the grant's answer while nothing was written.
+    const answer = outcome._tag === "Error" && this.state === Pending ? this.grant?.answer(outcome) : undefined
+    if (answer !== undefined) return void this.settle(answer, outcome.frame)
+    const status = outcome._tag === "Result" ? 200 : outcome.status
     this.settle(Replies.json(outcome.frame, status), outcome.frame)
+  }
+
+  /** The credential lapsed: the handler is interrupted and the client told so, as the grant says. */
+  lapse(lapse: Authentication.Lapse): void {
+    const frame = Encoder.error(this.id, lapse.error)
+    if (this.settle(Replies.json(frame, lapse.status, lapse.headers), frame)) this.interrupt()
   }
 
   /** The deadline passed: the handler is interrupted and the client told so. */
@@ -146,13 +158,16 @@ export interface StartOptions {
   readonly deadlineMillis: number | undefined
   /** The transport's listen streams, for `subscriptions/listen`. */
   readonly subscriptions?: CoreListen.Streams
+  /** The request's credential: the exchange ends when it lapses. */
+  readonly grant?: Authentication.Grant["Service"] | undefined
 }
 
 /**
- * Starts an exchange: registers it for posted cancellation, arms its deadline, and runs the
- * request's handler in its own fiber. Returns the release to call once the response is over
- * (written, or the client gone): it disarms the deadline, unregisters the exchange and
- * interrupts the handler if it still runs. Call it exactly once, uninterruptibly.
+ * Starts an exchange: runs the request's handler in its own fiber and, when the handler did not
+ * answer at once, registers the exchange for posted cancellation and arms its deadline. Returns
+ * the release to call once the response is over (written, or the client gone): it disarms the
+ * deadline, unregisters the exchange and interrupts the handler if it still runs. Call it exactly
+ * once, uninterruptibly.
  *
  * @since 0.1.0
  */
@@ -163,18 +178,23 @@ export const start = (
   delivery: Delivery,
   options: StartOptions
 ): () => void => {
-  const exchange = new Exchange(request.id, delivery, options.notifications)
-  const unregister = environment.registry.register(principal, request.id, exchange)
-  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
+  const grant = options.grant
+  const exchange = new Exchange(request.id, delivery, options.notifications, grant)
   const context = options.subscriptions === undefined
     ? { transport: "http" as const, sink: exchange.sink }
     : { transport: "http" as const, sink: exchange.sink, subscriptions: options.subscriptions }
   const fiber = Effect.runForkWith(options.context)(
     Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
   )
+  // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
+  if (fiber.pollUnsafe() !== undefined) return () => exchange.close()
+  const unregister = environment.registry.register(principal, request.id, exchange)
+  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
+  const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
   exchange.fiber = environment.scope === undefined ? fiber : Fiber.runIn(fiber, environment.scope)
   return () => {
     if (timer !== undefined) clearTimeout(timer)
+    lapse?.()
     unregister()
     exchange.close()
   }

@@ -4,10 +4,10 @@
  * `TestClock.adjust`), under `it.live` on the real clock.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Schema } from "effect"
+import { Effect, Fiber, Layer, Queue, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { McpServer, Progress, Tool } from "@snodo/core"
-import { McpTestClient } from "@snodo/testing"
+import { type Client, McpTestClient } from "@snodo/testing"
 
 const slow = Tool.make("slow", { description: "Three steps, 100 ms apart", input: Schema.Struct({}) }, () =>
   Effect.gen(function*() {
@@ -20,28 +20,27 @@ const slow = Tool.make("slow", { description: "Three steps, 100 ms apart", input
 
 const TestClient = McpTestClient.layer.pipe(Layer.provide(McpServer.make({ name: "clock", version: "1.0.0" }).add(slow).layer))
 
-/** The progress values a call reported, in order. */
-const reported = (updates: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
-  updates.map((update) => (update["params"] as { readonly progress?: unknown } | undefined)?.progress)
+/** The progress values the server reported so far, in order. */
+const reported = (client: Client) =>
+  Effect.map(Queue.takeAll(client.notifications), (notifications) =>
+    notifications.filter((notification) => notification.method === "notifications/progress").map((notification) => notification.params["progress"]))
 
 describe("a handler that sleeps", () => {
   it.effect("runs on the TestClock under it.effect: fork the call, adjust the clock, join", () =>
     Effect.gen(function*() {
       const client = yield* McpTestClient
-      const updates: Array<Readonly<Record<string, unknown>>> = []
-      const call = yield* Effect.forkChild(client.callTool("slow", {}, { progressToken: "p", onNotification: (update) => updates.push(update) }))
+      const call = yield* Effect.forkChild(client.callTool("slow", {}, { progressToken: "p" }))
       yield* TestClock.adjust("300 millis")
       const result = yield* Fiber.join(call)
       expect(result.content).toEqual([{ type: "text", text: "done" }])
-      expect(reported(updates)).toEqual([1, 2, 3])
+      expect(yield* reported(client)).toEqual([1, 2, 3])
     }).pipe(Effect.provide(TestClient)))
 
   it.live("runs on the real clock under it.live", () =>
     Effect.gen(function*() {
       const client = yield* McpTestClient
-      const updates: Array<Readonly<Record<string, unknown>>> = []
-      const result = yield* client.callTool("slow", {}, { progressToken: "p", onNotification: (update) => updates.push(update) })
+      const result = yield* client.callTool("slow", {}, { progressToken: "p" })
       expect(result.content).toEqual([{ type: "text", text: "done" }])
-      expect(reported(updates)).toEqual([1, 2, 3])
+      expect(yield* reported(client)).toEqual([1, 2, 3])
     }).pipe(Effect.provide(TestClient)))
 })

@@ -10,8 +10,8 @@ const program = Effect.gen(function*() {
   const client = yield* McpTestClient
   const added = yield* client.callTool("add", { a: 1, b: 2 })
   const refused = yield* client.callTool("shout", { word: "" })
-  const tools = yield* client.listAll("tools/list")
-  return { sum: added.structuredContent?.["sum"], refused: refused.isError === true, tools: tools.map((tool) => tool["name"]) }
+  const tools = yield* client.list("tools")
+  return { structured: added.structuredContent, refused: refused.isError === true, tools: tools.map((tool) => tool.name) }
 })
 
 program.pipe(
