@@ -14,7 +14,7 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, tasks)
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
@@ -54,7 +54,7 @@ const rounds = Math.round(flag("--rounds", 2))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "listen"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -166,6 +166,14 @@ const record = (key: string, peer: PeerId, value: number): void => {
 const declare = (key: string, info: { readonly group: string; readonly label: string; readonly unit: string; readonly better: "higher" | "lower" }): void => {
   if (!metrics.has(key)) metrics.set(key, { key, ...info, values: {} })
 }
+
+declare("tasks.memory.perS", {
+  group: "tasks",
+  label: "tasks created and run to completion (memory store, in process)",
+  unit: "tasks/s",
+  better: "higher"
+})
+declare("tasks.plain.perS", { group: "tasks", label: "plain tools/call of the same tool (in process)", unit: "calls/s", better: "higher" })
 
 const problem = (peer: PeerId, scenario: string, error: unknown): void => {
   const message = error instanceof Error ? error.message : String(error)
@@ -591,6 +599,20 @@ const listen = async (): Promise<void> => {
   }
 }
 
+/** Tasks on the memory store beside plain calls, in a process of its own (`bench/tasks.ts`). */
+const tasks = async (): Promise<void> => {
+  const child = spawn(process.execPath, [path("bench/tasks.ts"), "5000"], { stdio: ["ignore", "pipe", "inherit"] })
+  let output = ""
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (chunk: string) => void (output += chunk))
+  const code = await new Promise<number>((resolve) => child.once("exit", (exit) => resolve(exit ?? 1)))
+  if (code !== 0) return problem("snodo", "tasks", `bench/tasks.ts exited ${code}`)
+  const result = JSON.parse(output) as { readonly tasksPerS: number; readonly plainPerS: number }
+  record("tasks.memory.perS", "snodo", result.tasksPerS)
+  record("tasks.plain.perS", "snodo", result.plainPerS)
+  progress(`   snodo: ${result.tasksPerS.toFixed(0)} tasks/s created and completed, ${result.plainPerS.toFixed(0)} plain calls/s`)
+}
+
 // ---- run --------------------------------------------------------------------------------------
 
 const notes: Array<string> = [
@@ -636,6 +658,10 @@ const notes: Array<string> = [
   "effect/ai's `McpServer.notifications`). It reads the server's RSS 1 s after every stream was acknowledged, then " +
   "publishes a change 5 times and times its arrival on every stream (from sending the `publish` call). On snodo it " +
   "also checks that closing the client side leaves no stream registered on the server. The floors have no listen streams.",
+  "Tasks: `bench/tasks.ts`, in its own process and without a transport: 5,000 `tools/call`s of a tool whose policy " +
+  "makes it a task (created 32 at a time; each is stored, leased, run by the runner's worker with the task's " +
+  "services, and its result stored and published), timed until the last `notifications/tasks` with `completed` " +
+  "reaches the hub; beside it, 20,000 sequential plain `tools/call`s of the same tool through the same pipeline.",
   "Ratios are snodo ÷ peer for the same figure in this run: above 1 is better for snodo where higher is better, " +
   "below 1 where lower is better."
 ]
@@ -669,6 +695,10 @@ if (scenarios.has("startup") && !overBudget()) {
 if (scenarios.has("listen") && !overBudget()) {
   progress(`listen: ${listenStreams} open streams (snodo)`)
   await listen()
+}
+if (scenarios.has("tasks") && !overBudget()) {
+  progress("tasks (memory store, in process)")
+  await tasks()
 }
 if (overBudget()) notes.push("The run hit its 14-minute budget; later scenarios were skipped.")
 
