@@ -31,6 +31,8 @@ export interface Worker {
   readonly park: (inputRequests: Readonly<Record<string, InputRequest>>) => Effect.Effect<Task.TaskRecord | undefined>
   /** Back to `working` once what it waited for was answered (when the store did not already). */
   readonly resume: Effect.Effect<void>
+  /** A new `statusMessage` for the task. */
+  readonly note: (statusMessage: string) => Effect.Effect<void>
 }
 
 /**
@@ -54,6 +56,11 @@ export class TaskInput implements Session {
   constructor(task: Task.TaskRecord, worker: Worker) {
     this.current = task
     this.worker = worker
+  }
+
+  /** Sets the task's `statusMessage` (what `tasks/get` and `notifications/tasks` show next). */
+  note(statusMessage: string): Effect.Effect<void> {
+    return this.worker.note(statusMessage)
   }
 
   /** A newer record of the task (a heartbeat, a client's answers): wakes an input waiting for it. */

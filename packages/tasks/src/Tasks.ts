@@ -255,6 +255,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             const phase = TaskPhase.of({
               phase: "request",
               taskId: undefined,
+              note: () => Effect.void,
               detach: Effect.flatMap(Effect.serviceOption(McpInput), (session) => {
                 carried = Option.isSome(session) ? session.value.answers() : {}
                 return Effect.interrupt

@@ -30,6 +30,9 @@ let interrupted = 0
 const forever = Tool.make("forever", { input: Schema.Struct({}) }, () =>
   Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => void interrupted++)), Effect.as("never")))
 
+const noting = Tool.make("noting", { input: Schema.Struct({}) }, () =>
+  Tasks.status("warming up").pipe(Effect.andThen(Effect.never), Effect.as("never")))
+
 const quick = Tool.make("quick", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) =>
   Effect.sleep("10 millis").pipe(Effect.as(`quick ${text}`)))
 
@@ -45,11 +48,12 @@ const greeter = Tool.make("greeter", { input: Schema.Struct({}) }, () =>
 
 const makeLayer = (options: Partial<Tasks.Options> = {}) =>
   McpServer.make({ name: "runner-test", version: "1" })
-    .add(flaky, forever, quick, greeter)
+    .add(flaky, forever, noting, quick, greeter)
     .extend(Tasks.extension({
       tools: {
         flaky: Tasks.required(),
         forever: Tasks.required(),
+        noting: Tasks.required(),
         quick: Tasks.optional({ when: (args) => args["text"] !== "sync" }),
         greeter: Tasks.optional({ detach: true })
       },
@@ -155,6 +159,15 @@ describe("the Tasks runner", () => {
       expect(yield* get(taskId)).toMatchObject({ status: "cancelled" })
       expect(yield* McpTestClient.use((client) => client.request("tasks/cancel", { taskId }, withTasks))).toMatchObject({ resultType: "complete" })
       expect(yield* get(taskId)).toMatchObject({ status: "cancelled" })
+    }).pipe(provide()))
+
+  it.effect("Tasks.status sets the statusMessage clients see", () =>
+    Effect.gen(function*() {
+      const taskId = yield* create("noting", {})
+      yield* settle
+      expect(yield* get(taskId)).toMatchObject({ status: "working", statusMessage: "warming up" })
+      // outside a task (here: a synchronous call of a tool that is not named), it does nothing
+      expect(yield* Tasks.status("ignored")).toBeUndefined()
     }).pipe(provide()))
 
   it.effect("a run longer than the maximum fails with -32603", () =>
