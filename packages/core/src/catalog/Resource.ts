@@ -15,6 +15,7 @@
  */
 import { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import type * as Shaping from "../pipeline/Shaping.ts"
 import type * as Content from "./Content.ts"
 import type { Annotations, Icon } from "./Tool.ts"
 
@@ -34,10 +35,7 @@ export interface Description {
 }
 
 /** Cache hints for reads of this resource (default: the server's). @since 0.1.0 */
-export interface CacheHint {
-  readonly ttlMs: number
-  readonly cacheScope: "public" | "private"
-}
+export type CacheHint = Shaping.CacheHint
 
 /** What a read handler returns: one contents item or several. @since 0.1.0 */
 export type ReadResult = Content.ResourceContents | ReadonlyArray<Content.ResourceContents>

@@ -27,26 +27,17 @@ import type { Effect, Schema } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
 import type { McpError } from "../pipeline/McpError.ts"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
+import type { Icon as WireIcon } from "../wire/Meta.ts"
+import type { ToolAnnotations } from "../wire/Tools.ts"
 import type { ToolResult } from "./ToolResult.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Tool")
 
-/** Hints about a tool's behaviour (untrusted by clients). @since 0.1.0 */
-export interface Annotations {
-  readonly title?: string
-  readonly readOnlyHint?: boolean
-  readonly destructiveHint?: boolean
-  readonly idempotentHint?: boolean
-  readonly openWorldHint?: boolean
-}
+/** Hints about a tool's behaviour (untrusted by clients): the wire's `ToolAnnotations`. @since 0.1.0 */
+export type Annotations = ToolAnnotations
 
-/** An icon a client may show. @since 0.1.0 */
-export interface Icon {
-  readonly src: string
-  readonly mimeType?: string
-  readonly sizes?: ReadonlyArray<string>
-  readonly theme?: "light" | "dark"
-}
+/** An icon a client may show: the wire's `Icon`. @since 0.1.0 */
+export type Icon = WireIcon
 
 /** Descriptive fields shared by both input forms. @since 0.1.0 */
 export interface Description {
