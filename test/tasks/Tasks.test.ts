@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { validateServerMessage } from "../support/OfficialSchema.ts"
+import { eventsOf } from "../support/Sse.ts"
 import { spawnServer, type StdioProcess } from "../support/StdioProcess.ts"
 import { serveTasksHttp } from "../support/TaskServer.ts"
 
@@ -219,23 +220,8 @@ const post = (message: Message, user = "alice", extra?: Record<string, string>) 
   fetch(http.url, { method: "POST", headers: headersOf(message, user, extra), body: JSON.stringify(message) })
 
 const sse = (response: Response, method: string) => {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ""
-  return async (): Promise<Frame> => {
-    for (;;) {
-      const boundary = buffer.indexOf("\n\n")
-      if (boundary >= 0) {
-        const event = buffer.slice(0, boundary)
-        buffer = buffer.slice(boundary + 2)
-        const data = event.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n")
-        if (data === "") continue
-        return checked(JSON.parse(data) as Frame, method)
-      }
-      const chunk = await reader.read()
-      if (chunk.done) throw new Error("the stream ended")
-      buffer += chunk.value
-    }
-  }
+  const next = eventsOf(response)
+  return async (): Promise<Frame> => checked(await next() as Frame, method)
 }
 
 const httpPeerOf = (user: string): Peer => ({

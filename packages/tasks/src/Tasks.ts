@@ -110,6 +110,12 @@ const storeFailed = (error: TaskStoreError): Effect.Effect<never, McpError> =>
 
 const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
 
+/** Fails with -32602 (the limit in `data`) when `value` is larger than `limit` bytes of JSON. */
+const within = (value: unknown, limit: number, what: string): Effect.Effect<void, InvalidParams> =>
+  bytesOf(value) > limit
+    ? Effect.fail(new InvalidParams({ message: `Invalid params: ${what} exceed ${limit} bytes`, data: { limit } }))
+    : Effect.void
+
 /** JSON only: a principal's claims or arguments as they survive a store. */
 const asJson = <A>(value: A): Readonly<Record<string, JsonValue>> => JSON.parse(JSON.stringify(value ?? {})) as Readonly<Record<string, JsonValue>>
 
@@ -189,12 +195,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
           run: (call) =>
             Effect.gen(function*() {
               const task = yield* owned(call.params.taskId, call.principal)
-              if (bytesOf(call.params.inputResponses) > maxInputBytes) {
-                return yield* new InvalidParams({
-                  message: `Invalid params: inputResponses exceed ${maxInputBytes} bytes`,
-                  data: { limit: maxInputBytes }
-                })
-              }
+              yield* within(call.params.inputResponses, maxInputBytes, "inputResponses")
               const responses = asJson(call.params.inputResponses)
               const updated = yield* store.respond(task.taskId, responses).pipe(Effect.catchTag("TaskStoreError", storeFailed))
               yield* announce(task, updated)
@@ -218,12 +219,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
         /** Creates the task of a call and answers its `CreateTaskResult` once it is durable. */
         const create = (call: Route.Call<ToolCall.Params>, target: ToolCall.Target, answers: Readonly<Record<string, JsonValue>>) =>
           Effect.gen(function*() {
-            if (bytesOf(target.arguments) > maxInputBytes) {
-              return yield* new InvalidParams({
-                message: `Invalid params: arguments exceed the task input limit of ${maxInputBytes} bytes`,
-                data: { limit: maxInputBytes }
-              })
-            }
+            yield* within(target.arguments, maxInputBytes, "the arguments of a task")
             const work: Task.Work = {
               tool: target.tool.tool.name,
               arguments: asJson(target.arguments),
