@@ -45,6 +45,10 @@ export interface Connection {
   readonly end: Effect.Effect<void>
   /** Requests currently in flight. */
   readonly inFlight: Effect.Effect<number>
+  /** {@link Connection.inFlight} outside any fiber (a transport's read backpressure). */
+  readonly inFlightUnsafe: () => number
+  /** Characters of the frames of the requests in flight (what they hold of their input). */
+  readonly inFlightCharsUnsafe: () => number
 }
 
 /**
@@ -67,6 +71,8 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly sink: RequestSink
   /** Open listen streams at once (default 32). */
   readonly maxSubscriptions?: number
+  /** Called whenever a request in flight has been answered (or interrupted). */
+  readonly onSettled?: () => void
 }): Effect.fn.Return<Connection, never, ServerRuntime | Scope.Scope> {
   const runtime = yield* ServerRuntime
   const scope = yield* Scope.Scope
@@ -75,6 +81,7 @@ export const make = Effect.fnUntraced(function*(options: {
   const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
   const context = { transport: options.transport, sink: options.sink, subscriptions }
   const requests = new Map<string, Fiber.Fiber<void>>()
+  let requestChars = 0
   let idle: Array<() => void> = []
   let closed = false
 
@@ -87,22 +94,25 @@ export const make = Effect.fnUntraced(function*(options: {
     if (!closed) fork(write(frame))
   }
 
-  const settled = (key: string, fiber: Fiber.Fiber<void>) => () => {
+  const settled = (key: string, fiber: Fiber.Fiber<void>, chars: number) => () => {
     if (requests.get(key) === fiber) requests.delete(key)
+    requestChars -= chars
     if (requests.size === 0 && idle.length > 0) {
       const waiting = idle
       idle = []
       for (const wake of waiting) wake()
     }
+    options.onSettled?.()
   }
 
-  const onRequest = (fork: Fork, request: Envelope.Request): void => {
+  const onRequest = (fork: Fork, request: Envelope.Request, chars: number): void => {
     const key = Encoder.idKey(request.id)
     if (requests.has(key)) return writeUnsafe(fork, runtime.reject(request.id, duplicate).frame)
     const fiber = fork(Effect.flatMap(runtime.handle(request, context), respond))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
     requests.set(key, fiber)
-    fiber.addObserver(settled(key, fiber))
+    requestChars += chars
+    fiber.addObserver(settled(key, fiber, chars))
   }
 
   const onNotification = (notification: Envelope.Notification): void => {
@@ -119,7 +129,7 @@ export const make = Effect.fnUntraced(function*(options: {
     const message = Envelope.decode(frame)
     switch (message._tag) {
       case "Request":
-        return onRequest(fork, message)
+        return onRequest(fork, message, frame.length)
       case "Notification":
         return onNotification(message)
       case "Invalid":
@@ -152,6 +162,8 @@ export const make = Effect.fnUntraced(function*(options: {
     receiveUnsafe: (frame) => receiveWith(forkHere, frame),
     drain,
     end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), drain),
-    inFlight: Effect.sync(() => requests.size)
+    inFlight: Effect.sync(() => requests.size),
+    inFlightUnsafe: () => requests.size,
+    inFlightCharsUnsafe: () => requestChars
   }
 })
