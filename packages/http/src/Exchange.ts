@@ -97,6 +97,10 @@ export class Exchange {
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
+    if (outcome._tag === "Error" && outcome.refusal !== undefined) {
+      this.settle(Replies.refusal(outcome.frame, outcome.refusal), outcome.frame)
+      return
+    }
     const status = outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code)
     this.settle(Replies.json(outcome.frame, status), outcome.frame)
   }

@@ -23,6 +23,7 @@
 import type { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
+import type { Refusal } from "@snodo/core/runtime/ServerRuntime"
 
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
@@ -77,6 +78,15 @@ export const errorFrame = (code: number, message: string): string => Encoder.err
  */
 export const refuse = (status: number, code: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
   json(errorFrame(code, message), status, headers)
+
+/**
+ * The answer to a request the runtime refused by a bound: 503 (busy) or 429 (rate limited), with
+ * `Retry-After` in whole seconds (at least 1).
+ *
+ * @since 0.1.0
+ */
+export const refusal = (frame: string, refused: Refusal): Reply =>
+  json(frame, refused.reason === "busy" ? 503 : 429, { "retry-after": String(Math.max(1, Math.ceil(refused.retryAfterMillis / 1000))) })
 
 /**
  * The answer to a defect of the transport (a bug, or an application's `allowedHosts` predicate

@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Semaphore } from "effect"
-import { InternalError } from "../pipeline/McpError.ts"
+import { ServerBusy } from "../pipeline/McpError.ts"
 
 /** Executor limits. @since 0.1.0 */
 export interface Options {
@@ -29,7 +29,7 @@ export const defaults = { maxRunning: 32, maxQueued: 256 } as const
 
 /** @since 0.1.0 */
 export class Executor extends Context.Service<Executor, {
-  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | InternalError, R>
+  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ServerBusy, R>
   /** Requests admitted and not yet finished (running plus queued). */
   readonly active: () => number
 }>()("@snodo/core/Executor") {
@@ -42,14 +42,14 @@ export class Executor extends Context.Service<Executor, {
     const release = Effect.sync(() => {
       active--
     })
-    const busy = new InternalError({
+    const busy = new ServerBusy({
       message: "Server busy: too many requests in flight",
       data: { retryable: true, limit: maxQueued }
     })
     return {
       active: () => active,
       run: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        Effect.suspend((): Effect.Effect<A, E | InternalError, R> => {
+        Effect.suspend((): Effect.Effect<A, E | ServerBusy, R> => {
           if (active >= maxRunning + maxQueued) return Effect.fail(busy)
           active++
           return Effect.ensuring(Semaphore.withPermit(permits, effect), release)

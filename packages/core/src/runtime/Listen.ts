@@ -27,7 +27,7 @@
 import { Deferred, Effect, Exit, Latch, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
-import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import { InternalError, InvalidParams, type McpError, ServerBusy } from "../pipeline/McpError.ts"
 import { SubscriptionIdKey } from "../wire/Meta.ts"
 import { type SubscriptionFilter, SubscriptionsListenRequestParams } from "../wire/Notifications.ts"
 import type { Principal } from "./Principal.ts"
@@ -291,7 +291,7 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const mailbox = new Mailbox(input.limits)
   const release = input.streams.acquire(() => mailbox.close())
   if (release === "full") {
-    return yield* new InternalError({
+    return yield* new ServerBusy({
       message: "Server busy: too many open subscriptions",
       data: { retryable: true, limit: input.streams.limit }
     })

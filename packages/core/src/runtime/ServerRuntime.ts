@@ -66,7 +66,25 @@ export interface RequestContext {
  */
 export type Outcome =
   | { readonly _tag: "Result"; readonly frame: string; readonly streamEnd?: string }
-  | { readonly _tag: "Error"; readonly frame: string; readonly code: number; readonly streamEnd?: string }
+  | {
+    readonly _tag: "Error"
+    readonly frame: string
+    readonly code: number
+    readonly streamEnd?: string
+    /** Set when the request was refused by a bound, not failed: HTTP answers 503 or 429 with `Retry-After`. */
+    readonly refusal?: Refusal
+  }
+
+/**
+ * Why a request was refused before it ran, and when to retry: `"busy"` (a concurrency or queue
+ * bound: `ServerBusy`) or `"rate-limited"` (a component's rate limit: `RateLimited`).
+ *
+ * @since 0.1.0
+ */
+export interface Refusal {
+  readonly reason: "busy" | "rate-limited"
+  readonly retryAfterMillis: number
+}
 
 /** The server's fixed configuration, resolved from its options. @since 0.1.0 */
 export interface Settings {
@@ -105,11 +123,19 @@ export interface Parts {
   readonly hub?: SubscriptionHub["Service"]
 }
 
-const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => ({
-  _tag: "Error",
-  frame: Encoder.error(id, toWire(error)),
-  code: error.code
-})
+const busyRefusal: Refusal = { reason: "busy", retryAfterMillis: 1000 }
+
+const errorOutcome = (id: Envelope.RequestId | null, error: McpError): Outcome => {
+  const outcome = { _tag: "Error", frame: Encoder.error(id, toWire(error)), code: error.code } as const
+  switch (error._tag) {
+    case "ServerBusy":
+      return { ...outcome, refusal: busyRefusal }
+    case "RateLimited":
+      return { ...outcome, refusal: { reason: "rate-limited", retryAfterMillis: error.data.retryAfterMs } }
+    default:
+      return outcome
+  }
+}
 
 interface Handled {
   readonly result: Readonly<Record<string, unknown>>
