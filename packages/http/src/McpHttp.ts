@@ -32,6 +32,7 @@ import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/h
 import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { fromContext } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
@@ -67,7 +68,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const runtime = yield* ServerRuntime
   const settings = resolve(options)
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
-  const listen = Listen.make(environment, settings.maxSubscriptions)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   let inFlight = 0
 
   /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
@@ -106,7 +108,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       inFlight++
       return Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
     }))
-    const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis)
+    const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
     const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
     if (route._tag === "Reply") return Replies.toResponse(route.reply)

@@ -33,6 +33,7 @@ import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { anonymous } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import type * as Http from "node:http"
+import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
@@ -84,8 +85,9 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make(), scope: handlers }
-  const listen = Listen.make(environment, settings.maxSubscriptions)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const active = new Set<Http.ServerResponse>()
+  const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
@@ -112,6 +114,9 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings), expectsContinue)
     }
+    if (BodyReader.declaredOverBudget(request.headers["content-length"], budget)) {
+      return refuse(response, RequestChecks.bodyRefusal(BodyReader.overBudget, settings), expectsContinue)
+    }
     if (expectsContinue) response.writeContinue()
     active.add(response)
     let release: (() => void) | undefined
@@ -134,7 +139,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       } catch (error) {
         fail(response, error)
       }
-    })
+    }, budget)
   }
 
   /** Node's listener for one kind of request; nothing it throws reaches Node's event emitter. */

@@ -23,6 +23,7 @@
 import type { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
+import type { WireError } from "@snodo/core/pipeline/McpError"
 import type { Refusal } from "@snodo/core/runtime/ServerRuntime"
 
 /**
@@ -78,6 +79,14 @@ export const errorFrame = (code: number, message: string): string => Encoder.err
  */
 export const refuse = (status: number, code: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
   json(errorFrame(code, message), status, headers)
+
+/**
+ * A refusal whose JSON-RPC error (without an `id`) carries `data`.
+ *
+ * @since 0.1.0
+ */
+export const refuseWith = (status: number, error: WireError, headers?: Readonly<Record<string, string>>): Reply =>
+  json(Encoder.error(null, error), status, headers)
 
 /**
  * The answer to a request the runtime refused by a bound: 503 (busy) or 429 (rate limited), with

@@ -34,6 +34,7 @@ const single = (value: string | ReadonlyArray<string> | undefined): string | und
 
 const closeHeaders = { connection: "close" }
 const busyHeaders = { "retry-after": "1" }
+const busyCloseHeaders = { "retry-after": "1", connection: "close" }
 
 /**
  * The refusal of a request before its body is read, or `undefined` when it may proceed.
@@ -83,5 +84,11 @@ export const bodyRefusal = (body: Exclude<Body, { readonly _tag: "Text" }>, sett
       return Replies.json(Replies.errorFrame(-32700, "Parse error: invalid UTF-8"), 400)
     case "Failed":
       return Replies.refuse(400, -32600, "Request body could not be read", closeHeaders)
+    case "OverBudget":
+      return Replies.refuseWith(503, {
+        code: -32603,
+        message: "Server busy: request bodies being read are over their memory budget",
+        data: { retryable: true, limit: settings.maxBufferedBodyBytes }
+      }, busyCloseHeaders)
   }
 }

@@ -64,8 +64,8 @@ export interface Options {
   readonly executor?: ExecutorOptions
   readonly progress?: Partial<ProgressLimits>
   /**
-   * Per-stream limits of `subscriptions/listen` (default 64 queued changes, drop-oldest, 1,000
-   * URIs). Listen is served only when a `SubscriptionHub` is provided.
+   * Per-stream limits of `subscriptions/listen` (default 64 queued changes or 1 Mi characters of
+   * them, drop-oldest, 1,000 URIs). Listen is served only when a `SubscriptionHub` is provided.
    */
   readonly subscriptions?: Partial<ListenLimits>
   /** Extensions advertised in `capabilities.extensions`. */
