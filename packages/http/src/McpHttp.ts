@@ -58,6 +58,12 @@ export interface McpHttpApp {
   readonly closeSubscriptions: Effect.Effect<void>
 }
 
+/** The request target as sent: Node's raw one where the platform kept it, else the request's URL. */
+const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const raw = (request.source as { readonly url?: unknown }).url
+  return typeof raw === "string" ? raw : request.url
+}
+
 /**
  * Builds the application for the `ServerRuntime` in context. Build it once: the per-request path
  * allocates no Layer and looks up no service but the request's own.
@@ -102,7 +108,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const startedAt = Date.now()
     const head = RequestHead.read(request)
-    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight)
+    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, {
+      target: targetOf(request),
+      hosts: head.hosts
+    })
     if (refusal !== undefined) return Replies.toResponse(refusal)
     yield* Effect.uninterruptible(Effect.suspend(() => {
       inFlight++

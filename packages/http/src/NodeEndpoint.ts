@@ -109,7 +109,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
-    const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size)
+    const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, {
+      target: request.url ?? "/",
+      hosts: head.hosts
+    })
     if (refusal !== undefined) return refuse(response, refusal, expectsContinue)
     if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings), expectsContinue)
