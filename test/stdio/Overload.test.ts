@@ -52,3 +52,52 @@ describe("stdio read backpressure", () => {
     expect((await server.exited).code).toBe(0)
   }, 90_000)
 })
+
+describe("stdio exit paths", () => {
+  /** Every stdout line is a JSON-RPC message: no log ever reaches the protocol's channel. */
+  const protocolOnly = (lines: ReadonlyArray<string>) => lines.every((line) => line.startsWith(`{"jsonrpc":"2.0"`))
+
+  it("end of input: exit 0, the reason on stderr", async () => {
+    const server = spawnServer(listenArgs())
+    server.write(requestLine(1, "tools/list"))
+    await server.read(1)
+    server.child.stdin.end()
+    expect((await server.exited).code).toBe(0)
+    expect(server.stderr()).toMatch(/stdio: end of input/)
+    expect(protocolOnly(server.lines())).toBe(true)
+  })
+
+  it("a stalled stdout: exit 1, the reason on stderr and nothing else on stdout", async () => {
+    const server = spawnServer(listenArgs("--write-timeout", "500"))
+    server.write(requestLine(1, "tools/list"))
+    await server.read(1)
+    server.child.stdout.pause()
+    const big = "x".repeat(256 * 1024)
+    for (let id = 10; id < 40; id++) server.write(requestLine(id, "tools/call", { name: "echo", arguments: { text: big } }))
+    const exit = await server.exited
+    expect(exit.code).toBe(1)
+    expect(server.stderr()).toMatch(/stdio: stdout: the output did not accept a write in time/)
+    server.child.stdout.resume()
+    await sleep(100)
+    expect(protocolOnly(server.lines())).toBe(true)
+  })
+
+  it("a Layer that fails to build: exit 1, the failure on stderr, nothing on stdout", async () => {
+    const server = spawnServer(["test/support/BrokenServerMain.ts"])
+    expect((await server.exited).code).toBe(1)
+    expect(server.stderr()).toMatch(/stdio server failed[\s\S]*twin/)
+    expect(server.lines()).toEqual([])
+  })
+
+  it("SIGTERM: the interruption is logged on stderr", async () => {
+    const server = spawnServer(listenArgs())
+    server.write(requestLine(1, "tools/list"))
+    await server.read(1)
+    server.write(requestLine(2, "tools/call", { name: "hold", arguments: {} }))
+    await sleep(200)
+    server.child.kill("SIGTERM")
+    await server.exited
+    expect(server.stderr()).toMatch(/stdio: interrupted/)
+    expect(protocolOnly(server.lines())).toBe(true)
+  })
+})

@@ -35,7 +35,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Duration, Effect, Latch, Layer, Logger, Queue, Schema, Stdio, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Queue, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "../pipeline/McpError.ts"
 import type { ServerRuntime } from "../runtime/ServerRuntime.ts"
@@ -74,7 +74,10 @@ export const readBounds = { maxInFlight: 256, maxPendingChars: 8 * 1024 * 1024 }
  */
 export class StdoutStalled extends Schema.TaggedError<StdoutStalled>()("StdoutStalled", {
   message: Schema.String
-}) {}
+}) {
+  /** The transport logged it on stderr already: `runMain` must not log it again (on stdout). */
+  override readonly [Runtime.errorReported] = false
+}
 
 /** The Node streams {@link runStreams} serves on. @since 0.1.0 */
 export interface NodeStreams {
@@ -84,6 +87,47 @@ export interface NodeStreams {
 
 /** Loggers that write to stderr, for processes whose stdout is the protocol. @since 0.1.0 */
 export const stderrLogger: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
+
+/**
+ * How a platform runs a main Effect (`NodeRuntime.runMain` has this shape).
+ *
+ * @since 0.1.0
+ */
+export type RunMain = <E, A>(effect: Effect.Effect<A, E>, options?: { readonly disableErrorReporting?: boolean }) => void
+
+/**
+ * Runs a stdio server's main Effect with the platform's runner, with the stderr logger installed
+ * around it: every log, the Layer construction's and the failure report included, goes to stderr
+ * (the runner's own report would go through the default logger to stdout, the protocol's
+ * channel). A failure the transport reported already (a stalled stdout) is not reported twice.
+ *
+ * @example
+ * ```ts
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as NodeStdio from "@effect/platform-node/NodeStdio"
+ * import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+ *
+ * StdioTransport.run().pipe(
+ *   Effect.provide(Server.layer),
+ *   Effect.provide(NodeStdio.layer),
+ *   StdioTransport.runMain(NodeRuntime.runMain)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const runMain = (runner: RunMain) => <E, A>(effect: Effect.Effect<A, E>): void =>
+  runner(
+    effect.pipe(
+      Effect.tapCause((cause) =>
+        Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause))
+          ? Effect.void
+          : Effect.logError("stdio server failed", cause)
+      ),
+      Effect.provide(stderrLogger)
+    ),
+    { disableErrorReporting: true }
+  )
 
 const tooLong = Connection.rejectFrame(new ParseError({ message: "Parse error: line exceeds the size limit" }))
 const invalidUtf8 = Connection.rejectFrame(new ParseError({ message: "Parse error: invalid UTF-8" }))
@@ -172,6 +216,7 @@ const serve = (
       }
     }
     const serving = input.run((chunk) => onFrames(framer.push(chunk))).pipe(
+      Effect.andThen(Effect.logInfo("stdio: end of input; answering the requests in flight, then exiting")),
       // The last line, if unterminated, is handled at once: nothing would resume a backlog now.
       Effect.andThen(Effect.sync(() => {
         for (const frame of framer.end()) receive(frame)
@@ -180,7 +225,17 @@ const serve = (
       Effect.andThen(writer.flushed)
     )
     yield* Effect.raceFirst(serving, Deferred.await(stopped))
-  })).pipe(Effect.provide(stderrLogger))
+  })).pipe(
+    Effect.onExit((exit) => {
+      if (Exit.isSuccess(exit)) return Effect.logInfo("stdio: every answer written; exiting")
+      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.logInfo("stdio: interrupted; the requests in flight were interrupted")
+      const failure = Cause.findErrorOption(exit.cause)
+      return Option.isSome(failure)
+        ? Effect.logError(`stdio: ${failure.value.message}; the requests in flight were interrupted; exiting`)
+        : Effect.logError("stdio: transport defect; exiting", exit.cause)
+    }),
+    Effect.provide(stderrLogger)
+  )
 
 const nodeInput = (stdin: NodeStreams["stdin"]): Input => {
   let paused = false
