@@ -3,8 +3,9 @@
  *
  * A request whose metadata headers agree with its body is run (`Call`), or opens a stream
  * (`Listen`, for `subscriptions/listen`); a request whose headers disagree is 400 with a -32020.
- * A notification is answered 202 (`notifications/cancelled` first cancels the same principal's
- * request with that id). A message that is not a request is refused with its error. `start` runs
+ * A notification whose `MCP-Protocol-Version` or `Mcp-Method` header is missing or disagrees is
+ * 400 with a -32020; otherwise it is answered 202 (`notifications/cancelled` first cancels the same
+ * authenticated principal's request with that id; an anonymous caller's cancel reaches nothing). A message that is not a request is refused with its error. `start` runs
  * a routed request on an adapter's delivery, the same way for both adapters.
  *
  * @example
@@ -23,6 +24,7 @@ import type { Catalog } from "@snodo/core/catalog/Catalog"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import { toWire } from "@snodo/core/pipeline/McpError"
+import { anonymous } from "@snodo/core/runtime/Principal"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
@@ -62,9 +64,16 @@ export const route = (
       if (mismatch !== undefined) return reply(Replies.json(Encoder.error(message.id, toWire(mismatch)), 400))
       return { _tag: message.method === "subscriptions/listen" ? "Listen" : "Call", request: message }
     }
-    case "Notification":
-      if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
+    case "Notification": {
+      const mismatch = McpHeaders.checkNotification(message, head)
+      if (mismatch !== undefined) return reply(Replies.json(Encoder.error(null, toWire(mismatch)), 400))
+      // Anonymous callers are one principal whose ids collide: their posted cancels reach nothing
+      // (they cancel by closing the response, the transport's own signal).
+      if (message.method === "notifications/cancelled" && principal !== anonymous.id) {
+        registry.cancel(principal, message.params["requestId"])
+      }
       return acceptedRoute
+    }
     case "Invalid": {
       return reply(Replies.json(Encoder.error(message.id, toWire(message.error)), Replies.statusOf(message.error.code)))
     }

@@ -21,6 +21,7 @@ import { type Context, Effect, Fiber, type Scope } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type { RequestId, Request } from "@snodo/core/pipeline/Envelope"
 import type * as CoreListen from "@snodo/core/runtime/Listen"
+import { anonymous } from "@snodo/core/runtime/Principal"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
 import type { Outcome, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import type * as Cancellations from "./Cancellations.ts"
@@ -48,6 +49,8 @@ const event = (frame: string): string => `data: ${frame}\n\n`
 const Pending = 0
 const Streaming = 1
 const Ended = 2
+
+const noop = (): void => {}
 
 const closed = Effect.fail(new SinkClosed({ message: "The HTTP response has ended" }))
 
@@ -168,7 +171,8 @@ export const start = (
   options: StartOptions
 ): () => void => {
   const exchange = new Exchange(request.id, delivery, options.notifications)
-  const unregister = environment.registry.register(principal, request.id, exchange)
+  // An anonymous caller's request cannot be tied to a posted cancel (see Cancellations).
+  const unregister = principal === anonymous.id ? noop : environment.registry.register(principal, request.id, exchange)
   const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
   const context = options.subscriptions === undefined
     ? { transport: "http" as const, sink: exchange.sink }
