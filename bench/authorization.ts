@@ -31,7 +31,7 @@ const measure = <E>(label: string, layer: Layer.Layer<McpTestClient, E>, duratio
     let count = 0
     const deadline = Date.now() + durationMs
     while (Date.now() < deadline && count < 1_000_000) {
-      yield* client.listAll("tools/list").pipe(Effect.provideService(Principal.Principal, principalOf(fresh, count)))
+      yield* client.list("tools").pipe(Effect.provideService(Principal.Principal, principalOf(fresh, count)))
       count++
     }
     const perSecond = count / (durationMs / 1000)

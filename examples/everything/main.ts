@@ -3,6 +3,7 @@
  *
  *   npm run -s everything -- --stdio            # over stdio
  *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
+ *   npm run -s everything -- --oauth-issuer https://auth.example.com  # HTTP, callers need its access tokens
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
@@ -32,6 +33,14 @@ if (args.includes("--stdio")) {
   )
 } else {
   const { serveHttp } = await import("./http.ts")
+  const issuerFlag = args.indexOf("--oauth-issuer")
+  const issuer = issuerFlag >= 0 ? args[issuerFlag + 1] : undefined
+  const port = portOf()
+  if (issuerFlag >= 0 && (issuer === undefined || !URL.canParse(issuer) || port === 0)) {
+    // The resource URI tokens are bound to names the port: it must be known before binding.
+    process.stderr.write("--oauth-issuer needs an issuer URL and a fixed --port\n")
+    process.exit(2)
+  }
   // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(portOf()).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+  serveHttp(port, issuer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }

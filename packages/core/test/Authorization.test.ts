@@ -48,11 +48,11 @@ describe("authorization", () => {
       const { layer } = yield* setup
       yield* Effect.gen(function*() {
         const client = yield* McpTestClient
-        expect(names(yield* client.listAll("tools/list").pipe(as(alice)))).toEqual(["public_a", "public_b", "user_c", "admin_d", "secret_e"])
-        expect(names(yield* client.listAll("tools/list").pipe(as(bob)))).toEqual(["public_a", "public_b", "user_c"])
-        expect(names(yield* client.listAll("tools/list").pipe(as(eve)))).toEqual(["public_a", "public_b"])
-        expect(names(yield* client.listAll("resources/list").pipe(as(bob)))).toEqual([])
-        expect(names(yield* client.listAll("prompts/list").pipe(as(alice)))).toEqual(["admin_prompt"])
+        expect(names(yield* client.list("tools").pipe(as(alice)))).toEqual(["public_a", "public_b", "user_c", "admin_d", "secret_e"])
+        expect(names(yield* client.list("tools").pipe(as(bob)))).toEqual(["public_a", "public_b", "user_c"])
+        expect(names(yield* client.list("tools").pipe(as(eve)))).toEqual(["public_a", "public_b"])
+        expect(names(yield* client.list("resources").pipe(as(bob)))).toEqual([])
+        expect(names(yield* client.list("prompts").pipe(as(alice)))).toEqual(["admin_prompt"])
         // capabilities stay catalog-wide
         expect(Object.keys((yield* client.discover().pipe(as(eve)))["capabilities"] as object)).toContain("prompts")
       }).pipe(Effect.provide(layer))
@@ -141,7 +141,7 @@ describe("subscription hub events", () => {
       const memory = SubscriptionHub.makeMemory()
       const hub = CatalogViews.visibleHub(memory, runtime.catalog, policyService)
       const received: Record<string, Array<string>> = { alice: [], bob: [] }
-      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set(["file:///secret", "file:///open"]) }
+      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set(["file:///secret", "file:///open"]), topics: new Set<string>() }
       for (const who of [alice, bob]) {
         yield* hub.subscribe({ filter, principal: who, deliver: (change) => void received[who.id]!.push(change._tag === "ResourceUpdated" ? change.uri : change._tag) })
       }

@@ -5,6 +5,7 @@ import { McpTestClient } from "@snodo/testing"
 
 /** A test-only revision: no client capabilities required, but a `com.example/tenant` key is. */
 const TestDialect: Dialect.Dialect = {
+  ...Dialect.Dialect2026_07_28,
   version: "2099-01-01-test",
   admit: (meta) =>
     typeof meta["com.example/tenant"] !== "string"

@@ -86,9 +86,17 @@ describe("SubscriptionHub and capabilities", () => {
       toolsListChanged: true,
       promptsListChanged: false,
       resourcesListChanged: false,
-      resourceSubscriptions: new Set(["a"])
+      resourceSubscriptions: new Set(["a"]),
+      topics: new Set(["task:1"])
     }
     expect(SubscriptionHub.matches(filter, SubscriptionHub.toolsListChanged)).toBe(true)
+    const topic = (name: string, principal: string | undefined) =>
+      SubscriptionHub.topic({ topic: name, method: "notifications/tasks", params: {}, principal })
+    expect(SubscriptionHub.matches(filter, topic("task:1", undefined))).toBe(true)
+    expect(SubscriptionHub.matches(filter, topic("task:2", undefined))).toBe(false)
+    const alice = { filter, principal: { id: "alice", claims: {} }, deliver: () => {} }
+    expect(SubscriptionHub.accepts(alice, topic("task:1", "alice"))).toBe(true)
+    expect(SubscriptionHub.accepts(alice, topic("task:1", "bob"))).toBe(false)
     expect(SubscriptionHub.matches(filter, SubscriptionHub.promptsListChanged)).toBe(false)
     expect(SubscriptionHub.matches(filter, SubscriptionHub.resourceUpdated("a"))).toBe(true)
     expect(SubscriptionHub.matches(filter, SubscriptionHub.resourceUpdated("b"))).toBe(false)
@@ -98,7 +106,7 @@ describe("SubscriptionHub and capabilities", () => {
     Effect.gen(function*() {
       const hub = SubscriptionHub.makeMemory({ visible: (principal) => principal.id !== "mallory" })
       const seen: Array<string> = []
-      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set<string>() }
+      const filter = { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: new Set<string>(), topics: new Set<string>() }
       yield* hub.subscribe({ filter, principal: { id: "alice", claims: {} }, deliver: () => void seen.push("alice") })
       yield* hub.subscribe({ filter, principal: { id: "mallory", claims: {} }, deliver: () => void seen.push("mallory") })
       yield* hub.publish(SubscriptionHub.toolsListChanged)

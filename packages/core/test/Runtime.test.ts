@@ -3,7 +3,7 @@ import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { McpServer, Pagination, Progress, Tool } from "@snodo/core"
 import { Executor } from "@snodo/core/runtime/Executor"
 import { SinkClosed } from "@snodo/core/runtime/RequestSink"
-import * as LineFramer from "@snodo/core/transport/LineFramer"
+import * as LineFramer from "../src/internal/LineFramer.ts"
 import { McpTestClient } from "@snodo/testing"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -126,7 +126,7 @@ describe("catalog construction", () => {
   it.effect("lists page through the client with cursors", () =>
     Effect.gen(function*() {
       const client = yield* McpTestClient
-      const all = yield* client.listAll("tools/list")
+      const all = yield* client.list("tools")
       expect(all.map((tool) => tool["name"])).toEqual(Array.from({ length: 5 }, (_, i) => `t${i}`))
       const first = yield* client.request("tools/list")
       expect(first["nextCursor"]).toBeTypeOf("string")

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Schema, Sink, Stdio, Stream } from "effect"
 import { PassThrough, Writable } from "node:stream"
 import { Content, McpServer, Progress, Tool, ToolResult } from "@snodo/core"
-import * as FrameWriter from "@snodo/core/transport/FrameWriter"
+import * as FrameWriter from "../src/internal/FrameWriter.ts"
 import * as StdioTransport from "@snodo/core/transport/StdioTransport"
 
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }

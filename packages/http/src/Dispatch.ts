@@ -2,7 +2,8 @@
  * What the transport does with one decoded message, the same for every adapter.
  *
  * A request whose metadata headers agree with its body is run (`Call`), or opens a stream
- * (`Listen`, for `subscriptions/listen`); a request whose headers disagree is 400 with a -32020.
+ * (`Listen`, for a method whose route streams: `subscriptions/listen`); a request whose headers
+ * disagree is 400 with a -32020.
  * A notification whose `MCP-Protocol-Version` or `Mcp-Method` header is missing or disagrees is
  * 400 with a -32020; otherwise it is answered 202 (`notifications/cancelled` first cancels the same
  * authenticated principal's request with that id; an anonymous caller's cancel reaches nothing). A message that is not a request is refused with its error. `start` runs
@@ -13,19 +14,19 @@
  * import * as Dispatch from "@snodo/http/Dispatch"
  * import * as Envelope from "@snodo/core/pipeline/Envelope"
  *
- * const route = Dispatch.route(Envelope.decode(text), head, runtime.catalog, registry, "anonymous")
+ * const route = Dispatch.route(Envelope.decode(text), head, runtime, registry, "anonymous")
  * // { _tag: "Call", request } | { _tag: "Listen", request } | { _tag: "Reply", reply }
  * ```
  *
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type { Catalog } from "@snodo/core/catalog/Catalog"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import { toWire } from "@snodo/core/pipeline/McpError"
+import type { McpError } from "@snodo/core/pipeline/McpError"
 import { anonymous } from "@snodo/core/runtime/Principal"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
+import type * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
 import type * as Listen from "./Listen.ts"
@@ -46,6 +47,12 @@ const reply = (answer: Replies.Reply): Route => ({ _tag: "Reply", reply: answer 
 const responseRefused = reply(Replies.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
 const acceptedRoute = reply(Replies.accepted)
 
+/** An error answered before anything runs, with the status the preferred dialect gives its code. */
+const refuse = (runtime: ServerRuntime["Service"], id: Envelope.RequestId | null, error: McpError): Route => {
+  const refused = runtime.reject(id, error)
+  return reply(Replies.json(refused.frame, refused._tag === "Error" ? refused.status : 400))
+}
+
 /**
  * Routes one message of `principal`.
  *
@@ -54,19 +61,19 @@ const acceptedRoute = reply(Replies.accepted)
 export const route = (
   message: Envelope.Incoming,
   head: RequestHead,
-  catalog: Catalog,
+  runtime: ServerRuntime["Service"],
   registry: Cancellations.Registry,
   principal: string
 ): Route => {
   switch (message._tag) {
     case "Request": {
-      const mismatch = McpHeaders.check(message, head, catalog)
-      if (mismatch !== undefined) return reply(Replies.json(Encoder.error(message.id, toWire(mismatch)), 400))
-      return { _tag: message.method === "subscriptions/listen" ? "Listen" : "Call", request: message }
+      const mismatch = McpHeaders.check(message, head, runtime)
+      if (mismatch !== undefined) return refuse(runtime, message.id, mismatch)
+      return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message }
     }
     case "Notification": {
       const mismatch = McpHeaders.checkNotification(message, head)
-      if (mismatch !== undefined) return reply(Replies.json(Encoder.error(null, toWire(mismatch)), 400))
+      if (mismatch !== undefined) return refuse(runtime, null, mismatch)
       // Anonymous callers are one principal whose ids collide: their posted cancels reach nothing
       // (they cancel by closing the response, the transport's own signal).
       if (message.method === "notifications/cancelled" && principal !== anonymous.id) {
@@ -74,9 +81,8 @@ export const route = (
       }
       return acceptedRoute
     }
-    case "Invalid": {
-      return reply(Replies.json(Encoder.error(message.id, toWire(message.error)), Replies.statusOf(message.error.code)))
-    }
+    case "Invalid":
+      return refuse(runtime, message.id, message.error)
     case "Response":
       return responseRefused
     case "Ignored":
@@ -108,8 +114,8 @@ export const streams = (started: Started): boolean =>
 /**
  * Starts a route's exchange on `delivery`: a listen stream (no deadline), or a call that must end
  * by `deadlineAt` (epoch milliseconds: the request's arrival plus the transport's deadline).
- * Returns the release to call once the response is over, or the refusal of a listen stream
- * beyond the cap.
+ * Either ends when the request's `grant`, if any, lapses. Returns the release to call once the
+ * response is over, or the refusal of a listen stream beyond the cap.
  *
  * @since 0.1.0
  */
@@ -120,12 +126,14 @@ export const start = (
   principal: string,
   delivery: Exchange.Delivery,
   context: Context.Context<never>,
-  deadlineAt: number
+  deadlineAt: number,
+  grant?: Authentication.Grant["Service"]
 ): (() => void) | Replies.Reply =>
   started._tag === "Listen"
-    ? listen.start(started.request, principal, delivery, context)
+    ? listen.start(started.request, principal, delivery, context, grant)
     : Exchange.start(environment, started.request, principal, delivery, {
       context,
       notifications: wantsNotifications(started.request.params),
-      deadlineMillis: Math.max(0, deadlineAt - Date.now())
+      deadlineMillis: Math.max(0, deadlineAt - Date.now()),
+      grant
     })

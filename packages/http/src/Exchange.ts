@@ -8,9 +8,9 @@
  * event, so every notification precedes the response on the wire.
  *
  * Whatever ends the exchange first wins, and nothing is written after it: the handler's outcome,
- * the deadline (504, or a terminal -32603 event inside an open stream), a cancellation (no
- * JSON-RPC message at all), or the client going away (the handler's fiber is interrupted and its
- * finalizers run).
+ * the deadline (504, or a terminal -32603 event inside an open stream), the request's credential
+ * lapsing (its {@link Authentication.Grant} says how), a cancellation (no JSON-RPC message at
+ * all), or the client going away (the handler's fiber is interrupted and its finalizers run).
  *
  * The exchange decides; a {@link Delivery} writes. Each adapter has its own: `McpHttp` builds an
  * Effect `HttpServerResponse`, `NodeServe` writes to Node's `ServerResponse` directly.
@@ -24,6 +24,7 @@ import type * as CoreListen from "@snodo/core/runtime/Listen"
 import { anonymous } from "@snodo/core/runtime/Principal"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
 import type { Outcome, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Replies from "./Replies.ts"
 
@@ -66,10 +67,12 @@ export class Exchange {
   fiber: Fiber.Fiber<unknown> | undefined = undefined
   private state = Pending
   private readonly delivery: Delivery
+  private readonly grant: Authentication.Grant["Service"] | undefined
 
-  constructor(id: RequestId, delivery: Delivery, notifications: boolean) {
+  constructor(id: RequestId, delivery: Delivery, notifications: boolean, grant?: Authentication.Grant["Service"]) {
     this.id = id
     this.delivery = delivery
+    this.grant = grant
     this.sink = notifications ? { write: (frame) => this.write(frame) } : undefined
   }
 
@@ -100,12 +103,21 @@ export class Exchange {
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
+    // An authorization matter (say, an insufficient scope) gets the grant's answer while nothing was written.
+    const answer = outcome._tag === "Error" && this.state === Pending ? this.grant?.answer(outcome) : undefined
+    if (answer !== undefined) return void this.settle(answer, outcome.frame)
     if (outcome._tag === "Error" && outcome.refusal !== undefined) {
       this.settle(Replies.refusal(outcome.frame, outcome.refusal), outcome.frame)
       return
     }
-    const status = outcome._tag === "Result" ? 200 : Replies.statusOf(outcome.code)
+    const status = outcome._tag === "Result" ? 200 : outcome.status
     this.settle(Replies.json(outcome.frame, status), outcome.frame)
+  }
+
+  /** The credential lapsed: the handler is interrupted and the client told so, as the grant says. */
+  lapse(lapse: Authentication.Lapse): void {
+    const frame = Encoder.error(this.id, lapse.error)
+    if (this.settle(Replies.json(frame, lapse.status, lapse.headers), frame)) this.interrupt()
   }
 
   /** The deadline passed: the handler is interrupted and the client told so. */
@@ -153,6 +165,8 @@ export interface StartOptions {
   readonly deadlineMillis: number | undefined
   /** The transport's listen streams, for `subscriptions/listen`. */
   readonly subscriptions?: CoreListen.Streams
+  /** The request's credential: the exchange ends when it lapses. */
+  readonly grant?: Authentication.Grant["Service"] | undefined
 }
 
 /**
@@ -170,10 +184,12 @@ export const start = (
   delivery: Delivery,
   options: StartOptions
 ): () => void => {
-  const exchange = new Exchange(request.id, delivery, options.notifications)
+  const grant = options.grant
+  const exchange = new Exchange(request.id, delivery, options.notifications, grant)
   // An anonymous caller's request cannot be tied to a posted cancel (see Cancellations).
   const unregister = principal === anonymous.id ? noop : environment.registry.register(principal, request.id, exchange)
   const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
+  const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
   const context = options.subscriptions === undefined
     ? { transport: "http" as const, sink: exchange.sink }
     : { transport: "http" as const, sink: exchange.sink, subscriptions: options.subscriptions }
@@ -183,6 +199,7 @@ export const start = (
   exchange.fiber = environment.scope === undefined ? fiber : Fiber.runIn(fiber, environment.scope)
   return () => {
     if (timer !== undefined) clearTimeout(timer)
+    lapse?.()
     unregister()
     exchange.close()
   }

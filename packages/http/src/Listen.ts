@@ -24,6 +24,7 @@ import { type Context, type Duration, Effect, Latch } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import * as CoreListen from "@snodo/core/runtime/Listen"
+import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
 import * as Replies from "./Replies.ts"
 
@@ -32,13 +33,14 @@ export interface Listen {
   /**
    * Starts one `subscriptions/listen` stream on `delivery`, with the handler's fiber running on
    * `context`; returns the release to call once its response is over, or the 503 refusal when
-   * `maxSubscriptions` streams are open.
+   * `maxSubscriptions` streams are open. The stream ends with an error event when `grant` lapses.
    */
   readonly start: (
     request: Envelope.Request,
     principal: string,
     delivery: Exchange.Delivery,
-    context: Context.Context<never>
+    context: Context.Context<never>,
+    grant?: Authentication.Grant["Service"]
   ) => (() => void) | Replies.Reply
   /** Open streams. */
   readonly open: () => number
@@ -77,7 +79,8 @@ export const make = (
     request: Envelope.Request,
     principal: string,
     delivery: Exchange.Delivery,
-    context: Context.Context<never>
+    context: Context.Context<never>,
+    grant?: Authentication.Grant["Service"]
   ): (() => void) | Replies.Reply => {
     // The runtime refuses too (-32603 inside the stream); answering here keeps the common case a 503.
     if (streams.open() >= streams.limit) return busy(request.id)
@@ -86,7 +89,8 @@ export const make = (
       context,
       notifications: true,
       deadlineMillis: undefined,
-      subscriptions: streams
+      subscriptions: streams,
+      grant
     })
     return () => {
       release()

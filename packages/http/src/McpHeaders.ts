@@ -15,17 +15,17 @@
  * ```ts
  * import * as McpHeaders from "@snodo/http/McpHeaders"
  *
- * const refusal = McpHeaders.check(request, RequestHead.read(httpRequest), runtime.catalog)
+ * const refusal = McpHeaders.check(request, RequestHead.read(httpRequest), runtime)
  * // undefined, or the HeaderMismatch to answer with
  * ```
  *
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import type { Catalog } from "@snodo/core/catalog/Catalog"
-import { valueAt } from "@snodo/core/catalog/HeaderParams"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import { HeaderMismatch } from "@snodo/core/pipeline/McpError"
+import type * as Route from "@snodo/core/routes/Route"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import { decodeValue, Repeated, type RequestHead } from "./RequestHead.ts"
 
@@ -48,12 +48,6 @@ const required = (
   return value
 }
 
-const nameSource: Readonly<Record<string, "name" | "uri">> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri"
-}
-
 const numeric = /^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 const agrees = (value: unknown, header: string): boolean => {
@@ -70,29 +64,18 @@ const agrees = (value: unknown, header: string): boolean => {
 }
 
 
-const checkParams = (
-  request: Envelope.Request,
-  head: RequestHead,
-  catalog: Catalog
-): HeaderMismatch | undefined => {
-  const name = request.params["name"]
-  const tool = typeof name === "string" ? catalog.tools.get(name) : undefined
-  const args = request.params["arguments"] ?? {}
-  // An unknown tool or malformed arguments are the runtime's to refuse (-32602).
-  if (tool === undefined || tool.headerParams.length === 0 || !Predicate.isObject(args)) return undefined
-  for (const param of tool.headerParams) {
-    const header = `Mcp-Param-${param.name}`
-    const body = `params.arguments.${param.path.join(".")}`
-    const value = valueAt(args, param.path)
-    if (value === undefined) {
-      if (head.mcp.has(param.header)) {
+const checkMirrors = (mirrors: ReadonlyArray<Route.Mirror>, head: RequestHead): HeaderMismatch | undefined => {
+  for (const mirror of mirrors) {
+    const { body, header } = mirror
+    if (mirror.value === undefined) {
+      if (head.mcp.has(mirror.lower)) {
         return mismatch(header, body, `Header mismatch: ${header} header sent but ${body} is absent`)
       }
       continue
     }
-    const decoded = required(head, param.header, header, body, true)
+    const decoded = required(head, mirror.lower, header, body, true)
     if (typeof decoded !== "string") return decoded
-    if (!agrees(value, decoded)) return mismatch(header, body, `Header mismatch: ${header} does not match ${body}`)
+    if (!agrees(mirror.value, decoded)) return mismatch(header, body, `Header mismatch: ${header} does not match ${body}`)
   }
   return undefined
 }
@@ -112,11 +95,12 @@ export const checkNotification = (notification: Envelope.Notification, head: Req
 }
 
 /**
- * Checks a request's metadata headers against its body; `undefined` when they agree.
+ * Checks a request's metadata headers against its body; `undefined` when they agree. Which param
+ * is `Mcp-Name` and which are mirrored in `Mcp-Param-*` headers, the method's route says.
  *
  * @since 0.1.0
  */
-export const check = (request: Envelope.Request, head: RequestHead, catalog: Catalog): HeaderMismatch | undefined => {
+export const check = (request: Envelope.Request, head: RequestHead, runtime: ServerRuntime["Service"]): HeaderMismatch | undefined => {
   const versionBody = `params._meta.${ProtocolVersionKey}`
   const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", versionBody, false)
   if (typeof version !== "string") return version
@@ -129,12 +113,16 @@ export const check = (request: Envelope.Request, head: RequestHead, catalog: Cat
   const method = required(head, "mcp-method", "Mcp-Method", "method", false)
   if (typeof method !== "string") return method
   if (method !== request.method) return mismatch("Mcp-Method", "method", "Header mismatch: Mcp-Method does not match method")
-  const source = nameSource[request.method]
-  if (source === undefined) return undefined
-  const bodyName = request.params[source]
-  if (typeof bodyName !== "string") return undefined
-  const name = required(head, "mcp-name", "Mcp-Name", `params.${source}`, true)
-  if (typeof name !== "string") return name
-  if (name !== bodyName) return mismatch("Mcp-Name", `params.${source}`, `Header mismatch: Mcp-Name does not match params.${source}`)
-  return request.method === "tools/call" ? checkParams(request, head, catalog) : undefined
+  const route = runtime.routes.find(request.method)
+  if (route === undefined) return undefined
+  const source = route.nameParam
+  if (source !== undefined) {
+    const bodyName = request.params[source]
+    if (typeof bodyName === "string") {
+      const name = required(head, "mcp-name", "Mcp-Name", `params.${source}`, true)
+      if (typeof name !== "string") return name
+      if (name !== bodyName) return mismatch("Mcp-Name", `params.${source}`, `Header mismatch: Mcp-Name does not match params.${source}`)
+    }
+  }
+  return checkMirrors(route.mirrors(request.params, runtime.catalog), head)
 }

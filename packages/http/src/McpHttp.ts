@@ -11,7 +11,9 @@
  * `Mcp-Session-Id` is never issued. A client disconnect interrupts the handler.
  *
  * The caller's identity is the `Principal` service in the request's context, which the
- * application's authentication middleware provides; without one, the request is anonymous.
+ * application's authentication middleware provides; without one, the request is anonymous. A
+ * middleware that also provides a `Grant` (`@snodo/http/Authentication`) ends the request's
+ * exchange when the credential lapses, and maps authorization refusals to their HTTP answer.
  *
  * @example
  * ```ts
@@ -32,6 +34,7 @@ import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/h
 import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { fromContext } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { Grant } from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
@@ -95,7 +98,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const { delivery, response } = yield* EffectResponse.make(Dispatch.streams(route))
     const deadlineAt = startedAt + settings.deadlineMillis
-    const refused = yield* hold(scope, () => Dispatch.start(route, environment, listen, principal, delivery, context, deadlineAt))
+    const grant = Context.getOrUndefined(context, Grant)
+    const refused = yield* hold(scope, () => Dispatch.start(route, environment, listen, principal, delivery, context, deadlineAt, grant))
     if (refused !== undefined) return Replies.toResponse(refused)
     return yield* response
   })
@@ -119,7 +123,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
-    const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
+    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal)
     if (route._tag === "Reply") return Replies.toResponse(route.reply)
     return yield* exchange(route, principal, scope, context, startedAt)
   })

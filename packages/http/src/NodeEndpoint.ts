@@ -11,8 +11,11 @@
  * out of the listener: a defect (say, an `allowedHosts` predicate that throws) is logged and
  * answered 500 with a -32603 that names nothing.
  *
- * Callers are anonymous: an application that authenticates mounts `McpHttp.layerRoute` behind its
- * own middleware instead.
+ * Callers are anonymous unless the endpoint is given an `authenticate` hook
+ * ({@link Authentication.Authenticator}): it runs once a request passed the checks before its
+ * body and before `100 Continue` is written or any byte of the body read, so a refused caller
+ * (401, 403) never uploads and never reaches a handler; an accepted one runs as its verified
+ * principal, and its exchange ends when its grant lapses.
  *
  * @example
  * ```ts
@@ -28,11 +31,12 @@
  *
  * @since 0.1.0
  */
-import { Effect, Exit, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Scope } from "effect"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { anonymous } from "@snodo/core/runtime/Principal"
+import { anonymous, Principal } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import type * as Http from "node:http"
+import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
@@ -69,7 +73,18 @@ export interface NodeEndpoint {
   readonly abortAll: Effect.Effect<void>
 }
 
-const principal = anonymous.id
+/** The endpoint's options: the transport's, and how callers are authenticated. @since 0.1.0 */
+export interface EndpointOptions extends Options {
+  /** Verifies every caller before its body is read (default: none, callers are anonymous). */
+  readonly authenticate?: Authentication.Authenticator | undefined
+}
+
+/** Who a request runs as, and with which services. */
+interface Caller {
+  readonly principal: string
+  readonly context: Context.Context<never>
+  readonly grant: Authentication.Grant["Service"] | undefined
+}
 
 /**
  * Builds the endpoint for the `ServerRuntime` in context; handlers run with the services of the
@@ -77,9 +92,11 @@ const principal = anonymous.id
  *
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<NodeEndpoint, never, ServerRuntime> {
+export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, never, ServerRuntime> {
   const runtime = yield* ServerRuntime
   const context = yield* Effect.context<never>()
+  const authenticator = options?.authenticate
+  const anonymousCaller: Caller = { principal: anonymous.id, context, grant: undefined }
   const settings = resolve(options)
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
@@ -120,7 +137,6 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     if (BodyReader.declaredOverBudget(request.headers["content-length"], budget)) {
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.overBudget, settings), expectsContinue)
     }
-    if (expectsContinue) response.writeContinue()
     active.add(response)
     let release: (() => void) | undefined
     let stopReading: (() => void) | undefined
@@ -130,19 +146,43 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       stopReading?.()
       release?.()
     })
-    stopReading = BodyReader.readSource(request, settings.maxBodyBytes, settings.deadlineMillis, (body) => {
+    const receive = (caller: Caller): void => {
+      if (!active.has(response)) return // closed while the caller was verified
+      if (expectsContinue) response.writeContinue()
+      const bodyDeadline = Math.max(1, startedAt + settings.deadlineMillis - Date.now())
+      stopReading = BodyReader.readSource(request, settings.maxBodyBytes, bodyDeadline, (body) => {
+        try {
+          if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
+          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, caller.principal)
+          if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
+          const deadlineAt = startedAt + settings.deadlineMillis
+          const delivery = NodeResponse.delivery(response)
+          const started = Dispatch.start(route, environment, listen, caller.principal, delivery, caller.context, deadlineAt, caller.grant)
+          if (typeof started === "function") release = started
+          else NodeResponse.write(response, started)
+        } catch (error) {
+          fail(response, error)
+        }
+      }, budget)
+    }
+    if (authenticator === undefined) return receive(anonymousCaller)
+    // The caller is verified before `100 Continue` and before any byte of the body is read.
+    const verifying = Effect.runForkWith(context)(authenticator.authenticate(request.headers))
+    stopReading = () => verifying.interruptUnsafe()
+    verifying.addObserver((exit) => {
       try {
-        if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-        const route = Dispatch.route(Envelope.decode(body.text), head, runtime.catalog, environment.registry, principal)
-        if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
-        const deadlineAt = startedAt + settings.deadlineMillis
-        const started = Dispatch.start(route, environment, listen, principal, NodeResponse.delivery(response), context, deadlineAt)
-        if (typeof started === "function") release = started
-        else NodeResponse.write(response, started)
+        if (Exit.isSuccess(exit)) {
+          const { principal, grant } = exit.value
+          return receive({ principal: principal.id, context: Context.add(context, Principal, principal), grant })
+        }
+        if (Cause.hasInterruptsOnly(exit.cause)) return
+        const refused = Cause.findErrorOption(exit.cause)
+        if (refused._tag === "Some") refuse(response, refused.value, expectsContinue)
+        else fail(response, Cause.squash(exit.cause))
       } catch (error) {
         fail(response, error)
       }
-    }, budget)
+    })
   }
 
   /** Node's listener for one kind of request; nothing it throws reaches Node's event emitter. */

@@ -17,7 +17,9 @@
  *
  * The Layer provides `HttpServer`: its `address` tells the port it bound, and an application
  * served on it with `HttpServer.serve` answers every path but the MCP endpoint (without one, they
- * are 404). Callers of the endpoint are anonymous; to authenticate them, mount
+ * are 404). Callers of the endpoint are anonymous unless `authenticate` is given (an
+ * `Authentication.Authenticator`, such as `@snodo/oauth`'s resource server): it verifies each
+ * caller before the body is read, so a refused one never uploads it; or mount
  * `McpHttp.layerRoute` behind your own middleware instead.
  *
  * @example
@@ -40,12 +42,11 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as NodeEndpoint from "./NodeEndpoint.ts"
 import * as NodeResponse from "./NodeResponse.ts"
-import type { Options } from "./Options.ts"
 import * as Replies from "./Replies.ts"
 import { isLoopbackAddress } from "./Security.ts"
 
 /** Options of the Node server; the transport's options apply too. @since 0.1.0 */
-export interface ServeOptions extends Options {
+export interface ServeOptions extends NodeEndpoint.EndpointOptions {
   /** TCP port (default 3000; 0 picks a free one). */
   readonly port?: number
   /** Listen address (default `127.0.0.1`). */

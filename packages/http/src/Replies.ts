@@ -5,16 +5,14 @@
  * (or none). `McpHttp` turns it into an `HttpServerResponse` with {@link toResponse}; `NodeServe`
  * writes it to Node's `ServerResponse` directly.
  *
- * JSON-RPC errors map to HTTP statuses: -32700, -32600, -32602 and the MCP codes -32020..-32022
- * are 400, -32601 is 404, -32603 is 500; any other (application) code travels in a 200. A refusal
- * that concerns no readable request carries a JSON-RPC error without an `id`.
+ * The HTTP status of a JSON-RPC error is the request's dialect's (`Dialect.httpStatus`; see the
+ * runtime's `Outcome`). A refusal that concerns no readable request carries a JSON-RPC error
+ * without an `id`.
  *
  * @example
  * ```ts
  * import * as Replies from "@snodo/http/Replies"
  *
- * Replies.statusOf(-32601) // 404
- * Replies.statusOf(-32001) // 200: an application error
  * Replies.refuse(415, -32600, "Unsupported Media Type") // { status: 415, body: '{"jsonrpc":"2.0","error":…}', headers: {} }
  * ```
  *
@@ -38,29 +36,6 @@ export interface Reply {
 }
 
 const noHeaders: Readonly<Record<string, string>> = {}
-
-/**
- * The HTTP status of a JSON-RPC error code.
- *
- * @since 0.1.0
- */
-export const statusOf = (code: number): number => {
-  switch (code) {
-    case -32700:
-    case -32600:
-    case -32602:
-    case -32020:
-    case -32021:
-    case -32022:
-      return 400
-    case -32601:
-      return 404
-    case -32603:
-      return 500
-    default:
-      return 200
-  }
-}
 
 /** A JSON-RPC message as the whole answer. @since 0.1.0 */
 export const json = (frame: string, status: number, headers: Readonly<Record<string, string>> = noHeaders): Reply => ({

@@ -10,9 +10,9 @@ import { meta, protocolVersion } from "./support/Raw.ts"
 import { Server } from "./support/TestServer.ts"
 
 const runtime = ManagedRuntime.make(Server.layer)
-let catalog: ServerRuntime["Service"]["catalog"]
+let server: ServerRuntime["Service"]
 beforeAll(async () => {
-  catalog = (await runtime.runPromise(Effect.service(ServerRuntime))).catalog
+  server = await runtime.runPromise(Effect.service(ServerRuntime))
 })
 afterAll(() => runtime.dispose())
 
@@ -26,7 +26,7 @@ const agreeing = (method: string, name?: string) =>
 const none = headOf({})
 
 const route = (message: unknown, head = none, registry = Cancellations.make(), principal = "alice") =>
-  Dispatch.route(Envelope.decode(typeof message === "string" ? message : JSON.stringify(message)), head, catalog, registry, principal)
+  Dispatch.route(Envelope.decode(typeof message === "string" ? message : JSON.stringify(message)), head, server, registry, principal)
 
 const bodyOf = (routed: Dispatch.Route) => {
   if (routed._tag !== "Reply") throw new Error(`expected a reply, got ${routed._tag}`)

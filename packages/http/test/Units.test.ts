@@ -1,9 +1,9 @@
 /** The pure parts of the transport: header values, negotiation, security policies, statuses, the cancel registry. */
+import { Dialect2026_07_28 } from "@snodo/core/pipeline/Dialect"
 import { describe, expect, it } from "vitest"
 import * as Cancellations from "@snodo/http/Cancellations"
 import * as Negotiation from "@snodo/http/Negotiation"
 import * as Options from "@snodo/http/Options"
-import * as Replies from "@snodo/http/Replies"
 import * as RequestHead from "@snodo/http/RequestHead"
 import * as Security from "@snodo/http/Security"
 
@@ -95,9 +95,10 @@ describe("Security", () => {
 })
 
 describe("Replies and Options", () => {
-  it("maps codes to statuses", () => {
-    expect([-32700, -32600, -32602, -32020, -32021, -32022].map(Replies.statusOf)).toEqual([400, 400, 400, 400, 400, 400])
-    expect([Replies.statusOf(-32601), Replies.statusOf(-32603), Replies.statusOf(-32001), Replies.statusOf(-32019)]).toEqual([404, 500, 200, 200])
+  it("the 2026-07-28 dialect maps codes to statuses", () => {
+    const statusOf = Dialect2026_07_28.httpStatus
+    expect([-32700, -32600, -32602, -32020, -32021, -32022].map(statusOf)).toEqual([400, 400, 400, 400, 400, 400])
+    expect([statusOf(-32601), statusOf(-32603), statusOf(-32001), statusOf(-32019)]).toEqual([404, 500, 200, 200])
   })
 
   it("resolves defaults and refuses nonsense limits", () => {

@@ -6,6 +6,11 @@
  * would see, without a process or a socket. Every request carries valid 2026-07-28 `_meta` unless
  * the test overrides it.
  *
+ * Results are typed with snodo's wire schemas and checked against them: a result that does not
+ * match its method's schema (for its `resultType`) is a defect of the server under test, so the
+ * test fails there, naming the method and the mismatch. Notifications the server writes (progress,
+ * log messages, listen changes) arrive in order on {@link Client.notifications}, a `Queue`.
+ *
  * @example
  * ```ts
  * import { it, expect } from "@effect/vitest"
@@ -22,11 +27,17 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Layer, Predicate, Schema } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Predicate, Queue, Schema } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type { RequestId } from "@snodo/core/pipeline/Envelope"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import * as Connection from "@snodo/core/transport/Connection"
+import * as Completion from "@snodo/core/wire/Completion"
+import * as Discover from "@snodo/core/wire/Discover"
+import * as Mrtr from "@snodo/core/wire/Mrtr"
+import * as Prompts from "@snodo/core/wire/Prompts"
+import * as Resources from "@snodo/core/wire/Resources"
+import * as Tools from "@snodo/core/wire/Tools"
 
 /** A JSON-RPC error the server answered with. @since 0.1.0 */
 export class McpRpcError extends Schema.TaggedError<McpRpcError>()("McpRpcError", {
@@ -38,11 +49,27 @@ export class McpRpcError extends Schema.TaggedError<McpRpcError>()("McpRpcError"
 /** A result object as the server wrote it. @since 0.1.0 */
 export type Result = Readonly<Record<string, unknown>> & { readonly resultType: string }
 
-/** A `tools/call` result. @since 0.1.0 */
-export interface CallToolResult extends Result {
-  readonly content: ReadonlyArray<Readonly<Record<string, unknown>>>
-  readonly structuredContent?: Readonly<Record<string, unknown>>
-  readonly isError?: boolean
+/** An `input_required` answer (any method that may ask for input). @since 0.1.0 */
+export type InputRequiredResult = Mrtr.InputRequiredResult
+
+/**
+ * A `tools/call` answer: the complete `CallToolResult` (checked against its schema), or, for an
+ * `input_required` round, that result (its fields beside `resultType` are then absent).
+ *
+ * @since 0.1.0
+ */
+export type CallToolResult = Tools.CallToolResult
+
+/** A `resources/read` answer (or an `input_required` round). @since 0.1.0 */
+export type ReadResourceResult = Resources.ReadResourceResult
+
+/** A `prompts/get` answer (or an `input_required` round). @since 0.1.0 */
+export type GetPromptResult = Prompts.GetPromptResult
+
+/** One notification the server wrote. @since 0.1.0 */
+export interface Notification {
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
 }
 
 /** Per-request options. @since 0.1.0 */
@@ -51,8 +78,7 @@ export interface RequestOptions {
   readonly capabilities?: Readonly<Record<string, unknown>>
   /** Extra `_meta` entries, merged over the defaults. */
   readonly meta?: Readonly<Record<string, unknown>>
-  /** Sets `_meta.progressToken` and collects the notifications sent for it. */
-  readonly onNotification?: (notification: Readonly<Record<string, unknown>>) => void
+  /** Sets `_meta.progressToken`: the server's progress for it arrives on `notifications`. */
   readonly progressToken?: string | number
 }
 
@@ -88,21 +114,29 @@ export const defaultMeta = (capabilities: Readonly<Record<string, unknown>> = {}
   "io.modelcontextprotocol/clientInfo": { name: "snodo-test-client", version: "0.1.0" }
 })
 
+/** The four lists, by the kind of entry. @since 0.1.0 */
+export interface Lists {
+  readonly tools: Tools.Tool
+  readonly resources: Resources.Resource
+  readonly resourceTemplates: Resources.ResourceTemplate
+  readonly prompts: Prompts.Prompt
+}
+
 /** @since 0.1.0 */
 export interface Client {
-  /** Sends a request; fails with the server's error. */
+  /** Sends a request; fails with the server's error. The result is not checked (any method). */
   readonly request: (method: string, params?: Readonly<Record<string, unknown>>, options?: RequestOptions) => Effect.Effect<Result, McpRpcError>
-  readonly discover: (options?: RequestOptions) => Effect.Effect<Result, McpRpcError>
+  readonly discover: (options?: RequestOptions) => Effect.Effect<Discover.DiscoverResult, McpRpcError>
   readonly callTool: (name: string, args?: Readonly<Record<string, unknown>>, options?: RequestOptions) => Effect.Effect<CallToolResult, McpRpcError>
-  /** Every page of a list (`tools`, `resources`, `resourceTemplates`, `prompts`), following cursors. */
-  readonly listAll: (method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list") => Effect.Effect<ReadonlyArray<Readonly<Record<string, unknown>>>, McpRpcError>
-  readonly readResource: (uri: string, options?: RequestOptions) => Effect.Effect<Result, McpRpcError>
-  readonly getPrompt: (name: string, args?: Readonly<Record<string, string>>, options?: RequestOptions) => Effect.Effect<Result, McpRpcError>
+  /** Every entry of a list (`tools`, `resources`, `resourceTemplates`, `prompts`), following cursors. */
+  readonly list: <K extends keyof Lists>(kind: K) => Effect.Effect<ReadonlyArray<Lists[K]>, McpRpcError>
+  readonly readResource: (uri: string, options?: RequestOptions) => Effect.Effect<ReadResourceResult, McpRpcError>
+  readonly getPrompt: (name: string, args?: Readonly<Record<string, string>>, options?: RequestOptions) => Effect.Effect<GetPromptResult, McpRpcError>
   readonly complete: (
     ref: Readonly<Record<string, unknown>>,
     argument: { readonly name: string; readonly value: string },
     context?: Readonly<Record<string, string>>
-  ) => Effect.Effect<Result, McpRpcError>
+  ) => Effect.Effect<Completion.CompleteResult, McpRpcError>
   /**
    * Sends a request and follows `input_required` answers as a client does: each round's requests
    * are answered by `fulfil` and the original params retried with those `inputResponses` and the
@@ -116,6 +150,8 @@ export interface Client {
   ) => Effect.Effect<Rounds, McpRpcError>
   /** Sends a notification (e.g. `notifications/cancelled`). */
   readonly notify: (method: string, params: Readonly<Record<string, unknown>>) => Effect.Effect<void>
+  /** Every notification the server writes, in order (progress, log messages, listen changes). */
+  readonly notifications: Queue.Dequeue<Notification>
   /** Sends raw text and returns every frame written until the server is idle again. */
   readonly raw: (frame: string) => Effect.Effect<ReadonlyArray<unknown>>
   /** Every frame the server wrote, in order, parsed. */
@@ -124,13 +160,36 @@ export interface Client {
   readonly frames: () => ReadonlyArray<string>
 }
 
-const listKeys = {
-  "tools/list": "tools",
-  "resources/list": "resources",
-  "resources/templates/list": "resourceTemplates",
-  "prompts/list": "prompts"
+const methods = {
+  tools: "tools/list",
+  resources: "resources/list",
+  resourceTemplates: "resources/templates/list",
+  prompts: "prompts/list"
 } as const
 
+const listSchemas = {
+  tools: Tools.ListToolsResult,
+  resources: Resources.ListResourcesResult,
+  resourceTemplates: Resources.ListResourceTemplatesResult,
+  prompts: Prompts.ListPromptsResult
+} as const
+
+type AnyDecoder<A> = Schema.Decoder<A>
+
+/**
+ * Checks a result against `schema` (or, for an `input_required` round, against
+ * `InputRequiredResult`); a mismatch is a defect of the server under test.
+ */
+const checked = <A>(method: string, schema: AnyDecoder<A>) => {
+  const decodeComplete = Schema.decodeUnknownExit(schema)
+  const decodeInput = Schema.decodeUnknownExit(Mrtr.InputRequiredResult)
+  return (result: Result): Effect.Effect<A> => {
+    const exit: Exit.Exit<unknown, Schema.SchemaError> = result.resultType === "input_required" ? decodeInput(result) : decodeComplete(result)
+    // the result as written (an open struct's decoding keeps every key anyway)
+    if (Exit.isSuccess(exit)) return Effect.succeed(result as unknown as A)
+    return Effect.die(new Error(`${method}: the server's ${result.resultType} result does not match its schema: ${String(exit.cause)}`))
+  }
+}
 
 /**
  * Builds a client in the current scope.
@@ -139,7 +198,7 @@ const listKeys = {
  */
 export const make = Effect.fnUntraced(function*() {
   const pending = new Map<string, Deferred.Deferred<Result, McpRpcError>>()
-  const listeners = new Map<string, (notification: Readonly<Record<string, unknown>>) => void>()
+  const notifications = yield* Queue.unbounded<Notification>()
   const written: Array<unknown> = []
   const frames: Array<string> = []
   let nextId = 1
@@ -166,9 +225,11 @@ export const make = Effect.fnUntraced(function*() {
       }
       return
     }
+    const method = message["method"]
     const params = message["params"]
-    const token = Predicate.isObject(params) ? params["progressToken"] : undefined
-    if (typeof token === "string" || typeof token === "number") listeners.get(String(token))?.(message)
+    if (typeof method === "string") {
+      Queue.offerUnsafe(notifications, { method, params: Predicate.isObject(params) ? params : {} })
+    }
   }
 
   const connection = yield* Connection.make({
@@ -180,30 +241,28 @@ export const make = Effect.fnUntraced(function*() {
     Effect.gen(function*() {
       const id: RequestId = nextId++
       const meta: Record<string, unknown> = { ...defaultMeta(options?.capabilities), ...options?.meta }
-      const token = options?.progressToken ?? (options?.onNotification ? `progress-${id}` : undefined)
-      if (token !== undefined) {
-        meta["progressToken"] = token
-        if (options?.onNotification) listeners.set(String(token), options.onNotification)
-      }
+      if (options?.progressToken !== undefined) meta["progressToken"] = options.progressToken
       const deferred = yield* Deferred.make<Result, McpRpcError>()
       pending.set(Encoder.idKey(id), deferred)
       yield* connection.receive(JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }))
-      return yield* Deferred.await(deferred).pipe(
-        Effect.ensuring(Effect.sync(() => {
-          pending.delete(Encoder.idKey(id))
-          if (token !== undefined) listeners.delete(String(token))
-        }))
-      )
+      return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => pending.delete(Encoder.idKey(id)))))
     })
 
-  const listAll: Client["listAll"] = (method) =>
+  const checkTool = checked("tools/call", Tools.CallToolResult)
+  const checkRead = checked("resources/read", Resources.ReadResourceResult)
+  const checkPrompt = checked("prompts/get", Prompts.GetPromptResult)
+  const checkComplete = checked("completion/complete", Completion.CompleteResult)
+  const checkDiscover = checked("server/discover", Discover.DiscoverResult)
+
+  const list: Client["list"] = <K extends keyof Lists>(kind: K) =>
     Effect.gen(function*() {
-      const items: Array<Readonly<Record<string, unknown>>> = []
+      const check = checked(methods[kind], listSchemas[kind] as unknown as AnyDecoder<Record<K, ReadonlyArray<Lists[K]>>>)
+      const items: Array<Lists[K]> = []
       let cursor: string | undefined
       do {
-        const page = yield* request(method, cursor === undefined ? {} : { cursor })
-        items.push(...(page[listKeys[method]] as ReadonlyArray<Readonly<Record<string, unknown>>>))
-        cursor = page["nextCursor"] as string | undefined
+        const page = yield* Effect.flatMap(request(methods[kind], cursor === undefined ? {} : { cursor }), check)
+        items.push(...page[kind])
+        cursor = (page as unknown as { readonly nextCursor?: string }).nextCursor
       } while (cursor !== undefined)
       return items
     })
@@ -233,14 +292,18 @@ export const make = Effect.fnUntraced(function*() {
   const client: Client = {
     request,
     rounds,
-    discover: (options) => request("server/discover", {}, options),
-    callTool: (name, args = {}, options) => request("tools/call", { name, arguments: args }, options) as Effect.Effect<CallToolResult, McpRpcError>,
-    listAll,
-    readResource: (uri, options) => request("resources/read", { uri }, options),
-    getPrompt: (name, args = {}, options) => request("prompts/get", { name, arguments: args }, options),
+    discover: (options) => Effect.flatMap(request("server/discover", {}, options), checkDiscover),
+    callTool: (name, args = {}, options) => Effect.flatMap(request("tools/call", { name, arguments: args }, options), checkTool),
+    list,
+    readResource: (uri, options) => Effect.flatMap(request("resources/read", { uri }, options), checkRead),
+    getPrompt: (name, args = {}, options) => Effect.flatMap(request("prompts/get", { name, arguments: args }, options), checkPrompt),
     complete: (ref, argument, context) =>
-      request("completion/complete", context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }),
+      Effect.flatMap(
+        request("completion/complete", context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }),
+        checkComplete
+      ),
     notify: (method, params) => connection.receive(Encoder.notification(method, params)),
+    notifications,
     raw: (frame) =>
       Effect.gen(function*() {
         const before = written.length

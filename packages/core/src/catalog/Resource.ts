@@ -64,6 +64,6 @@ export const make = <E, R>(
   read: () => Effect.Effect<ReadResult | InputRequired, E, R>
 ): Resource<R> => {
   const { cache, ...rest } = description
-  // A returned InputRequired ends the round before the read is shaped (see mrtr/Round).
+  // A returned InputRequired ends the round before the read is shaped (see internal/Round).
   return { [TypeId]: TypeId, description: rest, cache, read: read() as Effect.Effect<ReadResult, E, R> }
 }

@@ -66,7 +66,7 @@ export const make = <E, R, RC = never>(
   read: (request: ReadRequest) => Effect.Effect<TemplateReadResult | InputRequired, E, R>
 ): ResourceTemplate<R | RC> => {
   const { cache, complete, ...rest } = description
-  // A returned InputRequired ends the round before the read is shaped (see mrtr/Round).
+  // A returned InputRequired ends the round before the read is shaped (see internal/Round).
   return { [TypeId]: TypeId, description: rest, cache, complete: complete ?? {}, read: read as ResourceTemplate<R>["read"] }
 }
 

@@ -56,7 +56,9 @@
  */
 import { Context, Effect, Effectable, Exit, Option, Predicate, Schema } from "effect"
 import type { JsonValue } from "../wire/Json.ts"
-import type { CreateMessageRequestParams, CreateMessageResult, InputRequest, Root } from "../wire/Mrtr.ts"
+import type { InputRequest } from "../wire/Mrtr.ts"
+import type { Root } from "../wire/Roots.ts"
+import type { CreateMessageRequestParams, CreateMessageResult } from "../wire/Sampling.ts"
 import * as ElicitationForm from "./ElicitationForm.ts"
 import type { Fragment } from "./InputCapabilities.ts"
 import * as Sampling from "./Sampling.ts"

@@ -15,7 +15,8 @@
  */
 import { Exit, Schema, SchemaIssue } from "effect"
 import type { SamplingMessageContentBlock } from "../wire/Content.ts"
-import { CreateMessageRequestParams, CreateMessageResult, ListRootsResult, type Root } from "../wire/Mrtr.ts"
+import { ListRootsResult, type Root } from "../wire/Roots.ts"
+import { CreateMessageRequestParams, CreateMessageResult } from "../wire/Sampling.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -18,6 +18,16 @@
  */
 import { Predicate, Schema } from "effect"
 
+/**
+ * Marks the protocol errors: `isMcpError` recognizes them by this brand, never by their `_tag`, so
+ * an application error that happens to be tagged `"InvalidParams"` is not taken for a protocol error.
+ *
+ * @since 0.1.0
+ */
+export const TypeId: unique symbol = Symbol.for("@snodo/core/McpError")
+/** @since 0.1.0 */
+export type TypeId = typeof TypeId
+
 const fields = {
   message: Schema.String,
   data: Schema.optional(Schema.Unknown)
@@ -26,26 +36,31 @@ const fields = {
 /** -32700: the bytes were not one strict JSON value. @since 0.1.0 */
 export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", fields) {
   readonly code = -32700
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32600: valid JSON that is not a valid JSON-RPC request. @since 0.1.0 */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {
   readonly code = -32600
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32601: unknown method, or a method whose server capability is absent. @since 0.1.0 */
 export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("MethodNotFound", fields) {
   readonly code = -32601
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32602: the method exists but its params are invalid. @since 0.1.0 */
 export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", fields) {
   readonly code = -32602
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32603: the server failed. The message is generic unless the author chose it. @since 0.1.0 */
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {
   readonly code = -32603
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /**
@@ -65,6 +80,7 @@ export class ServerBusy extends Schema.TaggedError<ServerBusy>()("ServerBusy", {
   })
 }) {
   readonly code = -32603
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /**
@@ -85,11 +101,13 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   })
 }) {
   readonly code = -32603
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32020: HTTP headers disagree with the body, or are missing or malformed. @since 0.1.0 */
 export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("HeaderMismatch", fields) {
   readonly code = -32020
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32021: processing needs a client capability the request did not declare. @since 0.1.0 */
@@ -100,6 +118,7 @@ export class MissingRequiredClientCapability
   })
 {
   readonly code = -32021
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /** -32022: the requested protocol version is not enabled on this server. @since 0.1.0 */
@@ -110,6 +129,7 @@ export class UnsupportedProtocolVersion
   })
 {
   readonly code = -32022
+  readonly [TypeId]: TypeId = TypeId
 }
 
 /**
@@ -131,6 +151,7 @@ export class ApplicationError extends Schema.TaggedError<ApplicationError>()("Ap
   message: Schema.String,
   data: Schema.optional(Schema.Unknown)
 }) {
+  readonly [TypeId]: TypeId = TypeId
   static of(code: number, message: string, data?: unknown): ApplicationError {
     return new ApplicationError(data === undefined ? { code, message } : { code, message, data })
   }
@@ -154,27 +175,12 @@ export type McpError =
   | UnsupportedProtocolVersion
   | ApplicationError
 
-const tags = new Set([
-  "ParseError",
-  "InvalidRequest",
-  "MethodNotFound",
-  "InvalidParams",
-  "InternalError",
-  "ServerBusy",
-  "RateLimited",
-  "HeaderMismatch",
-  "MissingRequiredClientCapability",
-  "UnsupportedProtocolVersion",
-  "ApplicationError"
-])
-
 /**
- * Whether a value is one of the protocol errors above.
+ * Whether a value is one of the protocol errors above (by brand, not by tag).
  *
  * @since 0.1.0
  */
-export const isMcpError = (u: unknown): u is McpError =>
-  Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && tags.has(u._tag)
+export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u, TypeId)
 
 /**
  * The JSON-RPC error object of a protocol error.

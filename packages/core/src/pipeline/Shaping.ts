@@ -22,15 +22,6 @@ export interface CacheHint {
   readonly cacheScope: "public" | "private"
 }
 
-/** The methods whose complete results carry cache hints. @since 0.1.0 */
-export type CacheableMethod =
-  | "server/discover"
-  | "tools/list"
-  | "resources/list"
-  | "resources/templates/list"
-  | "prompts/list"
-  | "resources/read"
-
 /** Default hint: immediately stale, private. @since 0.1.0 */
 export const defaultCacheHint: CacheHint = { ttlMs: 0, cacheScope: "private" }
 

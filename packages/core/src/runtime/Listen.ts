@@ -24,12 +24,14 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Exit, Latch, Schema } from "effect"
+import { Deferred, Effect, Exit, Latch } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import { InternalError, InvalidParams, type McpError, ServerBusy } from "../pipeline/McpError.ts"
 import { SubscriptionIdKey } from "../wire/Meta.ts"
-import { type SubscriptionFilter, SubscriptionsListenRequestParams } from "../wire/Notifications.ts"
+import * as Extension from "../extension/Extension.ts"
+import type { ListenFilter } from "../extension/Extension.ts"
+import type { SubscriptionFilter } from "../wire/Notifications.ts"
 import type { Principal } from "./Principal.ts"
 import type { RequestSink } from "./RequestSink.ts"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
@@ -150,7 +152,8 @@ type Next =
   | { readonly _tag: "Change"; readonly change: Change; readonly dropped: number }
   | { readonly _tag: "End"; readonly end: End }
 
-const keyOf = (change: Change): string => {
+/** What coalesces in a queue: a change already waiting is not queued twice. Topic changes never coalesce. */
+const keyOf = (change: Change): string | undefined => {
   switch (change._tag) {
     case "ToolsListChanged":
       return "t"
@@ -160,13 +163,22 @@ const keyOf = (change: Change): string => {
       return "r"
     case "ResourceUpdated":
       return `u:${change.uri}`
+    case "Topic":
+      return undefined
   }
 }
 
-/** The bounded, coalescing queue of one stream. */
-/** What a queued change costs (its URI), in characters. */
-const sizeOf = (change: Change): number => change._tag === "ResourceUpdated" ? change.uri.length + 64 : 64
+/** What a queued change costs (its URI; a topic's params are not measured), in characters. */
+const sizeOf = (change: Change): number =>
+  change._tag === "ResourceUpdated" ? change.uri.length + 64 : change._tag === "Topic" ? change.method.length + 256 : 64
 
+/**
+ * The bounded, coalescing queue of one stream. `offer` is synchronous and never blocks (the hub
+ * delivers from the publisher's fiber), and it wakes the stream's fiber at once, so a change
+ * published before a handler answers is written before that answer. (Effect's `Queue` was tried
+ * here: its strategies neither coalesce nor count what they drop, and its wake-up let the
+ * publisher's answer overtake the change.)
+ */
 class Mailbox {
   private readonly pending: Array<Change> = []
   private pendingBytes = 0
@@ -186,7 +198,7 @@ class Mailbox {
   offer(change: Change): void {
     if (this.end !== undefined || this.ending) return
     const key = keyOf(change)
-    if (this.keys.has(key)) return
+    if (key !== undefined && this.keys.has(key)) return
     const size = sizeOf(change)
     while (
       this.pending.length > 0 &&
@@ -199,15 +211,19 @@ class Mailbox {
         this.latch.openUnsafe()
         return
       }
-      const oldest = this.pending.shift()!
-      this.keys.delete(keyOf(oldest))
-      this.pendingBytes -= sizeOf(oldest)
+      this.forget(this.pending.shift()!)
       this.dropped++
     }
     this.pending.push(change)
     this.pendingBytes += size
-    this.keys.add(key)
+    if (key !== undefined) this.keys.add(key)
     this.latch.openUnsafe()
+  }
+
+  private forget(change: Change): void {
+    this.pendingBytes -= sizeOf(change)
+    const key = keyOf(change)
+    if (key !== undefined) this.keys.delete(key)
   }
 
   /** Ends the stream once what is queued has been written. */
@@ -220,8 +236,7 @@ class Mailbox {
     if (this.end !== undefined) return Effect.succeed({ _tag: "End", end: this.end })
     const change = this.pending.shift()
     if (change !== undefined) {
-      this.keys.delete(keyOf(change))
-      this.pendingBytes -= sizeOf(change)
+      this.forget(change)
       const dropped = this.dropped
       this.dropped = 0
       return Effect.succeed({ _tag: "Change", change, dropped })
@@ -260,6 +275,8 @@ const changeFrame = (change: Change, meta: Record<string, unknown>): string => {
       return Encoder.notification("notifications/resources/list_changed", { _meta: meta })
     case "ResourceUpdated":
       return Encoder.notification("notifications/resources/updated", { _meta: meta, uri: change.uri })
+    case "Topic":
+      return Encoder.notification(change.method, { ...change.params, _meta: meta })
   }
 }
 
@@ -274,52 +291,72 @@ const honour = (requested: SubscriptionFilter, support: Support) => {
   if (prompts) acknowledged["promptsListChanged"] = true
   if (resources) acknowledged["resourcesListChanged"] = true
   if (uris.length > 0) acknowledged["resourceSubscriptions"] = uris
-  const filter: Filter = {
+  return {
+    acknowledged,
     toolsListChanged: tools,
     promptsListChanged: prompts,
     resourcesListChanged: resources,
     resourceSubscriptions: new Set(uris)
   }
-  return { filter, acknowledged }
+}
+
+/** An extension's listen filter, with the extension it belongs to. @since 0.1.0 */
+export interface ExtensionFilter extends ListenFilter {
+  readonly extension: string
 }
 
 /** Everything one stream needs. @since 0.1.0 */
 export interface Input {
   readonly id: RequestId
-  readonly params: Readonly<Record<string, unknown>>
+  /** The request's `notifications` filter as sent (extension keys included). */
+  readonly requested: Readonly<Record<string, unknown>>
+  /** The same, decoded by the wire schema (the keys of the core revision). */
+  readonly decoded: SubscriptionFilter
   readonly hub: SubscriptionHub["Service"]
   readonly support: Support
   readonly limits: Limits
+  /** The extensions' filter keys, and whether this request negotiated an extension. */
+  readonly filters: ReadonlyArray<ExtensionFilter>
+  readonly negotiated: (extension: string) => boolean
   /** Where the stream's frames go; `undefined` when the transport cannot hold a stream. */
   readonly sink: RequestSink | undefined
   readonly streams: Streams
   readonly principal: Principal["Service"]
 }
 
-const decodeParams = Schema.decodeUnknownExit(SubscriptionsListenRequestParams)
+/** The topics and acknowledgements of the extensions' keys present in the request. */
+const honourExtensions = (input: Input) =>
+  Effect.gen(function*() {
+    const topics = new Set<string>()
+    const acknowledged: Record<string, unknown> = {}
+    for (const filter of input.filters) {
+      const value = input.requested[filter.key]
+      if (value === undefined) continue
+      if (!input.negotiated(filter.extension)) return yield* Extension.required(filter.extension)
+      const honoured = yield* filter.honour(value, input.principal)
+      for (const topic of honoured.topics) topics.add(topic)
+      acknowledged[filter.key] = honoured.acknowledged
+    }
+    return { topics, acknowledged }
+  })
 
 /**
  * Serves one stream until the server ends it (the client ending it interrupts this effect). Fails
- * before the acknowledgement only: -32602 for a bad filter, -32603 when no place is free.
+ * before the acknowledgement only: -32602 for a bad filter, -32021 for an extension's key the
+ * request did not negotiate, -32603 when no place is free.
  *
  * @since 0.1.0
  */
 export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<End, McpError> {
-  const decoded = decodeParams(input.params)
-  if (Exit.isFailure(decoded)) {
-    return yield* new InvalidParams({
-      message: "Invalid params: notifications must be a subscription filter (booleans, and resourceSubscriptions a list of URIs)"
-    })
-  }
-  const requested = decoded.value.notifications
   const max = input.limits.maxResourceSubscriptions
-  if ((requested.resourceSubscriptions?.length ?? 0) > max) {
+  if ((input.decoded.resourceSubscriptions?.length ?? 0) > max) {
     return yield* new InvalidParams({ message: `Invalid params: at most ${max} resourceSubscriptions per stream` })
   }
+  const extensions = yield* honourExtensions(input)
   const sink = input.sink
   if (sink === undefined) return yield* new InternalError({ message: "This transport cannot hold a subscription stream" })
   const mailbox = new Mailbox(input.limits)
-  const held = (requested.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
+  const held = (input.decoded.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
   const release = input.streams.acquire(() => mailbox.close(), held)
   if (release === "full") {
     return yield* new ServerBusy({
@@ -338,14 +375,16 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const meta = subscriptionMeta(id)
   // The transport is gone (closed connection, ended response): stop without writing anything.
   const write = (frame: string) => Effect.catchTag(sink.write(frame), "SinkClosed", () => Effect.interrupt)
-  const { acknowledged, filter } = honour(requested, input.support)
+  const { acknowledged, ...honoured } = honour(input.decoded, input.support)
+  const filter: Filter = { ...honoured, topics: extensions.topics }
   // Under "drop-oldest" nothing ends a stream from the mailbox's side, so a write needs no race.
   const closesOnOverflow = input.limits.overflow === "close"
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Effect.addFinalizer(() => Effect.sync(release))
     // Registered before the acknowledgement: a change published meanwhile waits in the queue.
     yield* input.hub.subscribe({ filter, principal: input.principal, deliver: (change) => mailbox.offer(change) })
-    yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications: acknowledged }))
+    const notifications = { ...acknowledged, ...extensions.acknowledged }
+    yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications }))
     for (;;) {
       const next = yield* mailbox.take
       if (next._tag === "End") return next.end

@@ -5,7 +5,8 @@
  * (the handler requirements accumulate in the type). `.layer` builds the catalog (refusing
  * duplicates, overlaps and schemas that do not compile) and provides the {@link ServerRuntime} that
  * transports serve. Handlers' own services are taken from the Layer's context once, when it is
- * built; request services (`McpRequest`, `Progress`, `McpLog`) are added per request.
+ * built; request services (`McpRequest`, `Progress`, `McpLog`) are added per request. `.extend`
+ * adds an extension (see extension/Extension): a server serves only the extensions added to it.
  *
  * @example
  * ```ts
@@ -30,10 +31,11 @@ import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { SchemaValidator } from "../catalog/SchemaValidator.ts"
 import type * as Tool from "../catalog/Tool.ts"
 import type { McpInput } from "../mrtr/Input.ts"
-import { generate as generateKeyring, Keyring } from "../mrtr/Keyring.ts"
-import { DialectRegistry } from "../pipeline/Dialect.ts"
+import type * as Extension from "../extension/Extension.ts"
+import { Keyring } from "../mrtr/Keyring.ts"
+import { Dialect2026_07_28, DialectRegistry } from "../pipeline/Dialect.ts"
 import { AuthorizationPolicy } from "./Authorization.ts"
-import type { CacheableMethod, CacheHint } from "../pipeline/Shaping.ts"
+import type { CacheHint } from "../pipeline/Shaping.ts"
 import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
 import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "./Listen.ts"
 import type { McpLog } from "./McpLog.ts"
@@ -55,8 +57,12 @@ export interface Options {
   readonly icons?: ReadonlyArray<Tool.Icon>
   /** Guidance for the model, advertised by `server/discover`. */
   readonly instructions?: string
-  /** Cache hints per method (default `{ ttlMs: 0, cacheScope: "private" }`). */
-  readonly cache?: Partial<Record<CacheableMethod, CacheHint>>
+  /**
+   * Cache hints by method, for the cacheable ones (`server/discover`, the four lists,
+   * `resources/read`); default `{ ttlMs: 0, cacheScope: "private" }`. A hint for a method that is
+   * not cacheable fails the Layer.
+   */
+  readonly cache?: Readonly<Record<string, CacheHint>>
   /** Advertise the (deprecated) `logging` capability and deliver `McpLog` messages. Default false. */
   readonly logging?: boolean
   /** Page size of the four lists (default 100). */
@@ -68,7 +74,10 @@ export interface Options {
    * them, drop-oldest, 1,000 URIs). Listen is served only when a `SubscriptionHub` is provided.
    */
   readonly subscriptions?: Partial<ListenLimits>
-  /** Extensions advertised in `capabilities.extensions`. */
+  /**
+   * Settings advertised in `capabilities.extensions` beside those of the extensions added with
+   * `.extend` (for an extension the application implements outside snodo's seam).
+   */
   readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
 }
 
@@ -86,11 +95,14 @@ export interface McpServer<out R = never> extends Pipeable.Pipeable {
   readonly [TypeId]: typeof TypeId
   readonly options: Options
   readonly components: ReadonlyArray<Catalog.Component>
+  readonly extensions: ReadonlyArray<Extension.Extension<unknown>>
   /** A new definition with these components added. */
   readonly add: <const C extends ReadonlyArray<Catalog.Component>>(
     ...components: C
   ) => McpServer<R | ComponentServices<C[number]>>
-  /** The runtime, built from this definition. */
+  /** A new definition that serves this extension too (one extension per name). */
+  readonly extend: <RX>(extension: Extension.Extension<RX>) => McpServer<R | RX>
+  /** The runtime, built from this definition (the same Layer value however often it is read). */
   readonly layer: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>
 }
 
@@ -101,7 +113,12 @@ const Proto = {
 }
 
 /** With a hub, every served kind of component advertises change notifications. */
-const capabilitiesOf = (options: Options, catalog: Catalog.Catalog, hub: boolean): Record<string, unknown> => {
+const capabilitiesOf = (
+  options: Options,
+  catalog: Catalog.Catalog,
+  hub: boolean,
+  extensions: ReadonlyArray<Extension.Extension<unknown>>
+): Record<string, unknown> => {
   const capabilities: Record<string, unknown> = {}
   if (catalog.tools.size > 0) capabilities["tools"] = hub ? { listChanged: true } : {}
   if (catalog.resources.size > 0 || catalog.templates.length > 0) {
@@ -110,7 +127,9 @@ const capabilitiesOf = (options: Options, catalog: Catalog.Catalog, hub: boolean
   if (catalog.prompts.size > 0) capabilities["prompts"] = hub ? { listChanged: true } : {}
   if (ServerRuntime.offersCompletions(catalog)) capabilities["completions"] = {}
   if (options.logging === true) capabilities["logging"] = {}
-  if (options.extensions !== undefined) capabilities["extensions"] = options.extensions
+  const advertised: Record<string, unknown> = { ...options.extensions }
+  for (const extension of extensions) advertised[extension.name] = extension.settings
+  if (Object.keys(advertised).length > 0) capabilities["extensions"] = advertised
   return capabilities
 }
 
@@ -118,7 +137,7 @@ const capabilitiesOf = (options: Options, catalog: Catalog.Catalog, hub: boolean
  * With an authorization policy, responses differ per principal: a `public` cache scope would let a
  * shared cache serve one principal's list to another.
  */
-const refusePublicCaching = (cache: Readonly<Record<CacheableMethod, CacheHint>>, catalog: Catalog.Catalog) => {
+const refusePublicCaching = (cache: Readonly<Record<string, CacheHint>>, catalog: Catalog.Catalog) => {
   const publicMethods = Object.entries(cache).filter(([, hint]) => hint.cacheScope === "public").map(([method]) => method)
   const publicResources = [
     ...[...catalog.resources.values()].filter((resource) => resource.cache?.cacheScope === "public").map((resource) => resource.description.uri),
@@ -144,10 +163,11 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
 /**
  * Builds the runtime of a definition. The validator is the application's `SchemaValidator` when it
  * provides one, else the core's basic backend; the dialects are the application's registry when
- * provided, else 2026-07-28 only; the MRTR keyring is the application's `Keyring` when provided,
- * else an ephemeral one (with a warning on stderr). With a `SubscriptionHub` in context the server
- * serves `subscriptions/listen` and advertises `listChanged` (and `resources.subscribe`); without
- * one it advertises neither and listen is -32601.
+ * provided, else 2026-07-28 only; the executor is the application's `Executor` when provided, else
+ * one with the `executor` options; the MRTR keyring is the application's `Keyring` when provided,
+ * else an ephemeral one (with a warning on stderr when a round first uses it). With a
+ * `SubscriptionHub` in context the server serves `subscriptions/listen` and advertises
+ * `listChanged` (and `resources.subscribe`); without one it advertises neither and listen is -32601.
  *
  * @since 0.1.0
  */
@@ -161,7 +181,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
     Effect.gen(function*() {
       const options = server.options
       const validator = Option.getOrElse(yield* Effect.serviceOption(SchemaValidator), () => BasicJsonSchema.make())
-      const dialects = Option.getOrElse(yield* Effect.serviceOption(DialectRegistry), () => DialectRegistry.make(DialectRegistry.defaultDialects))
+      const dialects = Option.getOrElse(yield* Effect.serviceOption(DialectRegistry), () => DialectRegistry.make([Dialect2026_07_28]))
       const catalog = yield* Catalog.make(
         server.components,
         options.pageSize === undefined ? undefined : { pageSize: options.pageSize }
@@ -169,20 +189,15 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       const services = (yield* Effect.context<never>()) as Context.Context<never>
       const policy = Option.getOrUndefined(yield* Effect.serviceOption(AuthorizationPolicy))
       const hub = Option.getOrUndefined(yield* Effect.serviceOption(SubscriptionHub))
-      const cache = { ...ServerRuntime.defaultCache, ...options.cache }
+      const cache = options.cache ?? {}
       if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
-      const keyring = yield* Effect.serviceOption(Keyring).pipe(
-        Effect.flatMap((found) =>
-          Option.isSome(found) ? Effect.succeed(found.value) : Effect.logWarning(
-            "No Keyring configured: MRTR request state is sealed with an ephemeral key, so input_required rounds will not survive a restart or cross instances"
-          ).pipe(Effect.as(generateKeyring()))
-        )
-      )
-      return ServerRuntime.make({
+      const keyring = Option.getOrUndefined(yield* Effect.serviceOption(Keyring))
+      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => Executor.make(options.executor))
+      return yield* ServerRuntime.make({
         settings: {
           serverInfo: serverInfoOf(options),
           instructions: options.instructions,
-          capabilities: capabilitiesOf(options, catalog, hub !== undefined),
+          capabilities: capabilitiesOf(options, catalog, hub !== undefined, server.extensions),
           cache,
           logging: options.logging === true,
           progress: { ...defaultProgressLimits, ...options.progress },
@@ -190,22 +205,35 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
         },
         catalog,
         dialects,
-        executor: Executor.make(options.executor),
+        executor,
         services,
         policy,
-        keyring,
+        extensions: server.extensions,
+        ...(keyring === undefined ? {} : { keyring }),
         ...(hub === undefined ? {} : { hub })
       })
     })
   ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>
 
-const build = <R>(options: Options, components: ReadonlyArray<Catalog.Component>): McpServer<R> => {
+const build = <R>(
+  options: Options,
+  components: ReadonlyArray<Catalog.Component>,
+  extensions: ReadonlyArray<Extension.Extension<unknown>>
+): McpServer<R> => {
   const self = Object.create(Proto)
   self[TypeId] = TypeId
   self.options = options
   self.components = components
-  self.add = (...more: ReadonlyArray<Catalog.Component>) => build(options, [...components, ...more])
-  Object.defineProperty(self, "layer", { get: () => layer(self as McpServer<R>) })
+  self.extensions = extensions
+  self.add = (...more: ReadonlyArray<Catalog.Component>) => build(options, [...components, ...more], extensions)
+  self.extend = (extension: Extension.Extension<unknown>) => {
+    if (extensions.some((added) => added.name === extension.name)) {
+      throw new Error(`Extension "${extension.name}" is already added to this server`)
+    }
+    return build(options, components, [...extensions, extension])
+  }
+  let memoized: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>> | undefined
+  Object.defineProperty(self, "layer", { get: () => memoized ??= layer(self as McpServer<R>) })
   return self as McpServer<R>
 }
 
@@ -214,4 +242,4 @@ const build = <R>(options: Options, components: ReadonlyArray<Catalog.Component>
  *
  * @since 0.1.0
  */
-export const make = (options: Options): McpServer<never> => build(options, [])
+export const make = (options: Options): McpServer<never> => build(options, [], [])

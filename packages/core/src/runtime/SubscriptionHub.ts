@@ -13,8 +13,11 @@
  * `subscribe`. Providing any hub is what makes a server advertise `listChanged` and
  * `resources.subscribe`.
  *
- * Every subscriber carries the principal that opened its stream. The memory hub does not filter by
- * principal yet; `visible` is the seam where a per-principal view of changes plugs in.
+ * Extensions publish {@link Topic} changes (a task's status, say): a stream receives one when it
+ * subscribed to the topic and, when the change names a principal, only if it is that principal's.
+ *
+ * Every subscriber carries the principal that opened its stream; `visible` is the memory hub's
+ * seam for any further per-principal view of changes.
  *
  * @example
  * ```ts
@@ -34,12 +37,28 @@
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { Principal } from "./Principal.ts"
 
+/**
+ * A change on an extension's topic: delivered as the notification `method` with `params` (plus the
+ * stream's subscription id) to the streams that subscribed to `topic` and belong to `principal`
+ * (any stream, when `principal` is `undefined`). A stream never coalesces topic changes.
+ *
+ * @since 0.1.0
+ */
+export interface Topic {
+  readonly _tag: "Topic"
+  readonly topic: string
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
+  readonly principal: string | undefined
+}
+
 /** One change a listen stream can deliver. @since 0.1.0 */
 export type Change =
   | { readonly _tag: "ToolsListChanged" }
   | { readonly _tag: "PromptsListChanged" }
   | { readonly _tag: "ResourcesListChanged" }
   | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+  | Topic
 
 /** `notifications/tools/list_changed`. @since 0.1.0 */
 export const toolsListChanged: Change = { _tag: "ToolsListChanged" }
@@ -50,15 +69,20 @@ export const resourcesListChanged: Change = { _tag: "ResourcesListChanged" }
 /** `notifications/resources/updated` for `uri`. @since 0.1.0 */
 export const resourceUpdated = (uri: string): Change => ({ _tag: "ResourceUpdated", uri })
 
+/** A change on an extension's topic (see {@link Topic}). @since 0.1.0 */
+export const topic = (options: Omit<Topic, "_tag">): Change => ({ _tag: "Topic", ...options })
+
 /** What one stream receives: the filter the server honoured, normalized. @since 0.1.0 */
 export interface Filter {
   readonly toolsListChanged: boolean
   readonly promptsListChanged: boolean
   readonly resourcesListChanged: boolean
   readonly resourceSubscriptions: ReadonlySet<string>
+  /** Extension topics (see {@link Topic}). */
+  readonly topics: ReadonlySet<string>
 }
 
-/** Whether a stream with this filter receives this change. @since 0.1.0 */
+/** Whether a stream with this filter asked for this change. @since 0.1.0 */
 export const matches = (filter: Filter, change: Change): boolean => {
   switch (change._tag) {
     case "ToolsListChanged":
@@ -69,6 +93,8 @@ export const matches = (filter: Filter, change: Change): boolean => {
       return filter.resourcesListChanged
     case "ResourceUpdated":
       return filter.resourceSubscriptions.has(change.uri)
+    case "Topic":
+      return filter.topics.has(change.topic)
   }
 }
 
@@ -80,6 +106,16 @@ export interface Subscriber {
   /** Hands a matching change to the stream; synchronous, never blocks, never fails. */
   readonly deliver: (change: Change) => void
 }
+
+/**
+ * Whether a subscriber receives a change: it asked for it, and a topic change for one principal
+ * goes to that principal's streams only. Every hub delivers by this rule.
+ *
+ * @since 0.1.0
+ */
+export const accepts = (subscriber: Subscriber, change: Change): boolean =>
+  matches(subscriber.filter, change) &&
+  (change._tag !== "Topic" || change.principal === undefined || change.principal === subscriber.principal.id)
 
 /** @since 0.1.0 */
 export class SubscriptionHub extends Context.Service<SubscriptionHub, {
@@ -117,7 +153,7 @@ export const makeMemory = (options?: MemoryOptions): MemoryHub => {
     publish: (change) =>
       Effect.sync(() => {
         for (const subscriber of subscribers) {
-          if (!matches(subscriber.filter, change)) continue
+          if (!accepts(subscriber, change)) continue
           if (visible !== undefined && !visible(subscriber.principal, change)) continue
           subscriber.deliver(change)
         }

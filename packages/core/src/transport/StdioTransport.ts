@@ -40,8 +40,8 @@ import type { Readable, Writable } from "node:stream"
 import { ParseError } from "../pipeline/McpError.ts"
 import type { ServerRuntime } from "../runtime/ServerRuntime.ts"
 import * as Connection from "./Connection.ts"
-import * as FrameWriter from "./FrameWriter.ts"
-import * as LineFramer from "./LineFramer.ts"
+import * as FrameWriter from "../internal/FrameWriter.ts"
+import * as LineFramer from "../internal/LineFramer.ts"
 
 /** Transport options. @since 0.1.0 */
 export interface Options {
@@ -339,7 +339,8 @@ const processStreams = (): NodeStreams | undefined => {
 
 /**
  * Serves the `ServerRuntime` on stdin/stdout until EOF: on Node the process streams directly,
- * elsewhere through the `Stdio` service.
+ * elsewhere through the `Stdio` service. As the main effect of a process (`NodeRuntime.runMain`),
+ * the process exits 0 at EOF.
  *
  * @since 0.1.0
  */
@@ -348,3 +349,27 @@ export const run = (options?: Options): Effect.Effect<void, StdoutStalled, Serve
     const streams = processStreams()
     return streams === undefined ? runStdio(options) : runStreams(streams, options)
   })
+
+/**
+ * The stdio transport as a Layer: serves in the background for as long as the Layer's scope lives
+ * (for an application that also runs something else, say an HTTP server). The transport ends at
+ * EOF or on a stalled stdout (logged on stderr); the application decides when to exit. A process
+ * that is only a stdio server runs {@link run} as its main effect instead, and exits at EOF.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+ *
+ * const Stdio = StdioTransport.layer().pipe(Layer.provide(Server.layer), Layer.provide(NodeStdio.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<never, never, ServerRuntime | Stdio.Stdio> =>
+  Layer.effectDiscard(Effect.forkScoped(
+    run(options).pipe(
+      Effect.catchTag("StdoutStalled", (error) => Effect.logError("stdio transport ended", error.message)),
+      Effect.provide(stderrLogger)
+    )
+  ))

@@ -6,6 +6,21 @@
  */
 import { Schema } from "effect"
 
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * An object whose members are not described (`{ [key: string]: unknown }`: `_meta`, tool
+ * arguments, an input response before it is consumed). Checked as one test, where
+ * `Schema.Record(Schema.String, Schema.Unknown)` walks every key: these sit on the hot path of
+ * every request.
+ *
+ * @since 0.1.0
+ */
+export const UnknownObject: Schema.declare<Readonly<Record<string, unknown>>> = Schema.declare(isPlainObject, {
+  expected: "object"
+})
+
 /**
  * Any JSON value (`JSONValue`): null, finite number, boolean, string, array or object.
  *

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { OpenStruct } from "./Json.ts"
+import { OpenStruct, UnknownObject } from "./Json.ts"
 
 const label = "[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 const metaKeyPattern = new RegExp(
@@ -63,7 +63,7 @@ export const ProgressTokenKey = "progressToken" as const
  *
  * @since 0.1.0
  */
-export const MetaObject = Schema.Record(Schema.String, Schema.Unknown)
+export const MetaObject = UnknownObject
 /** @since 0.1.0 */
 export type MetaObject = typeof MetaObject.Type
 
@@ -159,6 +159,20 @@ export type Implementation = typeof Implementation.Type
 export const ResultType = Schema.String
 /** @since 0.1.0 */
 export type ResultType = typeof ResultType.Type
+
+/**
+ * The retry fields of a request that may answer `input_required` (`tools/call`, `resources/read`,
+ * `prompts/get`): the client's `inputResponses` by key, and the `requestState` echoed back. Each
+ * response is an object here and is validated against its request only when the server consumes
+ * its key: MRTR asks servers to ignore responses they do not need, so a response for a key nobody
+ * asked (or an answered one) is never an error.
+ *
+ * @since 0.1.0
+ */
+export const RetryFields = {
+  inputResponses: Schema.optionalKey(Schema.Record(Schema.String, UnknownObject)),
+  requestState: Schema.optionalKey(Schema.String)
+}
 
 /**
  * Fields of every result (`Result`): `resultType` and an optional `_meta`.

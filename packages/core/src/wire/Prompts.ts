@@ -6,8 +6,7 @@
 import { Schema } from "effect"
 import { ContentBlock, Role } from "./Content.ts"
 import { OpenStruct } from "./Json.ts"
-import { Icons, ListResultFields, MetaObject, ResultFields } from "./Meta.ts"
-import { InputResponses } from "./Mrtr.ts"
+import { Icons, ListResultFields, MetaObject, ResultFields, RetryFields } from "./Meta.ts"
 
 /**
  * An argument a prompt accepts.
@@ -60,8 +59,7 @@ export const GetPromptRequestParams = OpenStruct({
   _meta: Schema.optionalKey(MetaObject),
   name: Schema.String,
   arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
-  inputResponses: Schema.optionalKey(InputResponses),
-  requestState: Schema.optionalKey(Schema.String)
+  ...RetryFields
 })
 /** @since 0.1.0 */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type

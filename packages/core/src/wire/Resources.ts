@@ -6,8 +6,7 @@
 import { Schema } from "effect"
 import { Annotations, BlobResourceContents, TextResourceContents } from "./Content.ts"
 import { OpenStruct } from "./Json.ts"
-import { CacheableResultFields, Icons, ListResultFields, MetaObject } from "./Meta.ts"
-import { InputResponses } from "./Mrtr.ts"
+import { CacheableResultFields, Icons, ListResultFields, MetaObject, RetryFields } from "./Meta.ts"
 
 /**
  * A resource the server can read.
@@ -54,8 +53,7 @@ export type ResourceTemplate = typeof ResourceTemplate.Type
 export const ReadResourceRequestParams = OpenStruct({
   _meta: Schema.optionalKey(MetaObject),
   uri: Schema.String,
-  inputResponses: Schema.optionalKey(InputResponses),
-  requestState: Schema.optionalKey(Schema.String)
+  ...RetryFields
 })
 /** @since 0.1.0 */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type

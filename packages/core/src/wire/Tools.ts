@@ -5,9 +5,8 @@
  */
 import { Schema } from "effect"
 import { ContentBlock } from "./Content.ts"
-import { OpenStruct } from "./Json.ts"
-import { Icons, ListResultFields, MetaObject, ResultFields } from "./Meta.ts"
-import { InputResponses } from "./Mrtr.ts"
+import { OpenStruct, UnknownObject } from "./Json.ts"
+import { Icons, ListResultFields, MetaObject, ResultFields, RetryFields } from "./Meta.ts"
 
 /**
  * Behaviour hints about a tool (never to be trusted from an untrusted server).
@@ -50,10 +49,8 @@ export type Tool = typeof Tool.Type
 export const CallToolRequestParams = OpenStruct({
   _meta: Schema.optionalKey(MetaObject),
   name: Schema.String,
-  arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  // Lazy: Mrtr imports Tool for sampling, so the two modules form an import cycle.
-  inputResponses: Schema.optionalKey(Schema.suspend(() => InputResponses)),
-  requestState: Schema.optionalKey(Schema.String)
+  arguments: Schema.optionalKey(UnknownObject),
+  ...RetryFields
 })
 /** @since 0.1.0 */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type

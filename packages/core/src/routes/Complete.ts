@@ -2,19 +2,22 @@
  * `completion/complete` for prompt arguments and resource template variables.
  *
  * An unknown prompt or template is -32602; an argument without a provider completes to nothing.
- * Answers are capped at 100 values with `total` and `hasMore`.
+ * Answers are capped at 100 values with `total` and `hasMore`. The route runs in the executor and
+ * is checked by the authorization policy as the prompt or template it refers to.
  *
  * @since 0.1.0
  */
-import { Effect, Predicate } from "effect"
+import { Effect } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import * as Completion from "../catalog/Completion.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import * as Authorization from "../runtime/Authorization.ts"
+import { CompleteRequestParams } from "../wire/Completion.ts"
+import * as Route from "./Route.ts"
 
-
-const invalid = (message: string) => new InvalidParams({ message: `Invalid params: ${message}` })
+type Params = typeof CompleteRequestParams.schema.Type
 
 /** Whether any component of the catalog offers completions. @since 0.1.0 */
 export const hasProviders = (catalog: Catalog): boolean =>
@@ -33,18 +36,13 @@ export interface Resolved {
   readonly arguments: Readonly<Record<string, string>>
 }
 
-const targetOf = (catalog: Catalog, ref: Record<string, unknown>): Target | InvalidParams => {
-  if (ref["type"] === "ref/prompt") {
-    const name = ref["name"]
-    const prompt = typeof name === "string" ? catalog.prompts.get(name) : undefined
+const targetOf = (catalog: Catalog, ref: Params["ref"]): Target | InvalidParams => {
+  if (ref.type === "ref/prompt") {
+    const prompt = catalog.prompts.get(ref.name)
     return prompt === undefined ? unknownRef(ref) : { _tag: "Prompt", prompt }
   }
-  if (ref["type"] === "ref/resource") {
-    const uri = ref["uri"]
-    const template = catalog.templates.find((candidate) => candidate.parsed.source === uri)
-    return template === undefined ? unknownRef(ref) : { _tag: "Template", template: template.template, uriTemplate: template.parsed.source }
-  }
-  return new InvalidParams({ message: "Invalid params: ref.type must be \"ref/prompt\" or \"ref/resource\"" })
+  const template = catalog.templates.find((candidate) => candidate.parsed.source === ref.uri)
+  return template === undefined ? unknownRef(ref) : { _tag: "Template", template: template.template, uriTemplate: template.parsed.source }
 }
 
 /** The error for a reference to nothing (also used when authorization conceals). @since 0.1.0 */
@@ -53,30 +51,11 @@ export const unknownRef = (ref: Readonly<Record<string, unknown>>) =>
     ? new InvalidParams({ message: `Unknown prompt: ${String(ref["name"])}` })
     : new InvalidParams({ message: `Unknown resource template: ${String(ref["uri"])}` })
 
-/** Parses the params and resolves the referenced component. @since 0.1.0 */
-export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Resolved | InvalidParams => {
-  const ref = params["ref"]
-  const argument = params["argument"]
-  if (!Predicate.isObject(ref)) return invalid("ref must be an object")
-  if (!Predicate.isObject(argument) || typeof argument["name"] !== "string" || typeof argument["value"] !== "string") {
-    return invalid("argument needs string name and value")
-  }
-  const context = params["context"]
-  const resolved: Record<string, string> = {}
-  if (context !== undefined) {
-    if (!Predicate.isObject(context)) return invalid("context must be an object")
-    const given = context["arguments"]
-    if (given !== undefined) {
-      if (!Predicate.isObject(given)) return invalid("context.arguments must be an object")
-      for (const [key, value] of Object.entries(given)) {
-        if (typeof value !== "string") return invalid(`context.arguments.${key} must be a string`)
-        resolved[key] = value
-      }
-    }
-  }
-  const target = targetOf(catalog, ref)
+/** Resolves the referenced component. @since 0.1.0 */
+export const resolve = (catalog: Catalog, params: Params): Resolved | InvalidParams => {
+  const target = targetOf(catalog, params.ref)
   if (target instanceof InvalidParams) return target
-  return { target, argument: { name: argument["name"], value: argument["value"] }, arguments: resolved }
+  return { target, argument: params.argument, arguments: params.context?.arguments ?? {} }
 }
 
 /** Runs the provider of a resolved completion. @since 0.1.0 */
@@ -91,3 +70,18 @@ export const run = (
     Effect.map((values) => ({ completion: Completion.toWire(values) }))
   )
 }
+
+/** `completion/complete`. @since 0.1.0 */
+export const route: Route.Route<Params, Resolved> = Route.make({
+  method: "completion/complete",
+  capability: "completions",
+  params: CompleteRequestParams.schema,
+  bounded: true,
+  resolve: (params, environment) => resolve(environment.catalog, params),
+  guard: ({ target }) => ({
+    component: target._tag === "Prompt" ? Authorization.promptComponent(target.prompt) : Authorization.templateComponent(target.template),
+    notFound: () =>
+      unknownRef(target._tag === "Prompt" ? { type: "ref/prompt", name: target.prompt.name } : { type: "ref/resource", uri: target.uriTemplate })
+  }),
+  run: (call, resolved) => Effect.map(run(resolved, call.provide), Route.result)
+})

@@ -13,6 +13,9 @@ import type * as Resource from "../catalog/Resource.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+import * as Authorization from "../runtime/Authorization.ts"
+import { ReadResourceRequestParams } from "../wire/Resources.ts"
+import * as Route from "./Route.ts"
 
 const absoluteUri = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
@@ -46,9 +49,9 @@ export type Target =
  *
  * @since 0.1.0
  */
-export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Target | InvalidParams => {
-  const uri = params["uri"]
-  if (typeof uri !== "string" || !absoluteUri.test(uri)) {
+export const resolve = (catalog: Catalog, params: { readonly uri: string }): Target | InvalidParams => {
+  const uri = params.uri
+  if (!absoluteUri.test(uri)) {
     return new InvalidParams({ message: "Invalid params: uri must be an absolute URI" })
   }
   if (uri.length > maxUriLength) {
@@ -83,3 +86,22 @@ export const run = (
     )
   )
 }
+
+/** `resources/read`. @since 0.1.0 */
+export const route: Route.Route<typeof ReadResourceRequestParams.schema.Type, Target> = Route.make({
+  method: "resources/read",
+  capability: "resources",
+  params: ReadResourceRequestParams.schema,
+  cacheable: true,
+  mayAskInput: true,
+  bounded: true,
+  nameParam: "uri",
+  resolve: (params, environment) => resolve(environment.catalog, params),
+  guard: (target) => ({
+    component: target._tag === "Resource"
+      ? Authorization.resourceComponent(target.resource)
+      : Authorization.templateComponent(target.template),
+    notFound: () => notFound(target.uri)
+  }),
+  run: (call, target) => Effect.map(run(target, call.provide), (read) => Route.result(read.result, read.cache))
+})

@@ -2,40 +2,32 @@
  * `prompts/get`: unknown prompt → -32602; arguments must be strings; required arguments are
  * checked before the prompt renders.
  *
+ * The route may answer `input_required`, runs in the executor, and is checked by the
+ * authorization policy as the prompt it names (`Mcp-Name` over HTTP).
+ *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
 import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+import * as Authorization from "../runtime/Authorization.ts"
+import { GetPromptRequestParams } from "../wire/Prompts.ts"
+import * as Route from "./Route.ts"
 
 /** The error for an unknown prompt (also used when authorization conceals). @since 0.1.0 */
 export const unknownPrompt = (name: string) => new InvalidParams({ message: `Unknown prompt: ${name}` })
 
 /** Resolves the prompt a `prompts/get` names. @since 0.1.0 */
-export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Prompt.Prompt<unknown> | InvalidParams => {
-  const name = params["name"]
-  if (typeof name !== "string") return new InvalidParams({ message: "Invalid params: name must be a string" })
-  return catalog.prompts.get(name) ?? unknownPrompt(name)
-}
+export const resolve = (catalog: Catalog, params: { readonly name: string }): Prompt.Prompt<unknown> | InvalidParams =>
+  catalog.prompts.get(params.name) ?? unknownPrompt(params.name)
 
 /** Renders a resolved prompt. @since 0.1.0 */
 export const run = (
   prompt: Prompt.Prompt<unknown>,
-  params: Readonly<Record<string, unknown>>,
+  values: Readonly<Record<string, string>>,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
-  const args = params["arguments"] ?? {}
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return Effect.fail(new InvalidParams({ message: "Invalid params: arguments must be an object" }))
-  }
-  const values: Record<string, string> = {}
-  for (const [key, value] of Object.entries(args)) {
-    if (typeof value !== "string") {
-      return Effect.fail(new InvalidParams({ message: `Invalid params: argument "${key}" must be a string` }))
-    }
-    values[key] = value
-  }
   const missing = prompt.arguments.filter((argument) => argument.required === true && values[argument.name] === undefined)
   if (missing.length > 0) {
     return Effect.fail(new InvalidParams({
@@ -54,3 +46,16 @@ export const run = (
     })
   )
 }
+
+/** `prompts/get`. @since 0.1.0 */
+export const route: Route.Route<typeof GetPromptRequestParams.schema.Type, Prompt.Prompt<unknown>> = Route.make({
+  method: "prompts/get",
+  capability: "prompts",
+  params: GetPromptRequestParams.schema,
+  mayAskInput: true,
+  bounded: true,
+  nameParam: "name",
+  resolve: (params, environment) => resolve(environment.catalog, params),
+  guard: (prompt) => ({ component: Authorization.promptComponent(prompt), notFound: () => unknownPrompt(prompt.name) }),
+  run: (call, prompt) => Effect.map(run(prompt, call.params.arguments ?? {}, call.provide), Route.result)
+})

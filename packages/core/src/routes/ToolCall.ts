@@ -1,6 +1,9 @@
 /**
  * `tools/call`: find the tool, validate arguments, run the handler, shape what it returned.
  *
+ * The route may answer `input_required` (its handler may use `Input`), runs in the executor, and
+ * is checked by the authorization policy as the tool it names (`Mcp-Name` over HTTP).
+ *
  * Argument validation failures are `isError` results naming the path and the rule, never the
  * value (the model can correct itself). An unknown tool is -32602. A declared output schema is
  * enforced: a value that does not match, or an explicit result without `structuredContent`, is
@@ -10,9 +13,13 @@
  */
 import { Effect, Predicate } from "effect"
 import type { Catalog, CompiledTool } from "../catalog/Catalog.ts"
+import * as HeaderParams from "../catalog/HeaderParams.ts"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
 import { InternalError, InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+import * as Authorization from "../runtime/Authorization.ts"
+import { CallToolRequestParams } from "../wire/Tools.ts"
+import * as Route from "./Route.ts"
 
 const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
   issues.slice(0, 10).map((issue) => `${issue.instancePath === "" ? "(root)" : issue.instancePath}: ${issue.message}`).join("; ")
@@ -79,25 +86,21 @@ export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect
 /** The error for an unknown tool (also used when authorization conceals). @since 0.1.0 */
 export const unknownTool = (name: string) => new InvalidParams({ message: `Unknown tool: ${name}` })
 
-/** The parsed `tools/call` params. @since 0.1.0 */
-export interface Call {
+/** The tool a `tools/call` names, with its arguments. @since 0.1.0 */
+export interface Target {
   readonly tool: CompiledTool
   readonly arguments: Readonly<Record<string, unknown>>
 }
 
 /**
- * Resolves the tool and checks the params' shape (not the arguments' schema).
+ * Resolves the tool (arguments default to `{}`; their schema is checked when the call runs).
  *
  * @since 0.1.0
  */
-export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknown>>): Call | InvalidParams => {
-  const name = params["name"]
-  if (typeof name !== "string") return new InvalidParams({ message: "Invalid params: name must be a string" })
-  const tool = catalog.tools.get(name)
-  if (tool === undefined) return unknownTool(name)
-  const args = params["arguments"] ?? {}
-  if (!Predicate.isObject(args)) return new InvalidParams({ message: "Invalid params: arguments must be an object" })
-  return { tool, arguments: args }
+export const resolve = (catalog: Catalog, params: CallToolRequestParams): Target | InvalidParams => {
+  const tool = catalog.tools.get(params.name)
+  if (tool === undefined) return unknownTool(params.name)
+  return { tool, arguments: params.arguments ?? {} }
 }
 
 /**
@@ -106,7 +109,7 @@ export const resolve = (catalog: Catalog, params: Readonly<Record<string, unknow
  * @since 0.1.0
  */
 export const run = (
-  call: Call,
+  call: Target,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = call.tool.decodeInput(call.arguments)
@@ -118,3 +121,38 @@ export const run = (
     })
   )
 }
+
+const none: ReadonlyArray<Route.Mirror> = []
+
+/**
+ * The tool's `x-mcp-header` parameters with their values in the arguments (an unknown tool or
+ * malformed arguments mirror nothing: the runtime refuses them with -32602).
+ *
+ * @since 0.1.0
+ */
+export const mirrors = (params: Readonly<Record<string, unknown>>, catalog: Catalog): ReadonlyArray<Route.Mirror> => {
+  const name = params["name"]
+  const tool = typeof name === "string" ? catalog.tools.get(name) : undefined
+  const args = params["arguments"] ?? {}
+  if (tool === undefined || tool.headerParams.length === 0 || !Predicate.isObject(args)) return none
+  return tool.headerParams.map((param) => ({
+    header: `Mcp-Param-${param.name}`,
+    lower: param.header,
+    body: `params.arguments.${param.path.join(".")}`,
+    value: HeaderParams.valueAt(args, param.path)
+  }))
+}
+
+/** `tools/call`. @since 0.1.0 */
+export const route: Route.Route<CallToolRequestParams, Target> = Route.make({
+  method: "tools/call",
+  capability: "tools",
+  params: CallToolRequestParams.schema,
+  mayAskInput: true,
+  bounded: true,
+  nameParam: "name",
+  mirrors: (params, catalog) => mirrors(params, catalog),
+  resolve: (params, environment) => resolve(environment.catalog, params),
+  guard: (target) => ({ component: Authorization.toolComponent(target.tool.tool), notFound: () => unknownTool(target.tool.tool.name) }),
+  run: (call, target) => Effect.map(run(target, call.provide), Route.result)
+})

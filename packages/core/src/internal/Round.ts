@@ -18,24 +18,20 @@ import type { Request } from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { JsonValue } from "../wire/Json.ts"
 import type { InputRequest } from "../wire/Mrtr.ts"
-import * as ElicitationForm from "./ElicitationForm.ts"
-import type { Ask, Session } from "./Input.ts"
-import * as InputCapabilities from "./InputCapabilities.ts"
-import * as InputRequired from "./InputRequired.ts"
-import type { Keyring } from "./Keyring.ts"
-import * as RequestState from "./RequestState.ts"
-import * as Sampling from "./Sampling.ts"
+import * as ElicitationForm from "../mrtr/ElicitationForm.ts"
+import type { Ask, Session } from "../mrtr/Input.ts"
+import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
+import * as InputRequired from "../mrtr/InputRequired.ts"
+import type { Keyring } from "../mrtr/Keyring.ts"
+import * as RequestState from "../mrtr/RequestState.ts"
+import * as Sampling from "../mrtr/Sampling.ts"
+import type { Provide } from "../routes/Route.ts"
+import type { ProvideWith } from "../runtime/RequestServices.ts"
 
-/** How a handler's effect gets its request services. @since 0.1.0 */
-export type Provide = <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
-
-/**
- * How the runtime provides a handler's effect with the request's services plus this round's
- * {@link McpInput} session, in one step.
- *
- * @since 0.1.0
- */
-export type ProvideWith = <A, E>(effect: Effect.Effect<A, E, unknown>, session: Session | undefined) => Effect.Effect<A, E>
+/** How a handler's effect gets its request services (see routes/Route). */
+export type { Provide } from "../routes/Route.ts"
+/** How the runtime provides a handler's effect with the request's services plus a round's session. */
+export type { ProvideWith } from "../runtime/RequestServices.ts"
 
 /** What a round produced. @since 0.1.0 */
 export type Outcome<A> =

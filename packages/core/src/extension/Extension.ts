@@ -1,0 +1,147 @@
+/**
+ * Extensions: protocol features beyond a revision (`io.modelcontextprotocol/tasks` is the first),
+ * added to a server by the application and negotiated per request.
+ *
+ * An extension is a value with a name, the settings a server advertises for it in
+ * `server/discover` (`capabilities.extensions[name]`), and a `make` effect run when the server's
+ * Layer is built. `make` sees the server's {@link Route.Environment} (catalog, settings, executor,
+ * hub) and returns what the extension contributes:
+ *
+ * - `routes`: methods of its own. They exist only for a request that names the extension in its
+ *   `clientCapabilities.extensions`; any other request for them is answered -32021 with
+ *   `data.requiredCapabilities.extensions[name] = {}`, before its params are looked at.
+ * - `removed`: methods the extension reserves and does not serve (answered -32601, like an unknown
+ *   method, before anything else).
+ * - `wraps`: replacements for routes of the dialects (a route wrapped by {@link wrap} receives the
+ *   original and decides per request, with `call.negotiated(name)`, whether to do its own thing).
+ * - `listen`: keys of the `subscriptions/listen` filter it honours; their changes travel through the
+ *   `SubscriptionHub` as topics (see {@link ListenFilter}).
+ *
+ * Installing an extension's package never enables it: a server serves an extension only when the
+ * application adds it (`McpServer.make(...).extend(extension)`).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import * as Extension from "@snodo/core/extension/Extension"
+ * import * as Route from "@snodo/core/routes/Route"
+ *
+ * const Echo = Extension.make({
+ *   name: "com.example/echo",
+ *   make: () => Effect.succeed({
+ *     routes: [Route.make({
+ *       method: "echo/say",
+ *       params: Schema.Struct({ text: Schema.String }),
+ *       run: (call) => Effect.succeed(Route.result({ said: call.params.text }))
+ *     })]
+ *   })
+ * })
+ *
+ * const Server = McpServer.make({ name: "demo", version: "1.0.0" }).extend(Echo)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Effect } from "effect"
+import type { CatalogError } from "../catalog/Catalog.ts"
+import { MissingRequiredClientCapability, type McpError } from "../pipeline/McpError.ts"
+import type * as Route from "../routes/Route.ts"
+import type { Principal } from "../runtime/Principal.ts"
+
+const TypeId: unique symbol = Symbol.for("@snodo/core/Extension")
+
+/**
+ * A key of the `subscriptions/listen` filter an extension honours (`taskIds` for Tasks).
+ *
+ * When a listen request carries the key, the core asks `honour` which topics the stream subscribes
+ * to (a request that did not negotiate the extension is refused with -32021 first). The stream then
+ * receives every {@link Topic} change published on those topics for its principal, written as the
+ * change's notification with the stream's subscription id in `_meta`.
+ *
+ * @since 0.1.0
+ */
+export interface ListenFilter {
+  readonly key: string
+  /**
+   * The topics to subscribe for the requested value, and the value to acknowledge (what the server
+   * agreed to send); fails with -32602 for a malformed value.
+   */
+  readonly honour: (
+    requested: unknown,
+    principal: Principal["Service"]
+  ) => Effect.Effect<{ readonly topics: ReadonlyArray<string>; readonly acknowledged: unknown }, McpError>
+}
+
+/**
+ * A replacement of a dialect route, made by {@link wrap}.
+ *
+ * @since 0.1.0
+ */
+export interface Wrap {
+  readonly original: Route.Any
+  readonly replace: (route: Route.Any) => Route.Any
+}
+
+/**
+ * Replaces `route` (a route of the dialects, by identity) with what `f` makes of it.
+ *
+ * @since 0.1.0
+ */
+export const wrap = <P, T>(route: Route.Route<P, T>, f: (route: Route.Route<P, T>) => Route.Route<P, T>): Wrap => ({
+  original: route as unknown as Route.Any,
+  // Applied only to the route object passed here, so the types `f` was written for hold.
+  replace: f as unknown as (route: Route.Any) => Route.Any
+})
+
+/** What an extension adds to a server. @since 0.1.0 */
+export interface Contribution {
+  readonly routes?: ReadonlyArray<Route.Any>
+  readonly removed?: ReadonlyArray<string>
+  readonly wraps?: ReadonlyArray<Wrap>
+  readonly listen?: ReadonlyArray<ListenFilter>
+}
+
+/** An extension. @since 0.1.0 */
+export interface Extension<out R = never> {
+  readonly [TypeId]: typeof TypeId
+  /** The extension identifier (`io.modelcontextprotocol/tasks`). */
+  readonly name: string
+  /** Advertised as `capabilities.extensions[name]` (default `{}`). */
+  readonly settings: Readonly<Record<string, unknown>>
+  /** Builds the contribution when the server's Layer is built. */
+  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R>
+}
+
+/** Whether a value is an extension. @since 0.1.0 */
+export const isExtension = (u: unknown): u is Extension<unknown> => typeof u === "object" && u !== null && TypeId in u
+
+/**
+ * Defines an extension.
+ *
+ * @since 0.1.0
+ */
+export const make = <R = never>(options: {
+  readonly name: string
+  readonly settings?: Readonly<Record<string, unknown>>
+  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R>
+}): Extension<R> => ({ [TypeId]: TypeId, name: options.name, settings: options.settings ?? {}, make: options.make })
+
+/**
+ * Whether request capabilities name an extension (per request: nothing carries over).
+ *
+ * @since 0.1.0
+ */
+export const negotiated = (clientCapabilities: Readonly<Record<string, unknown>>, name: string): boolean => {
+  const extensions = clientCapabilities["extensions"]
+  if (typeof extensions !== "object" || extensions === null) return false
+  const settings = (extensions as Record<string, unknown>)[name]
+  return typeof settings === "object" && settings !== null
+}
+
+/**
+ * The -32021 for a request that needs an extension it did not declare.
+ *
+ * @since 0.1.0
+ */
+export const required = (name: string, message = "Missing required client capability"): MissingRequiredClientCapability =>
+  new MissingRequiredClientCapability({ message, data: { requiredCapabilities: { extensions: { [name]: {} } } } })

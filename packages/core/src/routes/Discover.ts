@@ -1,0 +1,35 @@
+/**
+ * `server/discover`: the versions this server speaks, its capabilities and instructions.
+ *
+ * Always available, cacheable, and the same for every caller (capabilities are catalog-wide), so
+ * the result is built once per server.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { MetaObject } from "../wire/Meta.ts"
+import * as Route from "./Route.ts"
+
+const built = new WeakMap<Route.Environment, Effect.Effect<Route.Reply>>()
+
+const replyOf = (environment: Route.Environment): Effect.Effect<Route.Reply> => {
+  let reply = built.get(environment)
+  if (reply === undefined) {
+    const { capabilities, instructions } = environment.settings
+    reply = Effect.succeed(Route.result({
+      supportedVersions: environment.supportedVersions,
+      capabilities,
+      ...(instructions === undefined ? {} : { instructions })
+    }))
+    built.set(environment, reply)
+  }
+  return reply
+}
+
+/** `server/discover`. @since 0.1.0 */
+export const Discover = Route.make({
+  method: "server/discover",
+  params: Schema.Struct({ _meta: Schema.optionalKey(MetaObject) }),
+  cacheable: true,
+  run: (call) => replyOf(call.environment)
+})

@@ -1,0 +1,148 @@
+/**
+ * The route table: every method a server serves, per dialect, with the extensions' routes.
+ *
+ * Built once with the runtime from the enabled dialects and extensions: a route whose capability
+ * the server does not offer is left out (its method is then unknown, -32601), extension wraps
+ * replace the dialect routes they name, and each route's params decoder is compiled here.
+ * Transports ask the table what a method is (does it stream, which param is `Mcp-Name`).
+ *
+ * @example
+ * ```ts
+ * import * as RouteTable from "@snodo/core/routes/RouteTable"
+ *
+ * const route = runtime.routes.find("tools/call")
+ * route?.nameParam // "name": an HTTP client mirrors params.name in Mcp-Name
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Extension from "../extension/Extension.ts"
+import type { Dialect } from "../pipeline/Dialect.ts"
+import { InvalidParams, MethodNotFound } from "../pipeline/McpError.ts"
+import * as Route from "./Route.ts"
+
+/**
+ * A route as the table holds it: its decoder, and the extension it belongs to (negotiated per
+ * request), if any.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly route: Route.Any
+  readonly decode: (params: unknown) => unknown
+  readonly extension: string | undefined
+}
+
+/** @since 0.1.0 */
+export interface RouteTable {
+  /** The route of `method` under `dialect`, or `undefined` (-32601). */
+  readonly lookup: (dialect: Dialect, method: string) => Entry | undefined
+  /** Whether any enabled dialect or extension serves `method` (checked before admission). */
+  readonly serves: (method: string) => boolean
+  /**
+   * What `method` is under the preferred dialect (or any), for transports: whether it streams,
+   * which params are mirrored in headers. Known even when the server does not offer its capability.
+   */
+  readonly find: (method: string) => Route.Any | undefined
+  /** Every method served, in table order. */
+  readonly methods: ReadonlyArray<string>
+  /** The -32601 for a method: removed methods say why, so a legacy client has something to show. */
+  readonly notFound: (method: string) => MethodNotFound
+}
+
+/** An extension's contribution, named. @since 0.1.0 */
+export interface Contributed {
+  readonly name: string
+  readonly contribution: Extension.Contribution
+}
+
+const entryOf = (route: Route.Any, extension: string | undefined): Entry => {
+  const decode = Route.decoderOf(route)
+  return { route, decode: (params) => decode(params), extension }
+}
+
+/** Whether a decode failed. @since 0.1.0 */
+export const isInvalid = (decoded: unknown): decoded is InvalidParams => decoded instanceof InvalidParams
+
+/**
+ * Builds the table.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: {
+  readonly dialects: ReadonlyArray<Dialect>
+  readonly extensions: ReadonlyArray<Contributed>
+  /** Whether the server offers a capability (tools, resources, …, subscriptions). */
+  readonly offers: (capability: Route.Capability) => boolean
+}): RouteTable => {
+  const { dialects, extensions } = options
+  const enabled = (route: Route.Any) => route.capability === undefined || options.offers(route.capability)
+  const wraps = new Map<Route.Any, Extension.Wrap>()
+  for (const { contribution } of extensions) {
+    for (const wrap of contribution.wraps ?? []) wraps.set(wrap.original, wrap)
+  }
+  const replaced = new Map<Route.Any, Route.Any>()
+  /** A dialect route as the extensions leave it (replaced once, however many dialects share it). */
+  const wrapped = (route: Route.Any): Route.Any => {
+    let result = replaced.get(route)
+    if (result === undefined) {
+      const wrap = wraps.get(route)
+      result = wrap === undefined ? route : wrap.replace(route)
+      replaced.set(route, result)
+    }
+    return result
+  }
+  const extensionEntries = new Map<string, Entry>()
+  for (const { contribution, name } of extensions) {
+    for (const route of contribution.routes ?? []) {
+      if (enabled(route)) extensionEntries.set(route.method, entryOf(route, name))
+    }
+  }
+  const byDialect = new Map<Dialect, Map<string, Entry>>()
+  // A route shared by several dialects is wrapped and compiled once.
+  const shared = new Map<Route.Any, Entry>()
+  for (const dialect of dialects) {
+    const entries = new Map<string, Entry>()
+    for (const route of dialect.routes) {
+      if (!enabled(route)) continue
+      let entry = shared.get(route)
+      if (entry === undefined) {
+        entry = entryOf(wrapped(route), undefined)
+        shared.set(route, entry)
+      }
+      entries.set(route.method, entry)
+    }
+    for (const [method, entry] of extensionEntries) if (!entries.has(method)) entries.set(method, entry)
+    byDialect.set(dialect, entries)
+  }
+  const removed = new Set<string>()
+  for (const dialect of dialects) for (const method of dialect.removed) removed.add(method)
+  // A method an extension reserves is unknown even if a dialect served it.
+  const reserved = new Set(extensions.flatMap(({ contribution }) => contribution.removed ?? []))
+  const all = new Map<string, Route.Any>()
+  for (const entries of byDialect.values()) {
+    for (const [method, entry] of entries) if (!all.has(method)) all.set(method, entry.route)
+  }
+  for (const method of reserved) all.delete(method)
+  const known = new Map<string, Route.Any>()
+  for (const dialect of dialects) {
+    for (const route of dialect.routes) if (!known.has(route.method)) known.set(route.method, wrapped(route))
+  }
+  for (const { contribution } of extensions) {
+    for (const route of contribution.routes ?? []) if (!known.has(route.method)) known.set(route.method, route)
+  }
+  for (const method of reserved) known.delete(method)
+  const supported = dialects.map((dialect) => dialect.version).join(", ")
+  return {
+    lookup: (dialect, method) => reserved.has(method) ? undefined : byDialect.get(dialect)?.get(method),
+    serves: (method) => all.has(method),
+    find: (method) => all.get(method) ?? known.get(method),
+    methods: [...all.keys()],
+    notFound: (method) =>
+      new MethodNotFound({
+        message: removed.has(method) && !reserved.has(method)
+          ? `Method not found: ${method} is not part of MCP ${supported} (stateless; supported versions: ${supported})`
+          : `Method not found: ${method}`
+      })
+  }
+}

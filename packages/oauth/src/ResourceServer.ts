@@ -1,0 +1,324 @@
+/**
+ * An MCP server as an OAuth 2.1 resource server (MCP 2026-07-28 `basic/authorization`).
+ *
+ * One service, given by Layer on top of a {@link TokenVerifier}, that:
+ *
+ * - serves its Protected Resource Metadata (RFC 9728) at the path-suffixed well-known URI and, by
+ *   default, at the root one ({@link layerMetadata}, GET, readable cross-origin);
+ * - answers a request without a token **401** with `WWW-Authenticate: Bearer
+ *   resource_metadata="…", scope="…"`, and one whose token is not valid here (bad signature,
+ *   another issuer, expired, another audience: no token passthrough) **401** with
+ *   `error="invalid_token"`; tokens are read from the `Authorization` header only, never from a
+ *   query;
+ * - gives every accepted request the verified `Principal` (id: the token's subject; claims: the
+ *   token's claims, with `scopes` the granted scopes and `client_id` the client) and a `Grant`:
+ *   a request, SSE response or listen stream still open when the token expires is ended (401
+ *   before its first event, a terminal JSON-RPC error {@link unauthorizedCode} after), and an
+ *   insufficient scope refusal of the `Scopes` policy is answered **403** with
+ *   `error="insufficient_scope", scope="…"`;
+ * - answers **503** when the authorization server cannot be reached to check a token.
+ *
+ * On `NodeServe` the check runs before the body is read ({@link layerServe}, or
+ * {@link layerNodeServe} with your own routes); on a mounted route it is {@link middleware}.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { Authorization } from "@snodo/core"
+ * import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
+ * import * as ResourceServer from "@snodo/oauth/ResourceServer"
+ * import * as Scopes from "@snodo/oauth/Scopes"
+ *
+ * const OAuth = ResourceServer.layer({ resource: "https://mcp.example.com/mcp", scopesSupported: ["mcp"] }).pipe(
+ *   Layer.provide(JwtVerifier.layer({ issuer: "https://auth.example.com" })),
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ *
+ * const Main = ResourceServer.layerServe({ port: 3000, host: "0.0.0.0", allowedHosts: ["mcp.example.com"] }).pipe(
+ *   Layer.provide(OAuth),
+ *   Layer.provide(Server.layer.pipe(Layer.provide(Authorization.layer(Scopes.requireScopes({ default: ["mcp"] })))))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Principal } from "@snodo/core"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Authentication from "@snodo/http/Authentication"
+import * as NodeServe from "@snodo/http/NodeServe"
+import * as Replies from "@snodo/http/Replies"
+import type { CheckedHeaders } from "@snodo/http/RequestChecks"
+import { Context, Effect, Layer, Schema } from "effect"
+import { HttpRouter, type HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { ServeError } from "effect/http/HttpServerError"
+import * as Challenge from "./Challenge.ts"
+import * as ResourceMetadata from "./ResourceMetadata.ts"
+import * as Scopes from "./Scopes.ts"
+import { type AccessToken, type InvalidToken, TokenVerifier } from "./TokenVerifier.ts"
+
+/**
+ * The JSON-RPC code of a 401 answer's body, and of the terminal error of a stream whose token
+ * expired (in the -32000..-32019 range left to implementations).
+ *
+ * @since 0.1.0
+ */
+export const unauthorizedCode = -32001
+
+/** What the resource server says about itself. @since 0.1.0 */
+export interface Options {
+  /** The server's canonical URI (`https://mcp.example.com/mcp`): what tokens must be issued for. */
+  readonly resource: string
+  /**
+   * The audience tokens must name, when the provider cannot use `resource` (Entra ID v2 tokens name
+   * the application id); default, and wherever possible, `resource` itself.
+   */
+  readonly audience?: string | undefined
+  /** The scopes a client asks for to use the server at all; listed in the metadata. */
+  readonly scopesSupported?: ReadonlyArray<string> | undefined
+  /** The scopes named by the 401 challenge (default `scopesSupported`). */
+  readonly challengeScopes?: ReadonlyArray<string> | undefined
+  /** The authorization servers listed in the metadata (default: the verifier's issuer). */
+  readonly authorizationServers?: ReadonlyArray<string> | undefined
+  readonly resourceName?: string | undefined
+  readonly resourceDocumentation?: string | undefined
+  /**
+   * Serve the metadata at `/.well-known/oauth-protected-resource` too, not only at the
+   * path-suffixed URI (default true; turn it off when several resources share a host).
+   */
+  readonly rootMetadata?: boolean | undefined
+}
+
+/** @since 0.1.0 */
+export class ResourceServer extends Context.Service<ResourceServer, {
+  /** The canonical resource URI. */
+  readonly resource: string
+  /** Where the metadata is, as challenges say. */
+  readonly metadataUrl: string
+  /** The paths the metadata is served at. */
+  readonly metadataPaths: ReadonlyArray<`/${string}`>
+  readonly document: ResourceMetadata.Document
+  /** Verifies the bearer token of a request head: the caller, or the answer to send instead. */
+  readonly authenticate: (headers: CheckedHeaders) => Effect.Effect<Authentication.Authenticated, Replies.Reply>
+  /** The same, as `NodeServe`'s hook. */
+  readonly authenticator: Authentication.Authenticator
+}>()("@snodo/oauth/ResourceServer") {}
+
+/** `Bearer <token68>`: the only credentials read (RFC 6750 §2.1). */
+const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
+const scheme = /^Bearer(?: |$)/i
+
+const description = (error: InvalidToken): string => {
+  switch (error.reason) {
+    case "expired":
+      return "The access token expired"
+    case "audience":
+      return "The access token was not issued for this resource"
+    case "inactive":
+      return "The access token is not active"
+    default:
+      return "The access token is not valid"
+  }
+}
+
+const decodeInsufficient = Schema.decodeUnknownOption(Scopes.InsufficientScope)
+
+/** The `error.data` of an encoded JSON-RPC error response. */
+const errorData = (frame: string): unknown => {
+  try {
+    const parsed: unknown = JSON.parse(frame)
+    if (typeof parsed !== "object" || parsed === null || !("error" in parsed)) return undefined
+    const error = parsed.error
+    return typeof error === "object" && error !== null && "data" in error ? error.data : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const checkScopes = (name: string, scopes: ReadonlyArray<string> | undefined) => {
+  for (const scope of scopes ?? []) {
+    if (!Challenge.isScopeToken(scope)) throw new TypeError(`${name}: not an OAuth scope: ${JSON.stringify(scope)}`)
+  }
+}
+
+/**
+ * The principal of a verified token.
+ *
+ * @since 0.1.0
+ */
+export const principalOf = (token: AccessToken): Principal.Principal["Service"] =>
+  Principal.Principal.of({
+    id: token.subject,
+    claims: token.clientId === undefined
+      ? { ...token.claims, scopes: token.scopes }
+      : { ...token.claims, client_id: token.clientId, scopes: token.scopes }
+  })
+
+/**
+ * Builds the resource server on the `TokenVerifier` in context; throws a `TypeError` for a
+ * resource that cannot be a canonical URI or a scope that is not a scope token.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<ResourceServer["Service"], never, TokenVerifier> {
+  const verifier = yield* TokenVerifier
+  checkScopes("scopesSupported", options.scopesSupported)
+  checkScopes("challengeScopes", options.challengeScopes)
+  const resource = ResourceMetadata.canonical(options.resource)
+  const metadataUrl = ResourceMetadata.metadataUrl(resource)
+  const suffixed = ResourceMetadata.metadataPath(resource)
+  const metadataPaths: ReadonlyArray<`/${string}`> = options.rootMetadata === false || suffixed === ResourceMetadata.wellKnown
+    ? [suffixed]
+    : [suffixed, ResourceMetadata.wellKnown]
+  const document = ResourceMetadata.document({
+    resource,
+    authorizationServers: options.authorizationServers ?? [verifier.issuer],
+    scopesSupported: options.scopesSupported,
+    resourceName: options.resourceName,
+    resourceDocumentation: options.resourceDocumentation
+  })
+  const challengeScopes = options.challengeScopes ?? options.scopesSupported
+  const audience = options.audience ?? resource
+
+  const unauthorized = (message: string, challenge: Challenge.Challenge): Replies.Reply =>
+    Replies.refuse(401, unauthorizedCode, `Unauthorized: ${message}`, { "www-authenticate": Challenge.format(challenge) })
+  const missing = unauthorized("this server needs an OAuth access token", { resourceMetadata: metadataUrl, scope: challengeScopes })
+  const malformed = unauthorized("the access token is not valid", {
+    resourceMetadata: metadataUrl,
+    error: "invalid_token",
+    errorDescription: "The access token is not valid"
+  })
+  const invalid = (error: InvalidToken) =>
+    unauthorized(error.message, { resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: description(error) })
+  const unavailable = Replies.refuse(503, -32603, "Authorization server unavailable: the access token cannot be checked now", { "retry-after": "5" })
+
+  const lapse: Authentication.Lapse = {
+    status: 401,
+    headers: {
+      "www-authenticate": Challenge.format({ resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: "The access token expired" })
+    },
+    error: { code: unauthorizedCode, message: "Unauthorized: the access token expired" }
+  }
+
+  const answer = (outcome: Authentication.ErrorOutcome): Replies.Reply | undefined => {
+    if (outcome.code !== Scopes.insufficientScopeCode) return undefined
+    const data = decodeInsufficient(errorData(outcome.frame))
+    if (data._tag === "None") return undefined
+    const challenge = Challenge.format({
+      resourceMetadata: metadataUrl,
+      error: "insufficient_scope",
+      scope: data.value.scope.split(" ").filter((scope) => scope !== ""),
+      errorDescription: "The access token lacks a scope this operation needs"
+    })
+    return Replies.json(outcome.frame, 403, { "www-authenticate": challenge })
+  }
+
+  const authenticate = (headers: CheckedHeaders): Effect.Effect<Authentication.Authenticated, Replies.Reply> => {
+    const header = headers["authorization"]
+    if (header === undefined || (typeof header === "string" && !scheme.test(header))) return Effect.fail(missing)
+    const match = typeof header === "string" ? bearer.exec(header) : null
+    if (match === null) return Effect.fail(malformed)
+    return verifier.verify(match[1]!, audience).pipe(
+      Effect.map((token): Authentication.Authenticated => ({
+        principal: principalOf(token),
+        grant: { expiresAt: token.expiresAt, lapse, answer }
+      })),
+      Effect.catchTags({
+        InvalidToken: (error) => Effect.fail(invalid(error)),
+        VerifierUnavailable: (error) =>
+          Effect.andThen(Effect.logWarning("OAuth: cannot verify an access token", error.message), Effect.fail(unavailable))
+      })
+    )
+  }
+
+  return ResourceServer.of({ resource, metadataUrl, metadataPaths, document, authenticate, authenticator: { authenticate } })
+})
+
+/**
+ * The resource server as a Layer.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<ResourceServer, never, TokenVerifier> => Layer.effect(ResourceServer, make(options))
+
+/**
+ * The Effect HTTP middleware of a mounted MCP route: it answers a request without a valid token
+ * (before the route reads anything) and provides the `Principal` and `Grant` of an accepted one.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as McpHttp from "@snodo/http/McpHttp"
+ * import * as ResourceServer from "@snodo/oauth/ResourceServer"
+ *
+ * const Routes = Layer.mergeAll(
+ *   McpHttp.layerRoute({ path: "/mcp" }).pipe(Layer.provide(ResourceServer.middleware.layer)),
+ *   ResourceServer.layerMetadata
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const middleware = HttpRouter.middleware<{ provides: Principal.Principal | Authentication.Grant }>()(
+  Effect.map(Effect.service(ResourceServer), (server) => (httpEffect) =>
+    Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+      Effect.matchEffect(server.authenticate(request.headers), {
+        onFailure: (reply) => Effect.succeed(Replies.toResponse(reply)),
+        onSuccess: ({ grant, principal }) => {
+          const authenticated = Effect.provideService(httpEffect, Principal.Principal, principal)
+          return grant === undefined
+            ? Effect.provideService(authenticated, Authentication.Grant, Authentication.Grant.of(noGrant))
+            : Effect.provideService(authenticated, Authentication.Grant, grant)
+        }
+      })))
+)
+
+/** A grant that never lapses and maps nothing (a verifier that says nothing about expiry). */
+const noGrant: Authentication.Grant["Service"] = {
+  expiresAt: undefined,
+  lapse: { status: 401, headers: {}, error: { code: unauthorizedCode, message: "Unauthorized" } },
+  answer: () => undefined
+}
+
+/**
+ * The metadata routes (`GET`, and `OPTIONS` for browsers' preflight) for your `HttpRouter`.
+ *
+ * @since 0.1.0
+ */
+export const layerMetadata: Layer.Layer<never, never, HttpRouter.HttpRouter | ResourceServer> = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    const server = yield* ResourceServer
+    const cors = { "access-control-allow-origin": "*" }
+    const document = HttpServerResponse.text(JSON.stringify(server.document), { contentType: "application/json", headers: cors })
+    const preflight = HttpServerResponse.empty({
+      status: 204,
+      headers: { ...cors, "access-control-allow-methods": "GET", "access-control-allow-headers": "mcp-protocol-version" }
+    })
+    for (const path of server.metadataPaths) {
+      yield* router.add("GET", path, document)
+      yield* router.add("OPTIONS", path, preflight)
+    }
+  })
+)
+
+/**
+ * `NodeServe` with the resource server's check before every request body; serve your own routes
+ * on it (with {@link layerMetadata} among them).
+ *
+ * @since 0.1.0
+ */
+export const layerNodeServe = (
+  options?: NodeServe.ServeOptions
+): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime | ResourceServer> =>
+  Layer.unwrap(Effect.map(Effect.service(ResourceServer), (server) => NodeServe.layer({ ...options, authenticate: server.authenticator })))
+
+/**
+ * `NodeServe` with the resource server's check before every request body, and its metadata
+ * served next to the MCP endpoint.
+ *
+ * @since 0.1.0
+ */
+export const layerServe = (
+  options?: NodeServe.ServeOptions
+): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime | ResourceServer> =>
+  HttpRouter.serve(layerMetadata, { disableLogger: true, disableListenLog: true }).pipe(Layer.provideMerge(layerNodeServe(options)))
