@@ -18,6 +18,7 @@
  */
 import type { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
 import * as Content from "./Content.ts"
 import type { Icon } from "./Tool.ts"
@@ -63,6 +64,8 @@ export interface Prompt<out R = never> {
   readonly arguments: ReadonlyArray<{ readonly name: string } & Argument>
   readonly complete: Completion.Providers<R>
   readonly render: (args: Readonly<Record<string, string>>) => Effect.Effect<Rendered, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Whether a value is a prompt. @since 0.1.0 */
@@ -71,17 +74,18 @@ export const isPrompt = (u: unknown): u is Prompt<unknown> => typeof u === "obje
 /** @since 0.1.0 */
 export const make = <const A extends Readonly<Record<string, Argument>> = {}, E = never, R = never, RC = never>(
   name: string,
-  options: Description & { readonly arguments?: A; readonly complete?: Completion.Providers<RC> },
+  options: Description & { readonly arguments?: A; readonly complete?: Completion.Providers<RC> } & ComponentOptions.ComponentOptions,
   render: (args: ArgumentValues<A>) => Effect.Effect<Rendered | InputRequired, E, R>
 ): Prompt<R | RC> => {
-  const { arguments: declared, complete, ...description } = options
+  const { limits, rest: { arguments: declared, complete, ...description } } = ComponentOptions.split(options)
   return {
     [TypeId]: TypeId,
     name,
     description,
     arguments: Object.entries(declared ?? {}).map(([argName, argument]) => ({ name: argName, ...argument })),
     complete: complete ?? {},
-    render: render as Prompt<R>["render"]
+    render: render as Prompt<R>["render"],
+    limits
   }
 }
 

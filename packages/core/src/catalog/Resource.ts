@@ -15,6 +15,7 @@
  */
 import type { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Content from "./Content.ts"
 import type { Annotations, Icon } from "./Tool.ts"
 
@@ -48,6 +49,8 @@ export interface Resource<out R = never> {
   readonly description: Description
   readonly cache: CacheHint | undefined
   readonly read: Effect.Effect<ReadResult, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Whether a value is a resource. @since 0.1.0 */
@@ -60,10 +63,10 @@ export const isResource = (u: unknown): u is Resource<unknown> => typeof u === "
  * @since 0.1.0
  */
 export const make = <E, R>(
-  description: Description & { readonly cache?: CacheHint },
+  description: Description & { readonly cache?: CacheHint } & ComponentOptions.ComponentOptions,
   read: () => Effect.Effect<ReadResult | InputRequired, E, R>
 ): Resource<R> => {
-  const { cache, ...rest } = description
+  const { limits, rest: { cache, ...rest } } = ComponentOptions.split(description)
   // A returned InputRequired ends the round before the read is shaped (see internal/Round).
-  return { [TypeId]: TypeId, description: rest, cache, read: read() as Effect.Effect<ReadResult, E, R> }
+  return { [TypeId]: TypeId, description: rest, cache, read: read() as Effect.Effect<ReadResult, E, R>, limits }
 }

@@ -15,6 +15,7 @@
  */
 import type { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
 import type * as Content from "./Content.ts"
 import type { CacheHint, ReadResult } from "./Resource.ts"
@@ -54,6 +55,8 @@ export interface ResourceTemplate<out R = never> {
   readonly cache: CacheHint | undefined
   readonly complete: Completion.Providers<R>
   readonly read: (request: ReadRequest) => Effect.Effect<TemplateReadResult, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`), shared by every URI it matches. */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Whether a value is a template. @since 0.1.0 */
@@ -62,12 +65,12 @@ export const isResourceTemplate = (u: unknown): u is ResourceTemplate<unknown> =
 
 /** @since 0.1.0 */
 export const make = <E, R, RC = never>(
-  description: Description & { readonly cache?: CacheHint; readonly complete?: Completion.Providers<RC> },
+  description: Description & { readonly cache?: CacheHint; readonly complete?: Completion.Providers<RC> } & ComponentOptions.ComponentOptions,
   read: (request: ReadRequest) => Effect.Effect<TemplateReadResult | InputRequired, E, R>
 ): ResourceTemplate<R | RC> => {
-  const { cache, complete, ...rest } = description
+  const { limits, rest: { cache, complete, ...rest } } = ComponentOptions.split(description)
   // A returned InputRequired ends the round before the read is shaped (see internal/Round).
-  return { [TypeId]: TypeId, description: rest, cache, complete: complete ?? {}, read: read as ResourceTemplate<R>["read"] }
+  return { [TypeId]: TypeId, description: rest, cache, complete: complete ?? {}, read: read as ResourceTemplate<R>["read"], limits }
 }
 
 /** Re-exported for handlers that build contents. @since 0.1.0 */

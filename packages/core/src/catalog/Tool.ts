@@ -22,6 +22,7 @@
  */
 import type { Effect, Schema } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type { McpError } from "../pipeline/McpError.ts"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
 import type { ToolResult } from "./ToolResult.ts"
@@ -85,6 +86,8 @@ export interface Tool<out R = never> {
   readonly renderFailure: FailureRenderer<unknown> | undefined
   /** The handler, taking decoded input. Its result is shaped by the runtime. */
   readonly handler: (input: unknown) => Effect.Effect<unknown, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Any tool, whatever it requires. @since 0.1.0 */
@@ -97,14 +100,14 @@ export type Services<T> = T extends Tool<infer R> ? R : never
 export const isTool = (u: unknown): u is Tool<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /** Options of a tool whose input is an Effect Schema. @since 0.1.0 */
-export interface TypedOptions<I extends Schema.Top, O extends Schema.Top | undefined, E> extends Description {
+export interface TypedOptions<I extends Schema.Top, O extends Schema.Top | undefined, E> extends Description, ComponentOptions.ComponentOptions {
   readonly input: I
   readonly output?: O
   readonly onFailure?: FailureRenderer<E>
 }
 
 /** Options of a tool whose input is a raw JSON Schema (validated by `SchemaValidator`). @since 0.1.0 */
-export interface RawOptions<E> extends Description {
+export interface RawOptions<E> extends Description, ComponentOptions.ComponentOptions {
   readonly inputSchema: JsonSchemaDocument
   readonly outputSchema?: JsonSchemaDocument
   readonly onFailure?: FailureRenderer<E>
@@ -161,6 +164,7 @@ export function make(
     input: typed ? { _tag: "Effect", schema: options.input } : { _tag: "Json", schema: options.inputSchema },
     output,
     renderFailure: options.onFailure,
-    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, unknown>
+    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, unknown>,
+    limits: ComponentOptions.split(options).limits
   }
 }

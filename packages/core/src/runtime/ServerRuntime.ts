@@ -38,7 +38,7 @@ import type * as Route from "../routes/Route.ts"
 import * as RouteTable from "../routes/RouteTable.ts"
 import * as Authorization from "./Authorization.ts"
 import * as CatalogViews from "./CatalogViews.ts"
-import type { Executor } from "./Executor.ts"
+import type { Component as ExecutorComponent, Executor } from "./Executor.ts"
 import * as Listen from "./Listen.ts"
 import type { TransportKind } from "./McpRequest.ts"
 import { fromContext, type Principal } from "./Principal.ts"
@@ -133,6 +133,22 @@ export interface Parts {
   readonly hub?: SubscriptionHub["Service"]
   /** The extensions the application added. */
   readonly extensions?: ReadonlyArray<Extension.Extension<unknown>>
+}
+
+/** The executor's view of a component: its bulkhead's key and its limits, made once per definition. */
+const executorComponents = new WeakMap<object, ExecutorComponent>()
+const executorComponent = (component: Authorization.Component): ExecutorComponent => {
+  let found = executorComponents.get(component.definition)
+  if (found === undefined) {
+    const key = component.kind === "resource"
+      ? `resource:${component.uri}`
+      : component.kind === "template"
+      ? `template:${component.uriTemplate}`
+      : `${component.kind}:${component.name}`
+    found = { key, limits: component.definition.limits }
+    executorComponents.set(component.definition, found)
+  }
+  return found
 }
 
 const busyRefusal: Refusal = { reason: "busy", retryAfterMillis: 1000 }
@@ -251,7 +267,11 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       provide,
       negotiated
     })
-    const bounded = (call: Route.Call) => route.bounded ? executor.run(route.run(call, target)) : route.run(call, target)
+    const guard = route.guard(target)
+    const bounded = (call: Route.Call) =>
+      route.bounded
+        ? executor.run(route.run(call, target), { component: guard === undefined ? undefined : executorComponent(guard.component), principal: principal.id })
+        : route.run(call, target)
     let body: Effect.Effect<Route.Reply, McpError>
     if (route.mayAskInput) {
       const provideWith = provider(request, meta, context, principal)
@@ -260,7 +280,6 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       let provideWith: RequestServices.ProvideWith | undefined
       body = bounded(callWith((effect) => (provideWith ??= provider(request, meta, context, principal))(effect, undefined)))
     }
-    const guard = policy === undefined ? undefined : route.guard(target)
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
     return Effect.andThen(Authorization.checkInvocation(policy, guard.component, info, guard.notFound), body)
