@@ -5,7 +5,9 @@
  * the same checks, limits and lifetimes as the mountable {@link McpHttp} route but without Effect's
  * HTTP server in between (it roughly halves the cost of a request). On top of the transport's own
  * checks it owns the connections: at most `maxConnections` at once (a request on a connection
- * beyond that is answered 503 and the connection closed), request heads beyond `maxHeaderBytes`
+ * beyond that is answered 503 and the connection closed right after; one that sends nothing is
+ * closed within a second), a complete head within `headersTimeout` of a connection's start (408
+ * otherwise, so idle and trickling sockets cannot hold the slots), request heads beyond `maxHeaderBytes`
  * refused by Node itself with 431, `100 Continue` written only to a request that passed the checks
  * before its body, keep-alive between requests, and a graceful shutdown: when the Layer's scope
  * closes, new requests are refused with 503, listen streams end gracefully, the server stops
