@@ -2,7 +2,7 @@
  * The everything server's resources, template, prompts and completion.
  */
 import { Completion, Content, Prompt, Resource, ResourceTemplate } from "@snodo/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { imageBase64 } from "./fixtures.ts"
 
 export const staticText = Resource.make({
@@ -11,7 +11,7 @@ export const staticText = Resource.make({
   title: "Static Text Resource",
   description: "A static text resource for testing",
   mimeType: "text/plain"
-}, () => Effect.succeed(Content.textContents("test://static-text", "This is the content of the static text resource.", "text/plain")))
+}, Effect.succeed(Content.textContents("test://static-text", "This is the content of the static text resource.", "text/plain")))
 
 export const staticBinary = Resource.make({
   uri: "test://static-binary",
@@ -28,10 +28,10 @@ export const template = ResourceTemplate.make({
   description: "A resource template with parameter substitution",
   mimeType: "application/json",
   complete: { id: Completion.fromList(["123", "456", "789"]) }
-}, ({ uri, variables }) =>
+}, ({ uri, variables }) => // variables: { readonly id: string }, typed from the template
   Effect.succeed(Content.textContents(
     uri,
-    JSON.stringify({ id: variables["id"], templateTest: true, data: `Data for ID: ${String(variables["id"])}` }),
+    JSON.stringify({ id: variables.id, templateTest: true, data: `Data for ID: ${variables.id}` }),
     "application/json"
   )))
 
@@ -43,10 +43,10 @@ export const simplePrompt = Prompt.make("test_simple_prompt", {
 export const promptWithArguments = Prompt.make("test_prompt_with_arguments", {
   title: "Prompt With Arguments",
   description: "A prompt with required arguments",
-  arguments: {
-    arg1: { description: "First test argument", required: true },
-    arg2: { description: "Second test argument", required: true }
-  },
+  arguments: Schema.Struct({
+    arg1: Schema.String.annotate({ description: "First test argument" }),
+    arg2: Schema.String.annotate({ description: "Second test argument" })
+  }),
   complete: { arg1: Completion.fromList(["testValue1", "testValue2", "test"]) }
 }, ({ arg1, arg2 }) => Effect.succeed([Prompt.user(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`)]))
 

@@ -9,11 +9,13 @@
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import { JsonSchemaValidator } from "@snodo/json-schema"
+import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"
 import { jsonSchema202012Input } from "./fixtures.ts"
 import * as Fixtures from "./resources.ts"
 import * as Tools from "./tools.ts"
 import * as Mrtr from "./mrtr.ts"
+import * as TaskFixtures from "./tasks.ts"
 import * as Triggers from "./triggers.ts"
 
 const jsonSchemaTool = Tool.make("json_schema_2020_12_tool", {
@@ -69,14 +71,20 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Fixtures.promptWithArguments,
     Fixtures.promptWithEmbeddedResource,
     Fixtures.promptWithImage,
-    Mrtr.prompt
+    Mrtr.prompt,
+    ...TaskFixtures.tools
+  ).extend(Tasks.extension({ tools: TaskFixtures.policies }))
+
+/** The everything runtime, validator included, with tasks in memory unless another store is provided. */
+export const ServerLayerWith = <E, R>(store: Layer.Layer<Tasks.TaskStore.TaskStore, E, R>) =>
+  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools).layer)).pipe(
+    Layer.provide(JsonSchemaValidator.layer()),
+    Layer.provide(SubscriptionHub.layerMemory()),
+    Layer.provide(store)
   )
 
-/** The everything runtime, validator included. */
-export const ServerLayer = Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools).layer)).pipe(
-  Layer.provide(JsonSchemaValidator.layer()),
-  Layer.provide(SubscriptionHub.layerMemory())
-)
+/** The everything runtime with tasks in memory. */
+export const ServerLayer = ServerLayerWith(Tasks.TaskStore.layerMemory())
 
 /** Schema of `sleep_stats` results, for tests. */
 export const SleepStats = Schema.Struct({ started: Schema.Int, completed: Schema.Int, interrupted: Schema.Int })

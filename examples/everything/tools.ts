@@ -1,6 +1,6 @@
 /**
- * The everything server's tools: the conformance fixtures and three of our own (`echo`, `add`,
- * `sleep` with `sleep_stats`).
+ * The everything server's tools: the conformance fixtures and three of our own (`echo`, `add`
+ * with its declared failure, `sleep` with `sleep_stats`).
  */
 import { Content, McpError, McpLog, McpRequest, Progress, Tool, ToolResult } from "@snodo/core"
 import { Effect, Ref, Schema } from "effect"
@@ -110,12 +110,16 @@ export const echo = Tool.make("echo", {
   annotations: { readOnlyHint: true, idempotentHint: true }
 }, ({ text }) => Effect.succeed({ text }))
 
+/** Two finite numbers whose sum is not (1e308 + 1e308): a declared failure the model can read. */
+export class SumOverflow extends Schema.TaggedError<SumOverflow>()("SumOverflow", { a: Schema.Finite, b: Schema.Finite }) {}
+
 export const add = Tool.make("add", {
   description: "Adds two numbers",
   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
   output: Schema.Struct({ sum: Schema.Finite }),
+  failure: SumOverflow, // → isError with { _tag: "SumOverflow", a, b } as structuredContent
   annotations: { readOnlyHint: true, idempotentHint: true }
-}, ({ a, b }) => Effect.succeed({ sum: a + b }))
+}, ({ a, b }) => Number.isFinite(a + b) ? Effect.succeed({ sum: a + b }) : Effect.fail(new SumOverflow({ a, b })))
 
 /** What `sleep` did: how many calls started, completed, and were interrupted (cancelled). */
 export interface SleepStats {

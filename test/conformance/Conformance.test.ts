@@ -8,9 +8,10 @@ import { expect, it } from "vitest"
 
 const runner = fileURLToPath(new URL("run.ts", import.meta.url))
 
-it("passes the official conformance suite (2026-07-28) against the baseline", () => {
+it("passes the official conformance suite (2026-07-28) against the baseline, and every tasks-* scenario", () => {
   const run = spawnSync(process.execPath, [runner], { encoding: "utf8", timeout: 240_000 })
   const output = `${run.stdout}\n${run.stderr}`
   expect(output).toContain("Baseline check passed")
+  expect(output).toContain("all 10 tasks-* scenarios passed")
   expect(run.status, output.slice(-6000)).toBe(0)
 }, 250_000)

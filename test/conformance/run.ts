@@ -8,6 +8,11 @@
  * checked-in baseline of expected failures. The suite's own baseline mode decides the exit code: a
  * failing (or warning) check that is not in `baseline.yml` fails the run, and so does a baseline
  * entry that now passes, so the baseline only shrinks. Results go to `.conformance-results/`.
+ *
+ * The Tasks extension's `tasks-*` scenarios are run too, one by one: inside a requirements run the
+ * suite lists them as not scored (and its baseline filter drops them), so that run would pass
+ * whatever they say. Run alone (without `--spec-version`, which would skip them), a scenario exits
+ * non-zero on any failure, and so does this script.
  */
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -58,5 +63,55 @@ const run = spawn(process.execPath, [
 ], { cwd: root, stdio: "inherit" })
 
 const code = await new Promise<number>((resolve) => run.once("exit", (exit) => resolve(exit ?? 1)))
+
+/** The extension's scenarios (`conformance list --server` marks them `[extension]`). */
+const taskScenarios = [
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition"
+]
+
+/** Runs one scenario alone; resolves with its exit code and output. */
+const runScenario = (scenario: string) =>
+  new Promise<{ readonly scenario: string; readonly exit: number; readonly output: string }>((resolve) => {
+    const single = spawn(process.execPath, [suite, "server", "--url", url, "--scenario", scenario, "-o", ".conformance-results"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    single.stdout.setEncoding("utf8")
+    single.stderr.setEncoding("utf8")
+    single.stdout.on("data", (chunk: string) => void (output += chunk))
+    single.stderr.on("data", (chunk: string) => void (output += chunk))
+    single.once("exit", (status) => resolve({ scenario, exit: status ?? 1, output }))
+  })
+
+// Most of a tasks scenario is waiting for tasks to finish: a few run at once.
+const failedTasks: Array<string> = []
+const pending = [...taskScenarios]
+const worker = async () => {
+  for (let scenario = pending.shift(); scenario !== undefined; scenario = pending.shift()) {
+    const { exit, output } = await runScenario(scenario)
+    const summary = /Passed: \d+\/\d+[^\n]*/.exec(output)?.[0] ?? "no summary"
+    process.stdout.write(`conformance: ${scenario}: ${summary}${exit === 0 ? "" : " FAILED"}\n`)
+    if (exit !== 0) {
+      failedTasks.push(scenario)
+      process.stdout.write(output)
+    }
+  }
+}
+await Promise.all([worker(), worker(), worker(), worker()])
+process.stdout.write(
+  failedTasks.length === 0
+    ? `conformance: all ${taskScenarios.length} tasks-* scenarios passed\n`
+    : `conformance: tasks-* scenarios failed: ${failedTasks.join(", ")}\n`
+)
 stop()
-process.exit(code)
+process.exit(code !== 0 ? code : failedTasks.length > 0 ? 1 : 0)

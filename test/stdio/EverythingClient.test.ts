@@ -6,8 +6,9 @@ import { Client, ProtocolError } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { record, type WireRecorder } from "../support/WireRecorder.ts"
+import { sourceCondition } from "../support/Sources.ts"
 
-const serverArgs = ["examples/everything/main.ts", "--stdio"]
+const serverArgs = [sourceCondition, "examples/everything/main.ts", "--stdio"]
 
 let client: Client
 let wire: WireRecorder
@@ -32,7 +33,7 @@ describe("everything over stdio with the official client", () => {
     expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28")
     const discovered = await client.discover()
     expect(discovered.supportedVersions).toEqual(["2026-07-28"])
-    expect(Object.keys(discovered.capabilities).toSorted()).toEqual(["completions", "logging", "prompts", "resources", "tools"])
+    expect(Object.keys(discovered.capabilities).toSorted()).toEqual(["completions", "extensions", "logging", "prompts", "resources", "tools"])
     expect(client.getServerVersion()?.name).toBe("snodo-everything")
   })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ElicitationForm, Input } from "@snodo/core"
+import { Result } from "effect"
 import * as InputCapabilities from "@snodo/core/mrtr/InputCapabilities"
 import * as Sampling from "@snodo/core/mrtr/Sampling"
 
@@ -86,8 +87,8 @@ describe("ElicitationForm.checkContent", () => {
       many: ["x", "z"],
       extra: "dropped"
     })
-    expect(checked._tag).toBe("Valid")
-    if (checked._tag === "Valid") expect(Object.keys(checked.content)).not.toContain("extra")
+    expect(Result.isSuccess(checked)).toBe(true)
+    expect(Object.keys(Result.getOrThrow(checked))).toEqual(["name", "email", "site", "born", "at", "age", "agree", "color", "many"])
   })
 
   it("names the field and the rule, never the value", () => {
@@ -109,9 +110,9 @@ describe("ElicitationForm.checkContent", () => {
     ]
     for (const [content, reason] of cases) {
       const checked = ElicitationForm.checkContent(schema, content)
-      expect(checked).toEqual({ _tag: "Invalid", reason })
+      expect(checked).toEqual(Result.fail(reason))
     }
-    expect(ElicitationForm.checkContent(schema, ["x"])).toEqual({ _tag: "Invalid", reason: "content must be an object" })
+    expect(ElicitationForm.checkContent(schema, ["x"])).toEqual(Result.fail("content must be an object"))
   })
 })
 
@@ -177,22 +178,21 @@ describe("Sampling", () => {
   it("validates responses", () => {
     const request = base as never
     const ok = { role: "assistant", content: text("Paris"), model: "m", stopReason: "endTurn" }
-    expect(Sampling.checkResponse(request, ok)._tag).toBe("Valid")
-    expect(Sampling.checkResponse(request, { ...ok, model: undefined })).toEqual({ _tag: "Invalid", reason: "not a CreateMessageResult (at model)" })
-    expect(Sampling.checkResponse(request, { ...ok, content: { type: "tool_use", id: "1", name: "get_weather", input: {} } })).toEqual({
-      _tag: "Invalid",
-      reason: "tool use was not offered"
-    })
+    expect(Sampling.checkResponse(request, ok)).toEqual(Result.succeed(ok))
+    expect(Sampling.checkResponse(request, { ...ok, model: undefined })).toEqual(Result.fail("not a CreateMessageResult (at model)"))
+    expect(Sampling.checkResponse(request, { ...ok, content: { type: "tool_use", id: "1", name: "get_weather", input: {} } })).toEqual(
+      Result.fail("tool use was not offered")
+    )
     const withTools = { ...base, tools: [tool] } as never
-    expect(Sampling.checkResponse(withTools, { ...ok, content: [{ type: "tool_use", id: "1", name: "get_weather", input: {} }] })._tag).toBe("Valid")
-    expect(Sampling.checkResponse(withTools, { ...ok, content: { type: "tool_use", id: "1", name: "rm_rf", input: {} } })._tag).toBe("Invalid")
-    expect(Sampling.checkResponse(withTools, { ...ok, content: { type: "tool_result", toolUseId: "1", content: [] } })._tag).toBe("Invalid")
+    expect(Sampling.checkResponse(withTools, { ...ok, content: [{ type: "tool_use", id: "1", name: "get_weather", input: {} }] })._tag).toBe("Success")
+    expect(Sampling.checkResponse(withTools, { ...ok, content: { type: "tool_use", id: "1", name: "rm_rf", input: {} } })).toEqual(Result.fail("tool use names a tool that was not offered"))
+    expect(Sampling.checkResponse(withTools, { ...ok, content: { type: "tool_result", toolUseId: "1", content: [] } })).toEqual(Result.fail("a sampled message cannot carry tool results"))
   })
 
   it("roots must be file:// URIs", () => {
-    expect(Sampling.checkRoots({ roots: [{ uri: "file:///a", name: "a" }] })._tag).toBe("Valid")
-    expect(Sampling.checkRoots({ roots: [{ uri: "https://a" }] })).toEqual({ _tag: "Invalid", reason: "roots.0.uri must be a file:// URI" })
-    expect(Sampling.checkRoots({ nope: [] })._tag).toBe("Invalid")
+    expect(Sampling.checkRoots({ roots: [{ uri: "file:///a", name: "a" }] })).toEqual(Result.succeed([{ uri: "file:///a", name: "a" }]))
+    expect(Sampling.checkRoots({ roots: [{ uri: "https://a" }] })).toEqual(Result.fail("roots.0.uri must be a file:// URI"))
+    expect(Sampling.checkRoots({ nope: [] })).toEqual(Result.fail("not a ListRootsResult (at roots)"))
   })
 })
 

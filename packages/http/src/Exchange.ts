@@ -170,10 +170,11 @@ export interface StartOptions {
 }
 
 /**
- * Starts an exchange: registers it for posted cancellation, arms its deadline, and runs the
- * request's handler in its own fiber. Returns the release to call once the response is over
- * (written, or the client gone): it disarms the deadline, unregisters the exchange and
- * interrupts the handler if it still runs. Call it exactly once, uninterruptibly.
+ * Starts an exchange: runs the request's handler in its own fiber and, when the handler did not
+ * answer at once, registers the exchange for posted cancellation and arms its deadline. Returns
+ * the release to call once the response is over (written, or the client gone): it disarms the
+ * deadline, unregisters the exchange and interrupts the handler if it still runs. Call it exactly
+ * once, uninterruptibly.
  *
  * @since 0.1.0
  */
@@ -186,16 +187,18 @@ export const start = (
 ): () => void => {
   const grant = options.grant
   const exchange = new Exchange(request.id, delivery, options.notifications, grant)
-  // An anonymous caller's request cannot be tied to a posted cancel (see Cancellations).
-  const unregister = principal === anonymous.id ? noop : environment.registry.register(principal, request.id, exchange)
-  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
-  const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
   const context = options.subscriptions === undefined
     ? { transport: "http" as const, sink: exchange.sink }
     : { transport: "http" as const, sink: exchange.sink, subscriptions: options.subscriptions }
   const fiber = Effect.runForkWith(options.context)(
     Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
   )
+  // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
+  if (fiber.pollUnsafe() !== undefined) return () => exchange.close()
+  // An anonymous caller's request cannot be tied to a posted cancel (see Cancellations).
+  const unregister = principal === anonymous.id ? noop : environment.registry.register(principal, request.id, exchange)
+  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
+  const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
   exchange.fiber = environment.scope === undefined ? fiber : Fiber.runIn(fiber, environment.scope)
   return () => {
     if (timer !== undefined) clearTimeout(timer)

@@ -17,10 +17,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Exit, Schema, SchemaIssue } from "effect"
+import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as HeaderParams from "./HeaderParams.ts"
 import * as Pagination from "./Pagination.ts"
-import type * as Prompt from "./Prompt.ts"
+import * as SchemaOrigin from "./SchemaOrigin.ts"
+import * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
 import { type CompiledSchema, type JsonSchemaDocument, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
@@ -44,10 +45,21 @@ export type Component =
   | ResourceTemplate.ResourceTemplate<unknown>
   | Prompt.Prompt<unknown>
 
-/** The outcome of decoding input or checking output. @since 0.1.0 */
-export type Checked =
-  | { readonly _tag: "Valid"; readonly value: unknown }
-  | { readonly _tag: "Invalid"; readonly issues: ReadonlyArray<ValidationIssue> }
+/**
+ * The outcome of decoding input or checking output: the (decoded or encoded) value, or the issues
+ * that name where and which rule failed, never the value.
+ *
+ * @since 0.1.0
+ */
+export type Checked = Result.Result<unknown, ReadonlyArray<ValidationIssue>>
+
+/** A tool's declared failures, compiled once. @since 0.1.0 */
+export interface CompiledFailure {
+  /** Whether a typed failure is one the `failure` schema declares. */
+  readonly declares: (error: unknown) => boolean
+  /** The failure encoded as JSON with the schema. */
+  readonly encode: (error: unknown) => Checked
+}
 
 /** A tool ready to call. @since 0.1.0 */
 export interface CompiledTool {
@@ -59,6 +71,8 @@ export interface CompiledTool {
   readonly encodeOutput: ((value: unknown) => Checked) | undefined
   /** Checks `structuredContent` of an explicit `ToolResult` (already JSON) against the output. */
   readonly checkStructured: ((value: unknown) => Checked) | undefined
+  /** The `failure` schema, if declared. */
+  readonly failure: CompiledFailure | undefined
   /** Parameters mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`), checked by the HTTP transport. */
   readonly headerParams: ReadonlyArray<HeaderParams.HeaderParam>
 }
@@ -107,9 +121,9 @@ const effectDecoder = (schema: Schema.Top): (value: unknown) => Checked => {
   const decode = Schema.decodeUnknownExit(jsonCodecOf(schema))
   return (value) => {
     const exit = decode(value)
-    if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+    if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    return { _tag: "Invalid", issues: issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }] }
+    return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }])
   }
 }
 
@@ -117,9 +131,9 @@ const effectEncoder = (schema: Schema.Top): (value: unknown) => Checked => {
   const encode = Schema.encodeUnknownExit(jsonCodecOf(schema))
   return (value) => {
     const exit = encode(value)
-    if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+    if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    return { _tag: "Invalid", issues: issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }] }
+    return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }])
   }
 }
 
@@ -127,11 +141,11 @@ const jsonChecker = (compiled: CompiledSchema): (value: unknown) => Checked => (
   const result = compiled.validate(value)
   switch (result._tag) {
     case "Valid":
-      return { _tag: "Valid", value }
+      return Result.succeed(value)
     case "Invalid":
-      return { _tag: "Invalid", issues: result.issues }
+      return Result.fail(result.issues)
     case "BudgetExceeded":
-      return { _tag: "Invalid", issues: [{ instancePath: "", keyword: "budget", message: result.message }] }
+      return Result.fail([{ instancePath: "", keyword: "budget", message: result.message }])
   }
 }
 
@@ -166,6 +180,10 @@ const compileJson = (
 
 const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"]) {
   const refuse = (reason: string) => new CatalogError({ message: `Tool "${tool.name}": ${reason}` })
+  for (const [which, source] of [["input", tool.input], ["output", tool.output]] as const) {
+    if (source?._tag === "Effect" && !SchemaOrigin.isOurs(source.schema)) return yield* refuse(SchemaOrigin.anotherCopy(which))
+  }
+  if (tool.failure !== undefined && !SchemaOrigin.isOurs(tool.failure)) return yield* refuse(SchemaOrigin.anotherCopy("failure"))
   const inputSchema = tool.input._tag === "Effect" ? advertisedSchemaOf(tool.input.schema) : tool.input.schema
   const decodeInput = tool.input._tag === "Effect"
     ? effectDecoder(tool.input.schema)
@@ -201,7 +219,10 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
   if (annotations !== undefined) wire["annotations"] = annotations
   if (icons !== undefined) wire["icons"] = icons
   if (_meta !== undefined) wire["_meta"] = _meta
-  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured, headerParams }
+  const failure: CompiledFailure | undefined = tool.failure === undefined
+    ? undefined
+    : { declares: Schema.is(tool.failure), encode: effectEncoder(tool.failure) }
+  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured, failure, headerParams }
   return compiled
 })
 
@@ -234,12 +255,23 @@ export const make = Effect.fnUntraced(function*(
       tools.set(component.name, yield* compileTool(component, validator))
     } else if ("render" in component) {
       if (prompts.has(component.name)) return yield* new CatalogError({ message: `Duplicate prompt name "${component.name}"` })
+      if (component.argumentsSchema !== undefined && !SchemaOrigin.isOurs(component.argumentsSchema)) {
+        return yield* new CatalogError({ message: `Prompt "${component.name}": ${SchemaOrigin.anotherCopy("arguments")}` })
+      }
+      const problems = component.argumentsSchema === undefined ? [] : Prompt.argumentsProblems(component.argumentsSchema)
+      if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)
     } else if ("complete" in component) {
       const source = component.description.uriTemplate
       const parsed = UriTemplate.parse(source)
       if (parsed instanceof UriTemplate.UriTemplateError) {
         return yield* new CatalogError({ message: `Resource template "${source}": ${parsed.reason}` })
+      }
+      const stray = Object.keys(component.complete).find((name) => !parsed.variables.includes(name))
+      if (stray !== undefined) {
+        return yield* new CatalogError({
+          message: `Resource template "${source}": completion for "${stray}", which is not one of its variables (${parsed.variables.join(", ")})`
+        })
       }
       const clash = templates.find((other) => UriTemplate.overlaps(other.parsed, parsed))
       if (clash) {

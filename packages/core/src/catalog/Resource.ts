@@ -8,12 +8,12 @@
  * import * as Resource from "@snodo/core/catalog/Resource"
  *
  * const readme = Resource.make({ uri: "file:///README.md", name: "readme", mimeType: "text/markdown" },
- *   () => Effect.succeed(Content.textContents("file:///README.md", "# Hello", "text/markdown")))
+ *   Effect.succeed(Content.textContents("file:///README.md", "# Hello", "text/markdown")))
  * ```
  *
  * @since 0.1.0
  */
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
 import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Content from "./Content.ts"
@@ -57,16 +57,38 @@ export interface Resource<out R = never> {
 export const isResource = (u: unknown): u is Resource<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /**
- * Defines a resource. The read Effect runs per `resources/read` with the request services in
- * context; a protocol error (`McpError`) it fails with is written as such.
+ * How a resource is read: an Effect, or a function returning one (called again for every read).
  *
  * @since 0.1.0
  */
-export const make = <E, R>(
+export type Read<E, R> =
+  | Effect.Effect<ReadResult | InputRequired, E, R>
+  | (() => Effect.Effect<ReadResult | InputRequired, E, R>)
+
+/**
+ * Defines a resource. The read is an Effect, or a function returning one; it runs per
+ * `resources/read` with the request services in context (a function is called again each time).
+ * A protocol error (`McpError`) it fails with is written as such.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Content from "@snodo/core/catalog/Content"
+ * import * as Resource from "@snodo/core/catalog/Resource"
+ *
+ * const motd = Resource.make({ uri: "motd://today", name: "motd" }, Effect.succeed(Content.textContents("motd://today", "Hi")))
+ * const clock = Resource.make({ uri: "clock://now", name: "now" },
+ *   () => Effect.sync(() => Content.textContents("clock://now", new Date().toISOString())))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = <E = never, R = never>(
   description: Description & { readonly cache?: CacheHint } & ComponentOptions.ComponentOptions,
-  read: () => Effect.Effect<ReadResult | InputRequired, E, R>
+  read: Read<E, R>
 ): Resource<R> => {
   const { limits, rest: { cache, ...rest } } = ComponentOptions.split(description)
+  const effect = Effect.isEffect(read) ? read : Effect.suspend(read)
   // A returned InputRequired ends the round before the read is shaped (see internal/Round).
-  return { [TypeId]: TypeId, description: rest, cache, read: read() as Effect.Effect<ReadResult, E, R>, limits }
+  return { [TypeId]: TypeId, description: rest, cache, read: effect as Effect.Effect<ReadResult, E, R>, limits }
 }

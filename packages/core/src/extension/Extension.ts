@@ -42,7 +42,7 @@
  *
  * @since 0.1.0
  */
-import type { Effect } from "effect"
+import type { Effect, Scope } from "effect"
 import type { CatalogError } from "../catalog/Catalog.ts"
 import { MissingRequiredClientCapability, type McpError } from "../pipeline/McpError.ts"
 import type * as Route from "../routes/Route.ts"
@@ -108,8 +108,8 @@ export interface Extension<out R = never> {
   readonly name: string
   /** Advertised as `capabilities.extensions[name]` (default `{}`). */
   readonly settings: Readonly<Record<string, unknown>>
-  /** Builds the contribution when the server's Layer is built. */
-  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R>
+  /** Builds the contribution when the server's Layer is built (in its scope). */
+  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R | Scope.Scope>
 }
 
 /** Whether a value is an extension. @since 0.1.0 */
@@ -123,8 +123,15 @@ export const isExtension = (u: unknown): u is Extension<unknown> => typeof u ===
 export const make = <R = never>(options: {
   readonly name: string
   readonly settings?: Readonly<Record<string, unknown>>
+  /** Runs in the server Layer's scope: what it forks or acquires lives as long as the server. */
   readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R>
-}): Extension<R> => ({ [TypeId]: TypeId, name: options.name, settings: options.settings ?? {}, make: options.make })
+}): Extension<Exclude<R, Scope.Scope>> => ({
+  [TypeId]: TypeId,
+  name: options.name,
+  settings: options.settings ?? {},
+  // R is contained in Exclude<R, Scope> | Scope; the compiler cannot see it for a generic R.
+  make: options.make as (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, Exclude<R, Scope.Scope> | Scope.Scope>
+})
 
 /**
  * Whether request capabilities name an extension (per request: nothing carries over).

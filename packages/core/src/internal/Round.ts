@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Exit, Predicate } from "effect"
+import { Cause, Clock, Effect, Exit, Predicate, Result } from "effect"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
 import type { Request } from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
@@ -163,16 +163,16 @@ class RoundSession implements Session {
           continue
         }
         const decoded = input.decode(response)
-        if (decoded._tag === "Invalid") {
+        if (Result.isFailure(decoded)) {
           return this.halt({
             _tag: "Refuse",
             error: fromState !== undefined
               ? RequestState.invalid()
-              : new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.reason}` })
+              : new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.failure}` })
           })
         }
-        this.consumed.set(input.key, decoded.carry)
-        values.push(decoded.value)
+        this.consumed.set(input.key, decoded.success.carry)
+        values.push(decoded.success.value)
       }
       if (missing.length === 0) return Effect.succeed(values)
       const lacking = missing.flatMap((input) => {
@@ -207,6 +207,10 @@ class RoundSession implements Session {
   setState(key: string, value: JsonValue | undefined): void {
     if (value === undefined) this.states.delete(key)
     else this.states.set(key, value)
+  }
+
+  answers(): Readonly<Record<string, JsonValue>> {
+    return this.consumedMap === undefined ? {} : Object.fromEntries(this.consumedMap)
   }
 
   get invalidState(): Effect.Effect<never> {

@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { Predicate, Schema } from "effect"
+import { Predicate, Result, Schema } from "effect"
 
 interface Described {
   readonly title?: string
@@ -361,30 +361,28 @@ const checkValue = (field: Field, value: unknown): string | undefined => {
   }
 }
 
-/** The outcome of checking accepted content. @since 0.1.0 */
-export type Checked =
-  | { readonly _tag: "Valid"; readonly content: Readonly<Record<string, string | number | boolean | ReadonlyArray<string>>> }
-  | { readonly _tag: "Invalid"; readonly reason: string }
+/** The content of an accepted form, declared fields only. @since 0.1.0 */
+export type Content = Readonly<Record<string, string | number | boolean | ReadonlyArray<string>>>
 
 /**
- * Checks the content of an accepted form against the form (already known to be valid). Only the
- * declared fields are kept.
+ * Checks the content of an accepted form against the form (already known to be valid): the
+ * content with only the declared fields kept, or the reason it is refused.
  *
  * @since 0.1.0
  */
-export const checkContent = (schema: FormSchema, content: unknown): Checked => {
+export const checkContent = (schema: FormSchema, content: unknown): Result.Result<Content, string> => {
   const given = content === undefined ? {} : content
-  if (!Predicate.isObject(given)) return { _tag: "Invalid", reason: "content must be an object" }
+  if (!Predicate.isObject(given)) return Result.fail("content must be an object")
   const kept: Record<string, string | number | boolean | ReadonlyArray<string>> = {}
   for (const name of schema.required ?? []) {
-    if (own(given, name) === undefined) return { _tag: "Invalid", reason: `content.${name} is required` }
+    if (own(given, name) === undefined) return Result.fail(`content.${name} is required`)
   }
   for (const [name, field] of Object.entries(schema.properties)) {
     const value = own(given, name)
     if (value === undefined) continue
     const problem = checkValue(field, value)
-    if (problem) return { _tag: "Invalid", reason: `content.${name} ${problem}` }
+    if (problem) return Result.fail(`content.${name} ${problem}`)
     kept[name] = value as string | number | boolean | ReadonlyArray<string>
   }
-  return { _tag: "Valid", content: kept }
+  return Result.succeed(kept)
 }

@@ -54,7 +54,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Effectable, Exit, Option, Predicate, Schema } from "effect"
+import { Context, Effect, Effectable, Exit, Option, Predicate, Result, Schema } from "effect"
 import type { JsonValue } from "../wire/Json.ts"
 import type { InputRequest } from "../wire/Mrtr.ts"
 import type { Root } from "../wire/Roots.ts"
@@ -64,9 +64,13 @@ import type { Fragment } from "./InputCapabilities.ts"
 import * as Sampling from "./Sampling.ts"
 
 /** A validated answer, and the JSON carried to later rounds. @since 0.1.0 */
-export type Decoded<A> =
-  | { readonly _tag: "Valid"; readonly value: A; readonly carry: JsonValue }
-  | { readonly _tag: "Invalid"; readonly reason: string }
+export interface Answer<A> {
+  readonly value: A
+  readonly carry: JsonValue
+}
+
+/** What decoding a response gives: the answer, or the reason the response is refused. @since 0.1.0 */
+export type Decoded<A> = Result.Result<Answer<A>, string>
 
 /**
  * What the runtime offers a handler of a request that may answer `input_required`.
@@ -88,6 +92,8 @@ export interface Session {
   readonly responses: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   /** The state a low-level `InputRequired` stored in the previous round. */
   readonly requestState: JsonValue | undefined
+  /** The answers consumed so far, by key (carried from earlier rounds, or this request's), as carried. */
+  readonly answers: () => Readonly<Record<string, JsonValue>>
 }
 
 /**
@@ -201,14 +207,14 @@ export const elicit = <const S extends ElicitationForm.FormSchema>(
       requestedSchema: checked.requestedSchema as unknown as Extract<InputRequest["params"], { readonly requestedSchema: unknown }>["requestedSchema"]
     }
   }
-  return new Ask(key, request, (response) => {
+  return new Ask(key, request, (response): Decoded<ElicitOutcome<ElicitationForm.ContentOf<S>>> => {
     const action = decodeAction(response)
-    if (action === undefined) return { _tag: "Invalid", reason: "action must be accept, decline or cancel" }
-    if (action !== "accept") return { _tag: "Valid", value: { action }, carry: { action } }
+    if (action === undefined) return Result.fail("action must be accept, decline or cancel")
+    if (action !== "accept") return Result.succeed({ value: { action }, carry: { action } })
     const content = ElicitationForm.checkContent(checked.requestedSchema, (response as Record<string, unknown>)["content"])
-    if (content._tag === "Invalid") return content
-    const value = { action, content: content.content } as ElicitOutcome<ElicitationForm.ContentOf<S>>
-    return { _tag: "Valid", value, carry: { action, content: content.content } as JsonValue }
+    if (Result.isFailure(content)) return Result.fail(content.failure)
+    const value = { action, content: content.success } as ElicitOutcome<ElicitationForm.ContentOf<S>>
+    return Result.succeed({ value, carry: { action, content: content.success } as JsonValue })
   })
 }
 
@@ -223,11 +229,11 @@ export const elicitUrl = (key: string, options: { readonly message: string; read
     ? "message must be a non-empty string"
     : ElicitationForm.checkUrl(options.url)
   if (problem !== undefined) throw new ElicitationForm.ElicitationSchemaError({ message: `Invalid URL elicitation: ${problem}` })
-  return new Ask(key, { method: "elicitation/create", params: { mode: "url", message: options.message, url: options.url } }, (response) => {
+  return new Ask(key, { method: "elicitation/create", params: { mode: "url", message: options.message, url: options.url } }, (response): Decoded<UrlOutcome> => {
     const action = decodeAction(response)
     return action === undefined
-      ? { _tag: "Invalid", reason: "action must be accept, decline or cancel" }
-      : { _tag: "Valid", value: { action }, carry: { action } }
+      ? Result.fail("action must be accept, decline or cancel")
+      : Result.succeed({ value: { action }, carry: { action } })
   })
 }
 
@@ -240,10 +246,8 @@ export const elicitUrl = (key: string, options: { readonly message: string; read
 export const sample = (key: string, params: CreateMessageRequestParams): Ask<CreateMessageResult> => {
   const problems = Sampling.checkRequest(params)
   if (problems.length > 0) throw new Error(`Invalid sampling request "${key}": ${problems.join("; ")}`)
-  return new Ask(key, { method: "sampling/createMessage", params }, (response) => {
-    const checked = Sampling.checkResponse(params, response)
-    return checked._tag === "Invalid" ? checked : { _tag: "Valid", value: checked.value, carry: checked.value as unknown as JsonValue }
-  })
+  return new Ask(key, { method: "sampling/createMessage", params }, (response) =>
+    Result.map(Sampling.checkResponse(params, response), (value) => ({ value, carry: value as unknown as JsonValue })))
 }
 
 /**
@@ -253,10 +257,8 @@ export const sample = (key: string, params: CreateMessageRequestParams): Ask<Cre
  * @since 0.1.0
  */
 export const roots = (key: string): Ask<ReadonlyArray<Root>> =>
-  new Ask(key, { method: "roots/list", params: {} }, (response) => {
-    const checked = Sampling.checkRoots(response)
-    return checked._tag === "Invalid" ? checked : { _tag: "Valid", value: checked.value, carry: { roots: checked.value } as unknown as JsonValue }
-  })
+  new Ask(key, { method: "roots/list", params: {} }, (response) =>
+    Result.map(Sampling.checkRoots(response), (value) => ({ value, carry: { roots: value } as unknown as JsonValue })))
 
 type AnswerOf<T> = T extends Ask<infer A> ? A : never
 

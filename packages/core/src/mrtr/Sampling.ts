@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Exit, Schema, SchemaIssue } from "effect"
+import { Exit, Result, Schema, SchemaIssue } from "effect"
 import type { SamplingMessageContentBlock } from "../wire/Content.ts"
 import { ListRootsResult, type Root } from "../wire/Roots.ts"
 import { CreateMessageRequestParams, CreateMessageResult } from "../wire/Sampling.ts"
@@ -30,11 +30,12 @@ const firstPath = (issue: SchemaIssue.Issue): string => {
 
 const decoder = <S extends Schema.Top>(schema: S) => {
   const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
-  return (input: unknown): { readonly value: S["Type"] } | { readonly path: string } => {
+  /** The decoded value, or the path of the first issue. */
+  return (input: unknown): Result.Result<S["Type"], string> => {
     const exit = decode(input)
-    if (Exit.isSuccess(exit)) return { value: exit.value }
+    if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    return { path: failure ? firstPath(failure.error.issue) : "(root)" }
+    return Result.fail(failure ? firstPath(failure.error.issue) : "(root)")
   }
 }
 
@@ -53,8 +54,8 @@ const blocksOf = (
  */
 export const checkRequest = (params: unknown): ReadonlyArray<string> => {
   const decoded = decodeRequest(params)
-  if ("path" in decoded) return [`sampling request does not match CreateMessageRequestParams at ${decoded.path}`]
-  const request = decoded.value
+  if (Result.isFailure(decoded)) return [`sampling request does not match CreateMessageRequestParams at ${decoded.failure}`]
+  const request = decoded.success
   const problems: Array<string> = []
   if (!(request.maxTokens > 0)) problems.push("maxTokens must be a positive integer")
   if (request.messages.length === 0) problems.push("messages must not be empty")
@@ -81,39 +82,35 @@ export const checkRequest = (params: unknown): ReadonlyArray<string> => {
   return problems
 }
 
-/** The outcome of checking a response. @since 0.1.0 */
-export type Checked<A> = { readonly _tag: "Valid"; readonly value: A } | { readonly _tag: "Invalid"; readonly reason: string }
-
 /**
- * Checks a client's answer to a sampling request (already known to be valid).
+ * Checks a client's answer to a sampling request (already known to be valid): the result, or the
+ * reason it is refused.
  *
  * @since 0.1.0
  */
-export const checkResponse = (request: CreateMessageRequestParams, response: unknown): Checked<CreateMessageResult> => {
+export const checkResponse = (request: CreateMessageRequestParams, response: unknown): Result.Result<CreateMessageResult, string> => {
   const decoded = decodeResult(response)
-  if ("path" in decoded) return { _tag: "Invalid", reason: `not a CreateMessageResult (at ${decoded.path})` }
-  const blocks = blocksOf(decoded.value.content)
-  if (blocks.some((block) => block.type === "tool_result")) return { _tag: "Invalid", reason: "a sampled message cannot carry tool results" }
+  if (Result.isFailure(decoded)) return Result.fail(`not a CreateMessageResult (at ${decoded.failure})`)
+  const blocks = blocksOf(decoded.success.content)
+  if (blocks.some((block) => block.type === "tool_result")) return Result.fail("a sampled message cannot carry tool results")
   const uses = blocks.filter((block) => block.type === "tool_use")
   if (uses.length > 0) {
     const offered = new Set((request.tools ?? []).map((tool) => tool.name))
-    if (offered.size === 0 || request.toolChoice?.mode === "none") {
-      return { _tag: "Invalid", reason: "tool use was not offered" }
-    }
-    if (uses.some((use) => !offered.has(use.name))) return { _tag: "Invalid", reason: "tool use names a tool that was not offered" }
+    if (offered.size === 0 || request.toolChoice?.mode === "none") return Result.fail("tool use was not offered")
+    if (uses.some((use) => !offered.has(use.name))) return Result.fail("tool use names a tool that was not offered")
   }
-  return { _tag: "Valid", value: decoded.value }
+  return decoded
 }
 
 /**
- * Checks a client's answer to `roots/list`.
+ * Checks a client's answer to `roots/list`: the roots, or the reason they are refused.
  *
  * @since 0.1.0
  */
-export const checkRoots = (response: unknown): Checked<ReadonlyArray<Root>> => {
+export const checkRoots = (response: unknown): Result.Result<ReadonlyArray<Root>, string> => {
   const decoded = decodeRoots(response)
-  if ("path" in decoded) return { _tag: "Invalid", reason: `not a ListRootsResult (at ${decoded.path})` }
-  const index = decoded.value.roots.findIndex((root) => !root.uri.startsWith("file://"))
-  if (index >= 0) return { _tag: "Invalid", reason: `roots.${index}.uri must be a file:// URI` }
-  return { _tag: "Valid", value: decoded.value.roots }
+  if (Result.isFailure(decoded)) return Result.fail(`not a ListRootsResult (at ${decoded.failure})`)
+  const index = decoded.success.roots.findIndex((root) => !root.uri.startsWith("file://"))
+  if (index >= 0) return Result.fail(`roots.${index}.uri must be a file:// URI`)
+  return Result.succeed(decoded.success.roots)
 }

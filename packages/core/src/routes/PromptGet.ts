@@ -1,13 +1,14 @@
 /**
- * `prompts/get`: unknown prompt → -32602; arguments must be strings; required arguments are
- * checked before the prompt renders.
+ * `prompts/get`: unknown prompt → -32602; arguments must be strings; they are checked (required
+ * ones present, and for a prompt whose arguments are a Schema, decoded) before the prompt renders:
+ * a refusal is -32602 naming the argument.
  *
  * The route may answer `input_required`, runs in the executor, and is checked by the
  * authorization policy as the prompt it names (`Mcp-Name` over HTTP).
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
 import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
@@ -28,13 +29,9 @@ export const run = (
   values: Readonly<Record<string, string>>,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
-  const missing = prompt.arguments.filter((argument) => argument.required === true && values[argument.name] === undefined)
-  if (missing.length > 0) {
-    return Effect.fail(new InvalidParams({
-      message: `Missing required argument${missing.length > 1 ? "s" : ""}: ${missing.map((argument) => argument.name).join(", ")}`
-    }))
-  }
-  return provide(prompt.render(values)).pipe(
+  const decoded = prompt.decode(values)
+  if (Result.isFailure(decoded)) return Effect.fail(new InvalidParams({ message: decoded.failure }))
+  return provide(prompt.render(decoded.success)).pipe(
     Effect.catch((error) => isMcpError(error) ? Effect.fail(error) : Effect.die(error)),
     Effect.map((rendered) => {
       if (Array.isArray(rendered)) {

@@ -31,7 +31,7 @@
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import type * as Pagination from "../catalog/Pagination.ts"
-import type { Dialect, RequestMeta } from "../pipeline/Dialect.ts"
+import type { Dialect, DialectRegistry, RequestMeta } from "../pipeline/Dialect.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
@@ -39,6 +39,7 @@ import type * as Authorization from "../runtime/Authorization.ts"
 import type { Executor } from "../runtime/Executor.ts"
 import type * as Listen from "../runtime/Listen.ts"
 import type { Principal } from "../runtime/Principal.ts"
+import type * as RequestServices from "../runtime/RequestServices.ts"
 import type { RequestContext, Settings } from "../runtime/ServerRuntime.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
@@ -101,6 +102,10 @@ export interface Environment {
   readonly hub: SubscriptionHub["Service"] | undefined
   /** Enabled protocol versions, preferred first. */
   readonly supportedVersions: ReadonlyArray<string>
+  /** The enabled dialects (to shape a result outside a request, as a task does). */
+  readonly dialects: DialectRegistry["Service"]
+  /** The request services of a handler, for running one outside a transport (a task's work). */
+  readonly provider: RequestServices.Provider
   /** What `subscriptions/listen` honours, and the streams of transports that bring none of their own. */
   readonly listen: {
     readonly support: Listen.Support

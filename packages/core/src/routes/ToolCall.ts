@@ -7,12 +7,14 @@
  * Argument validation failures are `isError` results naming the path and the rule, never the
  * value (the model can correct itself). An unknown tool is -32602. A declared output schema is
  * enforced: a value that does not match, or an explicit result without `structuredContent`, is
- * -32603 (details go to the server log, not the wire).
+ * -32603 (details go to the server log, not the wire). Typed failures are mapped by
+ * {@link renderFailure}: declared ones (the tool's `failure` schema) to `isError` results carrying
+ * the encoded error, or to what `onFailure` says.
  *
  * @since 0.1.0
  */
-import { Effect, Predicate } from "effect"
-import type { Catalog, CompiledTool } from "../catalog/Catalog.ts"
+import { Effect, Predicate, Result } from "effect"
+import type { Catalog, CompiledFailure, CompiledTool } from "../catalog/Catalog.ts"
 import * as HeaderParams from "../catalog/HeaderParams.ts"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
@@ -48,16 +50,16 @@ export const shapeReturn = (tool: CompiledTool, value: unknown): Effect.Effect<R
         )
       }
       const checked = tool.checkStructured(value.structuredContent)
-      if (checked._tag === "Invalid") return outputMismatch(tool, checked.issues)
+      if (Result.isFailure(checked)) return outputMismatch(tool, checked.failure)
     }
     return Effect.succeed(ToolResult.toWire(value))
   }
   if (tool.encodeOutput !== undefined) {
     const checked = tool.encodeOutput(value)
-    if (checked._tag === "Invalid") return outputMismatch(tool, checked.issues)
+    if (Result.isFailure(checked)) return outputMismatch(tool, checked.failure)
     return Effect.succeed({
-      content: [{ type: "text", text: JSON.stringify(checked.value) }],
-      structuredContent: checked.value
+      content: [{ type: "text", text: JSON.stringify(checked.success) }],
+      structuredContent: checked.success
     })
   }
   if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }] })
@@ -71,16 +73,53 @@ const tagOf = (error: unknown): string =>
   typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : "Error"
 
 /**
- * Maps a typed handler failure: the author's renderer if any, else protocol errors as such and
- * anything else as an `isError` result that names only the error's tag.
+ * The `isError` result of a declared failure: the encoded error as `structuredContent` plus a
+ * JSON text block when it is an object, a text block when it is a string, JSON text otherwise. A
+ * failure its own schema does not encode is the server's bug: -32603, details in the server log.
+ */
+const declaredFailure = (tool: CompiledTool, failure: CompiledFailure, error: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
+  const encoded = failure.encode(error)
+  if (Result.isFailure(encoded)) {
+    return Effect.logError(`Tool "${tool.tool.name}" failed with an error its failure schema does not encode: ${describeIssues(encoded.failure)}`).pipe(
+      Effect.andThen(Effect.fail(new InternalError({ message: "Tool failure did not match its failure schema" })))
+    )
+  }
+  const value = encoded.success
+  if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }], isError: true })
+  const text = { type: "text", text: JSON.stringify(value ?? null) }
+  return Effect.succeed(
+    Predicate.isObject(value) && !Array.isArray(value)
+      ? { content: [text], structuredContent: value, isError: true }
+      : { content: [text], isError: true }
+  )
+}
+
+const rendered = (tool: CompiledTool, value: ToolResult.ToolResult | McpError): Effect.Effect<Record<string, unknown>, McpError> => {
+  if (isMcpError(value)) return Effect.fail(value)
+  if (ToolResult.isToolResult(value)) return Effect.succeed(ToolResult.toWire(value))
+  return undeclared(tool, value)
+}
+
+const undeclared = (tool: CompiledTool, error: unknown): Effect.Effect<Record<string, unknown>, McpError> =>
+  isMcpError(error)
+    ? Effect.fail(error)
+    : Effect.succeed(ToolResult.toWire(ToolResult.error(`Tool "${tool.tool.name}" failed: ${tagOf(error)}`)))
+
+/**
+ * Maps a typed handler failure. A failure the tool's `failure` schema declares (every failure,
+ * when there is no schema) goes to `onFailure` if the tool has one; else a declared failure becomes
+ * an `isError` result carrying the encoded error. Anything else keeps the defaults: protocol
+ * errors as such, other failures an `isError` result that names only the error's tag.
  *
  * @since 0.1.0
  */
 export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
-  const rendered = tool.tool.renderFailure !== undefined ? tool.tool.renderFailure(error) : error
-  if (isMcpError(rendered)) return Effect.fail(rendered)
-  if (ToolResult.isToolResult(rendered)) return Effect.succeed(ToolResult.toWire(rendered))
-  return Effect.succeed(ToolResult.toWire(ToolResult.error(`Tool "${tool.tool.name}" failed: ${tagOf(rendered)}`)))
+  const failure = tool.failure
+  const declared = failure === undefined || failure.declares(error)
+  const render = tool.tool.renderFailure
+  if (declared && render !== undefined) return rendered(tool, render(error))
+  if (declared && failure !== undefined) return declaredFailure(tool, failure, error)
+  return undeclared(tool, error)
 }
 
 /** The error for an unknown tool (also used when authorization conceals). @since 0.1.0 */
@@ -97,7 +136,7 @@ export interface Target {
  *
  * @since 0.1.0
  */
-export const resolve = (catalog: Catalog, params: CallToolRequestParams): Target | InvalidParams => {
+export const resolve = (catalog: Catalog, params: Params): Target | InvalidParams => {
   const tool = catalog.tools.get(params.name)
   if (tool === undefined) return unknownTool(params.name)
   return { tool, arguments: params.arguments ?? {} }
@@ -113,8 +152,8 @@ export const run = (
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = call.tool.decodeInput(call.arguments)
-  if (decoded._tag === "Invalid") return Effect.succeed(invalidArguments(decoded.issues))
-  return provide(call.tool.tool.handler(decoded.value)).pipe(
+  if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
+  return provide(call.tool.tool.handler(decoded.success)).pipe(
     Effect.matchEffect({
       onFailure: (error) => renderFailure(call.tool, error),
       onSuccess: (value) => shapeReturn(call.tool, value)
@@ -143,8 +182,11 @@ export const mirrors = (params: Readonly<Record<string, unknown>>, catalog: Cata
   }))
 }
 
+/** The decoded params of `tools/call`. @since 0.1.0 */
+export type Params = typeof CallToolRequestParams.schema.Type
+
 /** `tools/call`. @since 0.1.0 */
-export const route: Route.Route<CallToolRequestParams, Target> = Route.make({
+export const route: Route.Route<Params, Target> = Route.make({
   method: "tools/call",
   capability: "tools",
   params: CallToolRequestParams.schema,

@@ -16,8 +16,13 @@ import type { RequestMeta } from "../pipeline/Dialect.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import type { Principal } from "./Principal.ts"
 
-/** Which transport carried the request. @since 0.1.0 */
-export type TransportKind = "stdio" | "http" | "memory"
+/**
+ * Which transport carried the request; `"task"` for a handler running as a task, detached from
+ * the request that created it.
+ *
+ * @since 0.1.0
+ */
+export type TransportKind = "stdio" | "http" | "memory" | "task"
 
 /**
  * @since 0.1.0

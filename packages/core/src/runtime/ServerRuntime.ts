@@ -178,6 +178,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const preferred = dialects.dialects[0]!
   const hub = parts.hub === undefined ? undefined : CatalogViews.visibleHub(parts.hub, catalog, policy)
   const filters: Array<Listen.ExtensionFilter> = []
+  const provider = RequestServices.make(settings, parts.services)
   const environment: Route.Environment = {
     settings,
     catalog,
@@ -185,6 +186,8 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     views: CatalogViews.make(catalog, policy),
     hub,
     supportedVersions: dialects.supported,
+    dialects,
+    provider,
     listen: { support: Listen.supportOf(settings.capabilities), filters, streams: Listen.makeStreams(Listen.defaultStdioStreams) }
   }
   const contributed: Array<RouteTable.Contributed> = []
@@ -211,7 +214,6 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     })
   }
 
-  const provider = RequestServices.make(settings, parts.services)
   const keyring = parts.keyring ?? generateKeyring()
   // Warned once, when a round first seals state with the ephemeral key (a server whose handlers
   // never ask for input never sees the warning).

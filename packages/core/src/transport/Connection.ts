@@ -11,12 +11,13 @@
  * lifetimes, not MCP semantics: those live in {@link ServerRuntime}.
  *
  * A request's fiber is started synchronously by `receiveUnsafe` (a transport calls it straight
- * from its input callback, no fiber in between) or `receive`; it is kept in a plain map by id until
- * it exits, and closing the connection's scope interrupts whatever is left.
+ * from its input callback, no fiber in between) or `receive`. One that answers without suspending
+ * is done there; one that suspends is kept in a `FiberMap` by id until it exits, and closing the
+ * connection's scope interrupts whatever is left.
  *
  * @since 0.1.0
  */
-import { Effect, Fiber, Scope } from "effect"
+import { Effect, FiberMap, Option, Scope } from "effect"
 import type { Context } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import * as Envelope from "../pipeline/Envelope.ts"
@@ -76,14 +77,16 @@ export const make = Effect.fnUntraced(function*(options: {
 }): Effect.fn.Return<Connection, never, ServerRuntime | Scope.Scope> {
   const runtime = yield* ServerRuntime
   const scope = yield* Scope.Scope
+  // Made first, so that its release (interrupting what is left) runs after `closed` is set below.
+  const requests = yield* FiberMap.make<string, void, never>()
   const services = (yield* Effect.context<never>()) as Context.Context<never>
   const forkHere = Effect.runForkWith(services)
   const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
   const context = { transport: options.transport, sink: options.sink, subscriptions }
-  const requests = new Map<string, Fiber.Fiber<void>>()
-  let requestChars = 0
-  let idle: Array<() => void> = []
   let closed = false
+  // What the requests in flight hold, for the transport's read backpressure.
+  let inFlight = 0
+  let inFlightChars = 0
 
   const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
   const respond = (outcome: Outcome): Effect.Effect<void> =>
@@ -94,32 +97,27 @@ export const make = Effect.fnUntraced(function*(options: {
     if (!closed) fork(write(frame))
   }
 
-  const settled = (key: string, fiber: Fiber.Fiber<void>, chars: number) => () => {
-    if (requests.get(key) === fiber) requests.delete(key)
-    requestChars -= chars
-    if (requests.size === 0 && idle.length > 0) {
-      const waiting = idle
-      idle = []
-      for (const wake of waiting) wake()
-    }
-    options.onSettled?.()
-  }
-
   const onRequest = (fork: Fork, request: Envelope.Request, chars: number): void => {
     const key = Encoder.idKey(request.id)
-    if (requests.has(key)) return writeUnsafe(fork, runtime.reject(request.id, duplicate).frame)
+    if (FiberMap.hasUnsafe(requests, key)) return writeUnsafe(fork, runtime.reject(request.id, duplicate).frame)
     const fiber = fork(Effect.flatMap(runtime.handle(request, context), respond))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
-    requests.set(key, fiber)
-    requestChars += chars
-    fiber.addObserver(settled(key, fiber, chars))
+    FiberMap.setUnsafe(requests, key, fiber) // removed when it exits
+    inFlight++
+    inFlightChars += chars
+    fiber.addObserver(() => {
+      inFlight--
+      inFlightChars -= chars
+      options.onSettled?.()
+    })
   }
 
   const onNotification = (notification: Envelope.Notification): void => {
     if (notification.method !== "notifications/cancelled") return
     const id = notification.params["requestId"]
     if (typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))) {
-      requests.get(Encoder.idKey(id))?.interruptUnsafe()
+      const target = FiberMap.getUnsafe(requests, Encoder.idKey(id))
+      if (Option.isSome(target)) target.value.interruptUnsafe()
     }
   }
 
@@ -140,30 +138,15 @@ export const make = Effect.fnUntraced(function*(options: {
     }
   }
 
-  const drain = Effect.callback<void>((resume) => {
-    if (requests.size === 0) return resume(Effect.void)
-    const wake = () => resume(Effect.void)
-    idle.push(wake)
-    return Effect.sync(() => {
-      idle = idle.filter((waiting) => waiting !== wake)
-    })
-  })
-
-  yield* Scope.addFinalizer(
-    scope,
-    Effect.suspend(() => {
-      closed = true
-      return Fiber.interruptAll(Array.from(requests.values()))
-    })
-  )
+  yield* Scope.addFinalizer(scope, Effect.sync(() => void (closed = true)))
 
   return {
     receive: (frame) => Effect.withFiber((fiber) => Effect.sync(() => receiveWith(Effect.runForkWith(fiber.context), frame))),
     receiveUnsafe: (frame) => receiveWith(forkHere, frame),
-    drain,
-    end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), drain),
-    inFlight: Effect.sync(() => requests.size),
-    inFlightUnsafe: () => requests.size,
-    inFlightCharsUnsafe: () => requestChars
+    drain: FiberMap.awaitEmpty(requests),
+    end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), FiberMap.awaitEmpty(requests)),
+    inFlight: FiberMap.size(requests),
+    inFlightUnsafe: () => inFlight,
+    inFlightCharsUnsafe: () => inFlightChars
   }
 })

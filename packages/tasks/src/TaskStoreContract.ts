@@ -1,0 +1,240 @@
+/**
+ * The contract every `TaskStore` must keep, as an `@effect/vitest` suite a store package runs
+ * against its own Layer.
+ *
+ * It checks creation and durable reads, leases and claims (two claimers never share a task, an
+ * expired lease is recovered with a new generation), the fence (a stale worker's writes and
+ * heartbeats change nothing), every transition, the client's answers (outstanding keys only, a
+ * partial set leaves the rest pending), cancellation (terminal tasks never change), time to live,
+ * retry delays and the capacity limits. Time is the store's own: the suite uses short real
+ * durations (a few hundred milliseconds), so it runs under `it.live`.
+ *
+ * @example
+ * ```ts
+ * // packages/tasks-sqlite/test/Contract.test.ts
+ * import { contract } from "@snodo/tasks/TaskStoreContract"
+ * import * as TasksSqlite from "@snodo/tasks-sqlite"
+ *
+ * contract("sqlite", TasksSqlite.layer({ filename: ":memory:" }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as Task from "./Task.ts"
+import { type Limits, TaskLimitReached, TaskStore } from "./TaskStore.ts"
+
+const limits: Limits = { maxStored: 1_000, maxActivePerPrincipal: 1_000 }
+
+const work = (principal = "alice", tool = "slow_compute"): Task.Work => ({
+  tool,
+  arguments: { seconds: 1, label: "contract", nested: { list: [1, "two", null, true] } },
+  principal: { id: principal, claims: { scope: "tasks", tenant: "t1" } },
+  protocolVersion: "2026-07-28",
+  clientCapabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
+  clientInfo: { name: "contract", version: "1.0.0" }
+})
+
+const fresh = (options?: { readonly principal?: string; readonly ttlMs?: number | null; readonly answers?: Task.NewTask["answers"] }): Task.NewTask => ({
+  taskId: Task.makeId(),
+  work: work(options?.principal),
+  ttlMs: options?.ttlMs === undefined ? 60_000 : options.ttlMs,
+  pollIntervalMs: 250,
+  answers: options?.answers ?? {}
+})
+
+const elicit = (message: string) => ({
+  method: "elicitation/create" as const,
+  params: { message, requestedSchema: { type: "object" as const, properties: { ok: { type: "boolean" as const } } } }
+})
+
+const wait = (millis: number) => Effect.sleep(`${millis} millis`)
+
+/**
+ * Registers the contract suite for a store.
+ *
+ * @since 0.1.0
+ */
+export const contract = <E>(name: string, layer: Layer.Layer<TaskStore, E>): void => {
+  const withStore = <A, F>(effect: Effect.Effect<A, F, TaskStore>) => Effect.provide(effect, layer)
+
+  describe(`TaskStore contract: ${name}`, () => {
+    it.live("a created task is durable and reads back exactly", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const before = yield* store.now
+        const created = yield* store.create(fresh({ answers: { early: { action: "accept", content: { ok: true } } } }), limits)
+        const read = yield* store.get(created.taskId)
+        expect(read).toEqual(created)
+        expect(read).toMatchObject({
+          status: "working",
+          principal: "alice",
+          revision: 1,
+          generation: 0,
+          attempt: 0,
+          ttlMs: 60_000,
+          pollIntervalMs: 250,
+          work: work(),
+          answers: { early: { action: "accept", content: { ok: true } } },
+          inputRequests: {}
+        })
+        expect(created.createdAt).toBeGreaterThanOrEqual(before - 1000)
+        expect(created.lastUpdatedAt).toBe(created.createdAt)
+        expect(yield* store.get(Task.makeId())).toBeUndefined()
+      })))
+
+    it.live("a task created with a lease is its creator's; without one, exactly one claimer gets it", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const leased = yield* store.create(fresh(), limits, { owner: "creator", leaseMs: 10_000 })
+        expect(leased).toMatchObject({ generation: 1, attempt: 1, leaseOwner: "creator" })
+        const open = yield* store.create(fresh(), limits)
+        const claims = yield* Effect.all([store.claim("a", 10_000, 100), store.claim("b", 10_000, 100)], { concurrency: "unbounded" })
+        const claimed = claims.flat().map((task) => task.taskId)
+        expect(claimed.filter((id) => id === leased.taskId)).toEqual([])
+        expect(claimed.filter((id) => id === open.taskId)).toEqual([open.taskId])
+        const mine = claims.flat().find((task) => task.taskId === open.taskId)!
+        expect(mine).toMatchObject({ generation: 1, attempt: 1, status: "working" })
+        expect(yield* store.claim("c", 10_000, 100)).toEqual([])
+      })))
+
+    it.live("concurrent claimers of many tasks share none and miss none", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const ids = new Set<string>()
+        for (let i = 0; i < 20; i++) ids.add((yield* store.create(fresh({ principal: `p${i % 3}` }), limits)).taskId)
+        const claims = yield* Effect.all(
+          ["w1", "w2", "w3"].map((owner) => store.claim(owner, 10_000, 7)),
+          { concurrency: "unbounded" }
+        )
+        const claimed = claims.flat().map((task) => task.taskId).filter((id) => ids.has(id))
+        expect(new Set(claimed).size).toBe(claimed.length)
+        const rest = (yield* store.claim("w4", 10_000, 100)).map((task) => task.taskId).filter((id) => ids.has(id))
+        expect(new Set([...claimed, ...rest])).toEqual(ids)
+      })))
+
+    it.live("an expired lease is recovered with a new generation; the stale worker is fenced", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const task = yield* store.create(fresh(), limits, { owner: "dead", leaseMs: 200 })
+        expect((yield* store.claim("rescuer", 10_000, 100)).map((claimed) => claimed.taskId)).not.toContain(task.taskId)
+        yield* wait(400)
+        const recovered = (yield* store.claim("rescuer", 10_000, 100)).find((claimed) => claimed.taskId === task.taskId)
+        expect(recovered).toMatchObject({ generation: 2, attempt: 2, leaseOwner: "rescuer" })
+        expect(yield* store.heartbeat(task.taskId, task.generation, 10_000)).toBeUndefined()
+        expect(yield* store.transition(task.taskId, task.generation, { _tag: "Complete", result: { content: [] } })).toBeUndefined()
+        expect(yield* store.get(task.taskId)).toEqual(recovered)
+      })))
+
+    it.live("a heartbeat keeps the lease: nobody claims the task while its worker beats", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const task = yield* store.create(fresh(), limits, { owner: "worker", leaseMs: 300 })
+        for (let beat = 0; beat < 3; beat++) {
+          yield* wait(150)
+          const beaten = yield* store.heartbeat(task.taskId, task.generation, 300)
+          expect(beaten?.generation).toBe(task.generation)
+        }
+        expect((yield* store.claim("other", 10_000, 100)).map((claimed) => claimed.taskId)).not.toContain(task.taskId)
+        expect((yield* store.get(task.taskId))?.revision).toBe(task.revision)
+      })))
+
+    it.live("parking, partial answers, ignored keys, resuming and completing", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const task = yield* store.create(fresh(), limits, { owner: "worker", leaseMs: 10_000 })
+        const parked = yield* store.transition(task.taskId, task.generation, {
+          _tag: "Park",
+          inputRequests: { first: elicit("one?"), second: elicit("two?") }
+        })
+        expect(parked).toMatchObject({ status: "input_required", revision: task.revision + 1 })
+        expect(Object.keys(parked!.inputRequests).toSorted()).toEqual(["first", "second"])
+        const ignored = yield* store.respond(task.taskId, { never_asked: { action: "accept" } })
+        expect(ignored?.revision).toBe(parked!.revision)
+        const partial = yield* store.respond(task.taskId, { first: { action: "accept", content: { ok: true } }, unknown: { x: 1 } })
+        expect(partial).toMatchObject({ status: "input_required", answers: { first: { action: "accept", content: { ok: true } } } })
+        expect(Object.keys(partial!.inputRequests)).toEqual(["second"])
+        expect(partial!.answers).not.toHaveProperty("unknown")
+        const again = yield* store.respond(task.taskId, { first: { action: "decline" } })
+        expect(again?.answers["first"]).toEqual({ action: "accept", content: { ok: true } })
+        const done = yield* store.respond(task.taskId, { second: { action: "decline" } })
+        expect(done).toMatchObject({ status: "working", inputRequests: {} })
+        const note = yield* store.transition(task.taskId, task.generation, { _tag: "Note", statusMessage: "half way" })
+        expect(note?.statusMessage).toBe("half way")
+        const result = { resultType: "complete", content: [{ type: "text", text: "done" }], isError: false }
+        const completed = yield* store.transition(task.taskId, task.generation, { _tag: "Complete", result })
+        expect(completed).toMatchObject({ status: "completed", result, leaseOwner: undefined })
+        expect(yield* store.transition(task.taskId, task.generation, { _tag: "Fail", error: { code: -32603, message: "late" } })).toBeUndefined()
+        const cancelled = yield* store.cancel(task.taskId)
+        expect(cancelled).toEqual(completed)
+        expect(yield* store.get(task.taskId)).toEqual(completed)
+      })))
+
+    it.live("failing keeps the JSON-RPC error; a retry waits for its delay and is an attempt more", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const failing = yield* store.create(fresh(), limits, { owner: "worker", leaseMs: 10_000 })
+        const error = { code: -32603, message: "backend unavailable", data: { retryable: false } }
+        expect(yield* store.transition(failing.taskId, failing.generation, { _tag: "Fail", error })).toMatchObject({ status: "failed", error })
+        const retried = yield* store.create(fresh(), limits, { owner: "worker", leaseMs: 10_000 })
+        const waiting = yield* store.transition(retried.taskId, retried.generation, { _tag: "Retry", delayMs: 300 })
+        expect(waiting).toMatchObject({ status: "working", leaseOwner: undefined })
+        expect((yield* store.claim("next", 10_000, 100)).map((task) => task.taskId)).not.toContain(retried.taskId)
+        yield* wait(450)
+        const again = (yield* store.claim("next", 10_000, 100)).find((task) => task.taskId === retried.taskId)
+        expect(again).toMatchObject({ attempt: 2, generation: 2, leaseOwner: "next" })
+      })))
+
+    it.live("a released task is claimable at once; a cancelled one fences its worker and stays cancelled", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const released = yield* store.create(fresh(), limits, { owner: "leaving", leaseMs: 60_000 })
+        expect(yield* store.transition(released.taskId, released.generation, { _tag: "Release" })).toMatchObject({ leaseOwner: undefined })
+        expect((yield* store.claim("staying", 10_000, 100)).map((task) => task.taskId)).toContain(released.taskId)
+        const running = yield* store.create(fresh(), limits, { owner: "worker", leaseMs: 60_000 })
+        const cancelled = yield* store.cancel(running.taskId)
+        expect(cancelled).toMatchObject({ status: "cancelled", generation: running.generation + 1 })
+        expect(yield* store.heartbeat(running.taskId, running.generation, 60_000)).toBeUndefined()
+        expect(yield* store.transition(running.taskId, running.generation, { _tag: "Complete", result: { content: [] } })).toBeUndefined()
+        expect(yield* store.respond(running.taskId, { any: { action: "accept" } })).toEqual(cancelled)
+        expect(yield* store.cancel(running.taskId)).toEqual(cancelled)
+        expect(yield* store.cancel(Task.makeId())).toBeUndefined()
+        expect(yield* store.respond(Task.makeId(), {})).toBeUndefined()
+      })))
+
+    it.live("tasks past their time to live are deleted in bounded batches; unlimited ones stay", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const short = [yield* store.create(fresh({ ttlMs: 200 }), limits), yield* store.create(fresh({ ttlMs: 200 }), limits)]
+        const forever = yield* store.create(fresh({ ttlMs: null }), limits)
+        const long = yield* store.create(fresh({ ttlMs: 60_000 }), limits)
+        expect(Task.isExpired(short[0]!, yield* store.now)).toBe(false)
+        yield* wait(350)
+        expect(Task.isExpired((yield* store.get(short[0]!.taskId))!, yield* store.now)).toBe(true)
+        let deleted = 0
+        for (let pass = 0; pass < 10 && deleted < 2; pass++) deleted += yield* store.expire(1)
+        expect(deleted).toBeGreaterThanOrEqual(2)
+        for (const task of short) expect(yield* store.get(task.taskId)).toBeUndefined()
+        expect(yield* store.get(forever.taskId)).toBeDefined()
+        expect(yield* store.get(long.taskId)).toBeDefined()
+      })))
+
+    it.live("capacity: stored tasks and one principal's active tasks are bounded; terminal ones are not active", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const principal = `p-${Task.makeId()}`
+        const tight: Limits = { maxStored: 1_000, maxActivePerPrincipal: 2 }
+        const first = yield* store.create(fresh({ principal }), tight, { owner: "w", leaseMs: 60_000 })
+        yield* store.create(fresh({ principal }), tight)
+        const refused = yield* Effect.flip(store.create(fresh({ principal }), tight))
+        expect(refused).toBeInstanceOf(TaskLimitReached)
+        expect(refused).toMatchObject({ limit: "activePerPrincipal", max: 2 })
+        yield* store.create(fresh({ principal: `${principal}-other` }), tight)
+        yield* store.transition(first.taskId, first.generation, { _tag: "Complete", result: { content: [] } })
+        yield* store.create(fresh({ principal }), tight)
+        const full = yield* Effect.flip(store.create(fresh(), { maxStored: 1, maxActivePerPrincipal: 1_000 }))
+        expect(full).toMatchObject({ limit: "stored", max: 1 })
+      })))
+  })
+}

@@ -1,0 +1,311 @@
+/**
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on snodo's extension seam.
+ *
+ * Added to a server by the application (`McpServer.make(...).extend(Tasks.extension(options))`)
+ * with a `TaskStore` Layer; advertised in `server/discover` as `extensions[name] = {}` and
+ * negotiated per request: only a request whose `clientCapabilities.extensions` names it may get a
+ * task, or use `tasks/get`, `tasks/update`, `tasks/cancel` (any other is refused with -32021 before
+ * its task id is looked up) or the `taskIds` key of `subscriptions/listen`.
+ *
+ * - `tools/call` of a tool whose {@link Policy} allows it answers a flat `CreateTaskResult` once the
+ *   task is durable (a `tasks/get` right after resolves). A legacy `params.task` is ignored.
+ * - `tasks/get` answers the `DetailedTask`: `working`; `input_required` with every outstanding
+ *   `inputRequests`; `completed` with the whole `CallToolResult` (an `isError` result is
+ *   completed); `failed` with the JSON-RPC `error`; `cancelled`.
+ * - `tasks/update` records answers to outstanding requests before it acknowledges (other keys are
+ *   ignored, unvalidated; a partial set leaves the rest pending); `tasks/cancel` cancels (and
+ *   acknowledges a finished task too). Both answer `{ resultType: "complete" }`.
+ * - An unknown task, an expired one and another principal's are all -32602: every read, update,
+ *   cancel and subscription is scoped to the request's principal. `tasks/list` and `tasks/result`
+ *   (removed from the extension) are -32601.
+ * - `subscriptions/listen` with `notifications.taskIds` receives `notifications/tasks` carrying the
+ *   same `DetailedTask` as `tasks/get`, for the principal's own tasks. Notifications are
+ *   observations; the store is the truth.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpServer } from "@snodo/core"
+ * import * as Tasks from "@snodo/tasks"
+ *
+ * const Server = McpServer.make({ name: "jobs", version: "1.0.0" })
+ *   .add(slowCompute)
+ *   .extend(Tasks.extension({ tools: { slow_compute: Tasks.optional() } }))
+ *
+ * const Runtime = Server.layer.pipe(Layer.provide(Tasks.TaskStore.layerMemory()))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Extension, SubscriptionHub } from "@snodo/core"
+import { CatalogError } from "@snodo/core/catalog/Catalog"
+import { McpInput } from "@snodo/core/mrtr/Input"
+import { InternalError, InvalidParams, type McpError } from "@snodo/core/pipeline/McpError"
+import * as Route from "@snodo/core/routes/Route"
+import * as ToolCall from "@snodo/core/routes/ToolCall"
+import type { Principal } from "@snodo/core/runtime/Principal"
+import type { JsonValue } from "@snodo/core/wire/Json"
+import { UnknownObject } from "@snodo/core/wire/Json"
+import { MetaObject } from "@snodo/core/wire/Meta"
+import { Effect, Exit, Option, Schema } from "effect"
+import { TaskPhase } from "./Phase.ts"
+import type { Policy } from "./Policy.ts"
+import * as Runner from "./Runner.ts"
+import * as Task from "./Task.ts"
+import { TaskSignals } from "./TaskSignals.ts"
+import * as TaskSignalsModule from "./TaskSignals.ts"
+import { type Limits, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import * as WorkExecutor from "./WorkExecutor.ts"
+
+/** The extension's identifier. @since 0.1.0 */
+export const name = "io.modelcontextprotocol/tasks"
+
+/** The listen topic of one task's notifications. @since 0.1.0 */
+export const topicOf = (taskId: string): string => `${name}/${taskId}`
+
+/** Extension options; every limit has a default. @since 0.1.0 */
+export interface Options {
+  /** The tools that may run as tasks, by name, with their policy (others: never). */
+  readonly tools: Readonly<Record<string, Policy>>
+  /** Time to live of a task from creation, in ms; `null` for unlimited. Default 1 h. */
+  readonly ttlMs?: number | null
+  /** The polling interval suggested to clients. Default 250 ms. */
+  readonly pollIntervalMs?: number
+  /** Tasks stored at once (until reaped). Default 10,000. */
+  readonly maxStored?: number
+  /** Non-terminal tasks of one principal. Default 100. */
+  readonly maxActivePerPrincipal?: number
+  /** Largest arguments of a task, and answers of one `tasks/update`, in bytes of JSON. Default 256 KiB. */
+  readonly maxInputBytes?: number
+  /** Task ids one listen stream may follow. Default 1,000. */
+  readonly maxListenTaskIds?: number
+  readonly runner?: Partial<Runner.Options>
+}
+
+/** The defaults. @since 0.1.0 */
+export const defaults = {
+  ttlMs: 3_600_000,
+  pollIntervalMs: 250,
+  maxStored: 10_000,
+  maxActivePerPrincipal: 100,
+  maxInputBytes: 256 * 1024,
+  maxListenTaskIds: 1_000
+} as const
+
+/** Params of `tasks/get` and `tasks/cancel`. @since 0.1.0 */
+export const TaskIdParams = Schema.Struct({ _meta: Schema.optionalKey(MetaObject), taskId: Schema.String })
+
+/** Params of `tasks/update`: each response is checked by the task when it consumes its key. @since 0.1.0 */
+export const UpdateTaskParams = Schema.Struct({
+  _meta: Schema.optionalKey(MetaObject),
+  taskId: Schema.String,
+  inputResponses: Schema.Record(Schema.String, UnknownObject)
+})
+
+const notFound = new InvalidParams({ message: "Failed to retrieve task: Task not found" })
+const expired = new InvalidParams({ message: "Failed to retrieve task: Task has expired" })
+
+const storeFailed = (error: TaskStoreError): Effect.Effect<never, McpError> =>
+  Effect.logError("task store failed", error).pipe(Effect.andThen(Effect.fail(new InternalError({ message: "Internal error" }))))
+
+const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
+
+/** JSON only: a principal's claims or arguments as they survive a store. */
+const asJson = <A>(value: A): Readonly<Record<string, JsonValue>> => JSON.parse(JSON.stringify(value ?? {})) as Readonly<Record<string, JsonValue>>
+
+/**
+ * The Tasks extension, for a server whose application provides a `TaskStore` (and optionally
+ * `TaskSignals` and a `WorkExecutor`).
+ *
+ * @since 0.1.0
+ */
+export const extension = (options: Options): Extension.Extension<TaskStore> =>
+  Extension.make({
+    name,
+    settings: {},
+    make: (environment) =>
+      Effect.gen(function*() {
+        for (const tool of Object.keys(options.tools)) {
+          if (!environment.catalog.tools.has(tool)) {
+            return yield* new CatalogError({ message: `Tasks: a policy names the tool "${tool}", which the server does not have` })
+          }
+        }
+        const store = yield* TaskStore
+        const signals = Option.getOrElse(yield* Effect.serviceOption(TaskSignals), TaskSignalsModule.makeMemory)
+        const executor = Option.getOrElse(yield* Effect.serviceOption(WorkExecutor.WorkExecutor), () => WorkExecutor.forTools(environment))
+        const ttlMs = options.ttlMs === undefined ? defaults.ttlMs : options.ttlMs
+        const pollIntervalMs = options.pollIntervalMs ?? defaults.pollIntervalMs
+        const maxInputBytes = options.maxInputBytes ?? defaults.maxInputBytes
+        const maxListenTaskIds = options.maxListenTaskIds ?? defaults.maxListenTaskIds
+        const limits: Limits = {
+          maxStored: options.maxStored ?? defaults.maxStored,
+          maxActivePerPrincipal: options.maxActivePerPrincipal ?? defaults.maxActivePerPrincipal
+        }
+        const runnerOptions: Runner.Options = { ...Runner.defaults, ...options.runner }
+
+        const hub = environment.hub
+        const publish = (task: Task.TaskRecord): Effect.Effect<void> =>
+          hub === undefined ? Effect.void : hub.publish(SubscriptionHub.topic({
+            topic: topicOf(task.taskId),
+            method: "notifications/tasks",
+            params: Task.detailed(task),
+            principal: task.principal
+          }))
+
+        const runner = yield* Runner.make(runnerOptions, publish).pipe(
+          Effect.provideService(TaskStore, store),
+          Effect.provideService(TaskSignals, signals),
+          Effect.provideService(WorkExecutor.WorkExecutor, executor)
+        )
+
+        /** The task, when it exists, has not expired and is the principal's; else the -32602 to answer. */
+        const owned = (taskId: string, principal: Principal["Service"]) =>
+          Effect.gen(function*() {
+            const task = yield* store.get(taskId)
+            if (task === undefined || task.principal !== principal.id) return yield* Effect.fail(notFound)
+            if (Task.isExpired(task, yield* store.now)) return yield* Effect.fail(expired)
+            return task
+          }).pipe(Effect.catchTag("TaskStoreError", storeFailed))
+
+        const announce = (before: Task.TaskRecord, after: Task.TaskRecord | undefined) =>
+          after === undefined || after.revision === before.revision
+            ? Effect.void
+            : Effect.andThen(
+              Effect.sync(() => runner.changed(after.taskId)),
+              Effect.andThen(signals.changed(after.taskId), publish(after))
+            )
+
+        const get = Route.make({
+          method: "tasks/get",
+          params: TaskIdParams,
+          nameParam: "taskId",
+          run: (call) => Effect.map(owned(call.params.taskId, call.principal), (task) => Route.result(Task.detailed(task)))
+        })
+
+        const update = Route.make({
+          method: "tasks/update",
+          params: UpdateTaskParams,
+          nameParam: "taskId",
+          run: (call) =>
+            Effect.gen(function*() {
+              const task = yield* owned(call.params.taskId, call.principal)
+              if (bytesOf(call.params.inputResponses) > maxInputBytes) {
+                return yield* new InvalidParams({
+                  message: `Invalid params: inputResponses exceed ${maxInputBytes} bytes`,
+                  data: { limit: maxInputBytes }
+                })
+              }
+              const responses = asJson(call.params.inputResponses)
+              const updated = yield* store.respond(task.taskId, responses).pipe(Effect.catchTag("TaskStoreError", storeFailed))
+              yield* announce(task, updated)
+              return Route.acknowledged
+            })
+        })
+
+        const cancel = Route.make({
+          method: "tasks/cancel",
+          params: TaskIdParams,
+          nameParam: "taskId",
+          run: (call) =>
+            Effect.gen(function*() {
+              const task = yield* owned(call.params.taskId, call.principal)
+              const cancelled = yield* store.cancel(task.taskId).pipe(Effect.catchTag("TaskStoreError", storeFailed))
+              yield* announce(task, cancelled)
+              return Route.acknowledged
+            })
+        })
+
+        /** Creates the task of a call and answers its `CreateTaskResult` once it is durable. */
+        const create = (call: Route.Call<ToolCall.Params>, target: ToolCall.Target, answers: Readonly<Record<string, JsonValue>>) =>
+          Effect.gen(function*() {
+            if (bytesOf(target.arguments) > maxInputBytes) {
+              return yield* new InvalidParams({
+                message: `Invalid params: arguments exceed the task input limit of ${maxInputBytes} bytes`,
+                data: { limit: maxInputBytes }
+              })
+            }
+            const work: Task.Work = {
+              tool: target.tool.tool.name,
+              arguments: asJson(target.arguments),
+              principal: { id: call.principal.id, claims: asJson(call.principal.claims) },
+              protocolVersion: call.meta.protocolVersion,
+              clientCapabilities: asJson(call.meta.clientCapabilities),
+              clientInfo: call.meta.clientInfo
+            }
+            const lease = runner.hasCapacity() ? { owner: runner.owner, leaseMs: runnerOptions.leaseMs } : undefined
+            const task = yield* store.create({ taskId: Task.makeId(), work, ttlMs, pollIntervalMs, answers }, limits, lease).pipe(
+              Effect.catchTags({
+                TaskLimitReached: (refused) =>
+                  Effect.fail(new InternalError({
+                    message: refused.limit === "stored" ? "Server busy: too many tasks stored" : "Server busy: too many active tasks for this caller",
+                    data: { retryable: true, limit: refused.max }
+                  })),
+                TaskStoreError: storeFailed
+              })
+            )
+            if (lease === undefined) yield* signals.work
+            else yield* runner.start(task)
+            return Route.result(Task.created(task))
+          })
+
+        /** Runs the handler in the request until it yields `Tasks.detach`, then creates the task there. */
+        const untilDetach = (call: Route.Call<ToolCall.Params>, target: ToolCall.Target) =>
+          Effect.gen(function*() {
+            let carried: Readonly<Record<string, JsonValue>> | undefined
+            const phase = TaskPhase.of({
+              phase: "request",
+              taskId: undefined,
+              detach: Effect.flatMap(Effect.serviceOption(McpInput), (session) => {
+                carried = Option.isSome(session) ? session.value.answers() : {}
+                return Effect.interrupt
+              })
+            })
+            const exit = yield* Effect.exit(ToolCall.run(target, (effect) => call.provide(Effect.provideService(effect, TaskPhase, phase))))
+            if (carried !== undefined) return yield* create(call, target, carried)
+            return Exit.isSuccess(exit) ? Route.result(exit.value) : yield* Effect.failCause(exit.cause)
+          })
+
+        const toolCall = Extension.wrap(ToolCall.route, (route) => ({
+          ...route,
+          run: (call, target) => {
+            const policy = options.tools[target.tool.tool.name]
+            if (policy === undefined || policy._tag === "Never") return route.run(call, target)
+            if (!call.negotiated(name)) {
+              return policy._tag === "Required"
+                ? Effect.fail(Extension.required(name, "Missing required client capability: this tool runs as a task"))
+                : route.run(call, target)
+            }
+            if (policy._tag === "Optional" && !policy.when(target.arguments)) return route.run(call, target)
+            return policy.detach ? untilDetach(call, target) : create(call, target, {})
+          }
+        }))
+
+        const taskIds: Extension.ListenFilter = {
+          key: "taskIds",
+          honour: (requested, principal) =>
+            Effect.gen(function*() {
+              if (!Array.isArray(requested) || !requested.every((id) => typeof id === "string")) {
+                return yield* new InvalidParams({ message: "Invalid params: notifications.taskIds must be a list of task ids" })
+              }
+              const ids = [...new Set(requested as ReadonlyArray<string>)]
+              if (ids.length > maxListenTaskIds) {
+                return yield* new InvalidParams({ message: `Invalid params: at most ${maxListenTaskIds} taskIds per stream` })
+              }
+              const now = yield* store.now
+              const mine: Array<string> = []
+              for (const id of ids) {
+                const task = yield* store.get(id)
+                if (task !== undefined && task.principal === principal.id && !Task.isExpired(task, now)) mine.push(id)
+              }
+              return { topics: mine.map(topicOf), acknowledged: mine }
+            }).pipe(Effect.catchTag("TaskStoreError", storeFailed))
+        }
+
+        return {
+          routes: [get, update, cancel],
+          removed: ["tasks/list", "tasks/result"],
+          wraps: [toolCall],
+          listen: [taskIds]
+        } satisfies Extension.Contribution
+      })
+  })

@@ -1,0 +1,73 @@
+/**
+ * What runs a task's work: a {@link Task.Work} descriptor (a tool, its arguments, the principal,
+ * the creating request's protocol context) in, the `CallToolResult` out.
+ *
+ * The default, {@link forTools}, runs the catalog's tool: its arguments are validated again, its
+ * handler runs with the request services of a request that is not on any transport (`McpRequest`
+ * with the task id and `transport: "task"`, a silent `Progress` and `McpLog`: tasks carry no
+ * progress notifications), `McpInput` is the task's input session, and `TaskPhase` says it runs in
+ * the task. What it returns is shaped exactly as the synchronous `tools/call` would have been,
+ * `resultType: "complete"` included. A handler that returns a low-level `InputRequired` is a
+ * defect in a task (use `Input.elicit`, which works in both).
+ *
+ * An application can provide its own `WorkExecutor` (to run work somewhere else), as a Layer.
+ *
+ * @since 0.1.0
+ */
+import { InputRequired } from "@snodo/core"
+import type { McpError } from "@snodo/core/pipeline/McpError"
+import type { Environment } from "@snodo/core/routes/Route"
+import * as ToolCall from "@snodo/core/routes/ToolCall"
+import type { JsonValue } from "@snodo/core/wire/Json"
+import { Context, Effect } from "effect"
+import { TaskPhase } from "./Phase.ts"
+import type * as Task from "./Task.ts"
+import type { TaskInput } from "./TaskInput.ts"
+
+/** @since 0.1.0 */
+export class WorkExecutor extends Context.Service<WorkExecutor, {
+  readonly execute: (task: Task.TaskRecord, input: TaskInput) => Effect.Effect<Readonly<Record<string, JsonValue>>, McpError>
+}>()("@snodo/tasks/WorkExecutor") {}
+
+const inTask = (taskId: string) => TaskPhase.of({ phase: "task", detach: Effect.void, taskId })
+
+const lowLevel = Effect.die(new Error("A handler running as a task cannot return InputRequired: use Input.elicit, Input.sample or Input.roots"))
+
+/**
+ * Runs the catalog's tools.
+ *
+ * @since 0.1.0
+ */
+export const forTools = (environment: Environment): WorkExecutor["Service"] =>
+  WorkExecutor.of({
+    execute: (task, input) => {
+      const { work } = task
+      const tool = environment.catalog.tools.get(work.tool)
+      if (tool === undefined) return Effect.fail(ToolCall.unknownTool(work.tool))
+      const dialect = environment.dialects.get(work.protocolVersion) ?? environment.dialects.dialects[0]!
+      const params = { name: work.tool, arguments: work.arguments }
+      const meta = {
+        protocolVersion: work.protocolVersion,
+        clientCapabilities: work.clientCapabilities,
+        clientInfo: work.clientInfo,
+        logLevel: undefined,
+        progressToken: undefined,
+        raw: {}
+      }
+      const provideWith = environment.provider(
+        { _tag: "Request", id: task.taskId, method: "tools/call", params },
+        meta,
+        { transport: "task", sink: undefined },
+        { id: work.principal.id, claims: work.principal.claims }
+      )
+      const phase = inTask(task.taskId)
+      const provide = <A, E>(effect: Effect.Effect<A, E, unknown>): Effect.Effect<A, E> =>
+        provideWith(
+          Effect.flatMap(Effect.provideService(effect, TaskPhase, phase), (value) => InputRequired.is(value) ? lowLevel : Effect.succeed(value)),
+          input
+        )
+      return ToolCall.run({ tool, arguments: work.arguments }, provide).pipe(
+        Effect.map((result) => dialect.shape(result, environment.settings.serverInfo, undefined) as Record<string, JsonValue>)
+      )
+    }
+  })
