@@ -25,6 +25,7 @@
  */
 import type { Effect, Schema } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type { McpError } from "../pipeline/McpError.ts"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
 import type { Icon as WireIcon } from "../wire/Meta.ts"
@@ -105,6 +106,8 @@ export interface Tool<out R = never> {
   readonly renderFailure: FailureRenderer<unknown> | undefined
   /** The handler, taking decoded input. Its result is shaped by the runtime. */
   readonly handler: (input: unknown) => Effect.Effect<unknown, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Any tool, whatever it requires. @since 0.1.0 */
@@ -140,7 +143,7 @@ export interface FailureOptions<F, EF> {
 }
 
 /** The options of {@link make}. @since 0.1.0 */
-export type Options<I, O, F, EF> = Description & Schemas<I, O> & FailureOptions<F, EF>
+export type Options<I, O, F, EF> = Description & Schemas<I, O> & FailureOptions<F, EF> & ComponentOptions.ComponentOptions
 
 type Input<I> = I extends Schema.Top ? I["Type"] : Readonly<Record<string, unknown>>
 type InputServices<I> = I extends Schema.Top ? I["DecodingServices"] : never
@@ -223,6 +226,7 @@ export const make = <
     output,
     failure: options.failure,
     renderFailure: options.onFailure as FailureRenderer<unknown> | undefined,
-    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, R>
+    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, R>,
+    limits: ComponentOptions.split(options).limits
   }
 }
