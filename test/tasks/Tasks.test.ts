@@ -244,6 +244,23 @@ afterAll(() => http.dispose())
 
 behaves("Tasks over HTTP", () => httpPeerOf("alice"), undefined)
 
+describe("Tasks over HTTP: capacity", () => {
+  it("a principal past its active tasks is refused 503 with Retry-After and a retryable -32603", async () => {
+    const tight = await serveTasksHttp({ maxActivePerPrincipal: 1 })
+    try {
+      const send = (message: Message) =>
+        fetch(tight.url, { method: "POST", headers: headersOf(message, "carol"), body: JSON.stringify(message) })
+      expect((await send(rpc("tools/call", { name: "job", arguments: {} }))).status).toBe(200)
+      const refused = await send(rpc("tools/call", { name: "job", arguments: {} }))
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get("retry-after")).not.toBeNull()
+      expect((await refused.json() as Frame).error).toMatchObject({ code: -32603, data: { retryable: true, limit: 1 } })
+    } finally {
+      await tight.dispose()
+    }
+  })
+})
+
 describe("Tasks over HTTP: principals and headers", () => {
   it("another principal's task looks unknown to every method, and to a listen stream", async () => {
     const created = await (await post(rpc("tools/call", { name: "job", arguments: {} }), "alice")).json() as Frame

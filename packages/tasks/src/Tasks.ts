@@ -40,7 +40,7 @@
 import { Extension, SubscriptionHub } from "@snodo/core"
 import { CatalogError } from "@snodo/core/catalog/Catalog"
 import { McpInput } from "@snodo/core/mrtr/Input"
-import { InternalError, InvalidParams, type McpError } from "@snodo/core/pipeline/McpError"
+import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/core/pipeline/McpError"
 import * as Route from "@snodo/core/routes/Route"
 import * as ToolCall from "@snodo/core/routes/ToolCall"
 import type { Principal } from "@snodo/core/runtime/Principal"
@@ -232,7 +232,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             const task = yield* store.create({ taskId: Task.makeId(), work, ttlMs, pollIntervalMs, answers }, limits, lease).pipe(
               Effect.catchTags({
                 TaskLimitReached: (refused) =>
-                  Effect.fail(new InternalError({
+                  Effect.fail(new ServerBusy({
                     message: refused.limit === "stored" ? "Server busy: too many tasks stored" : "Server busy: too many active tasks for this caller",
                     data: { retryable: true, limit: refused.max }
                   })),
