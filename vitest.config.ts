@@ -1,6 +1,17 @@
 import { defineConfig } from "vitest/config"
 
+/**
+ * Tests run the packages' TypeScript sources, not their build: the `@snodo/source` export
+ * condition of every package points at `src/`. Vite's own server conditions stay after it; Vitest
+ * also starts its workers with these conditions, so Node resolves them the same way. Processes a
+ * test spawns get the condition from `NODE_OPTIONS` (the repository's `.npmrc` sets it for every
+ * npm script and `npx`), except where a test passes it on the command line.
+ */
+const conditions = ["@snodo/source", "module", "node", "development|production"]
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["@snodo/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -75,11 +75,21 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>
 }
 
+/**
+ * `NODE_OPTIONS` without the checkout's `@snodo/source` condition (which `.npmrc` adds to every npm
+ * script): a server the bench starts imports `@snodo/*` from their build in dist/, as an installed
+ * application does (`npm run bench` builds first).
+ */
+const builtNodeOptions = (): Readonly<Record<string, string>> => {
+  const kept = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
+  return { NODE_OPTIONS: kept.join(" ") }
+}
+
 /** Starts `node script args` on this Node (the project's Node 24), tracked for cleanup. */
 export const start = (script: string, args: ReadonlyArray<string>, options: StartOptions): Child => {
   const child = spawn(process.execPath, [script, ...args], {
     stdio: [options.stdin ? "pipe" : "ignore", options.stdout ? "pipe" : "ignore", "pipe"],
-    env: { ...process.env, NODE_ENV: "production", ...options.env }
+    env: { ...process.env, ...builtNodeOptions(), NODE_ENV: "production", ...options.env }
   })
   if (child.pid === undefined) throw new Error(`could not start ${script}`)
   live.add(child)

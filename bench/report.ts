@@ -74,6 +74,10 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
     const r = metric === undefined ? undefined : ratio(metric, peer)
     return { label, measured: formatRatio(r), met: r === undefined ? undefined : r >= factor }
   }
+  const atMost = (metric: Metric | undefined, peer: PeerId, factor: number, label: string): Target => {
+    const r = metric === undefined ? undefined : ratio(metric, peer)
+    return { label, measured: formatRatio(r), met: r === undefined ? undefined : r <= factor }
+  }
   const ours = p99?.values.snodo
   const stdioRatio = stdio === undefined ? undefined : ratio(stdio, "raw")
   const taskStores = (["pg", "sqlite"] as const).map((backend) =>
@@ -92,6 +96,14 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
       measured: formatRatio(stdioRatio),
       met: stdioRatio === undefined ? undefined : stdioRatio <= 1.5
     },
+    ...[
+      ["startup.stdio.cold", "start-up to first answer, one echo tool, stdio"],
+      ["startup.http.cold", "start-up to first answer, one echo tool, HTTP"],
+      ["startup.stdio.cached", "start-up to first answer, one echo tool, stdio, compile cache"],
+      ["startup.http.cached", "start-up to first answer, one echo tool, HTTP, compile cache"],
+      ["startup.rss.stdio", "RSS idle after start-up, one echo tool, stdio"],
+      ["startup.rss.http", "RSS idle after start-up, one echo tool, HTTP"]
+    ].map(([key, label]): Target => atMost(metricOf(results, key!), "official", 1, `${label!}: snodo ≤ 1 × official SDK`)),
     ...taskStores
   ]
 }

@@ -2,16 +2,19 @@
  * `npm run bench`: snodo against its peers, in one run, on loopback.
  *
  * Peers (each started here as a child process, killed on exit, error or signal): snodo (the
- * everything server, HTTP and stdio; a 100-tool variant for the list scenario), the official SDK
- * server 2.4.0, effect/ai's McpServer 4.1.0, and raw floors for HTTP and stdio. Every peer is
- * verified with one real request before it is measured; a peer that errors is reported instead.
+ * everything server, HTTP and stdio; `bench/peers/snodo.ts` with the other peers' catalogs for the
+ * list and start-up scenarios), the official SDK server 2.4.0, effect/ai's McpServer 4.1.0, and raw
+ * floors for HTTP and stdio. Every peer is verified with one real request before it is measured; a
+ * peer that errors is reported instead. snodo runs from the packages' build (dist/), as an
+ * application installs it: `npm run bench` builds first, and children start without the
+ * checkout's `@snodo/source` condition (`bench/children.ts`).
  *
  * Progress on stderr, the table on stdout, `bench/results/latest.json`, `docs/benchmarks.md` and
  * `docs/benchmarks-rps.svg`.
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, stores)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, tasks, stores)
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
@@ -51,7 +54,7 @@ const rounds = Math.round(flag("--rounds", 2))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "stores"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks", "stores"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -81,12 +84,19 @@ interface Launch {
   readonly path: string
 }
 
+interface StdioLaunch {
+  readonly script: string
+  readonly args: ReadonlyArray<string>
+}
+
 interface PeerDef {
   readonly describe: string
   readonly http: Launch | string // a string says why it is unavailable
   readonly httpList: Launch | string
   /** `undefined`: the peer has no stdio form (the Effect HTTP floor). */
-  readonly stdio: { readonly script: string; readonly args: ReadonlyArray<string> } | undefined
+  readonly stdio: StdioLaunch | undefined
+  /** What the start-up scenario starts, when not `http` and `stdio`: the one-tool echo catalog every other peer serves. */
+  readonly startup?: { readonly http: Launch; readonly stdio: StdioLaunch }
 }
 
 const httpArgs = (...extra: ReadonlyArray<string>) => (port: number) => ["--http", "--port", String(port), ...extra]
@@ -97,10 +107,16 @@ const oursHttp = existsSync(path("examples/everything/http.ts"))
 const peers: Readonly<Record<PeerId, PeerDef>> = {
   snodo: {
     describe: "the everything server (`examples/everything/main.ts`, full JSON Schema validator layer, " +
-      "~20 tools/resources/prompts); the list scenario runs `bench/peers/snodo-list.ts` (the same 100-tool catalog as every peer)",
+      "~30 tools/resources/prompts); the list and start-up scenarios run `bench/peers/snodo.ts` with the catalog every " +
+      "peer has there (100 tools; one echo tool), and the everything server's start-up has rows of its own. " +
+      "Always the packages' build (dist/), as installed",
     http: oursHttp,
-    httpList: typeof oursHttp === "string" ? oursHttp : { script: "bench/peers/snodo-list.ts", args: httpArgs(), path: "/mcp" },
-    stdio: { script: "examples/everything/main.ts", args: ["--stdio"] }
+    httpList: typeof oursHttp === "string" ? oursHttp : { script: "bench/peers/snodo.ts", args: httpArgs("--tools", "list"), path: "/mcp" },
+    stdio: { script: "examples/everything/main.ts", args: ["--stdio"] },
+    startup: {
+      http: { script: "bench/peers/snodo.ts", args: httpArgs(), path: "/mcp" },
+      stdio: { script: "bench/peers/snodo.ts", args: ["--stdio"] }
+    }
   },
   raw: {
     describe: "`bench/peers/raw-http.ts`: node:http, reads and `JSON.parse`s the body, writes a canned result with the " +
@@ -151,6 +167,14 @@ const declare = (key: string, info: { readonly group: string; readonly label: st
   if (!metrics.has(key)) metrics.set(key, { key, ...info, values: {} })
 }
 
+declare("tasks.memory.perS", {
+  group: "tasks",
+  label: "tasks created and run to completion (memory store, in process)",
+  unit: "tasks/s",
+  better: "higher"
+})
+declare("tasks.plain.perS", { group: "tasks", label: "plain tools/call of the same tool (in process)", unit: "calls/s", better: "higher" })
+
 const problem = (peer: PeerId, scenario: string, error: unknown): void => {
   const message = error instanceof Error ? error.message : String(error)
   problems.push({ peer, scenario, message })
@@ -192,10 +216,16 @@ for (const backend of ["pg", "sqlite"] as const) {
     })
   }
 }
-declare("startup.http.cold", { group: "startup", label: "start-up to first answer (HTTP)", unit: "ms", better: "lower" })
-declare("startup.stdio.cold", { group: "startup", label: "start-up to first answer (stdio)", unit: "ms", better: "lower" })
-declare("startup.http.cached", { group: "startup", label: "start-up to first answer, compile cache (HTTP)", unit: "ms", better: "lower" })
-declare("startup.stdio.cached", { group: "startup", label: "start-up to first answer, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("startup.rss.http", { group: "memory", label: "RSS idle after start-up, one echo tool (HTTP)", unit: "MiB", better: "lower" })
+declare("startup.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool (stdio)", unit: "MiB", better: "lower" })
+declare("startup.http.cold", { group: "startup", label: "start-up to first answer, one echo tool (HTTP)", unit: "ms", better: "lower" })
+declare("startup.stdio.cold", { group: "startup", label: "start-up to first answer, one echo tool (stdio)", unit: "ms", better: "lower" })
+declare("startup.http.cached", { group: "startup", label: "start-up to first answer, one echo tool, compile cache (HTTP)", unit: "ms", better: "lower" })
+declare("startup.stdio.cached", { group: "startup", label: "start-up to first answer, one echo tool, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("startup.everything.http.cold", { group: "startup", label: "start-up to first answer, everything server (HTTP)", unit: "ms", better: "lower" })
+declare("startup.everything.stdio.cold", { group: "startup", label: "start-up to first answer, everything server (stdio)", unit: "ms", better: "lower" })
+declare("startup.everything.http.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (HTTP)", unit: "ms", better: "lower" })
+declare("startup.everything.stdio.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (stdio)", unit: "ms", better: "lower" })
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -427,81 +457,121 @@ const median = (values: ReadonlyArray<number>): number => {
  */
 type StartMode = "cold" | "cached"
 
-/** The environment of one start; `cacheRoot` holds each peer's compile cache. */
-const startEnv = (cacheRoot: string, peer: PeerId, mode: StartMode): Readonly<Record<string, string>> =>
-  mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(cacheRoot, peer) }
+/** The environment of one start; `cacheRoot` holds a compile cache per started server (`name`). */
+const startEnv = (cacheRoot: string, name: string, mode: StartMode): Readonly<Record<string, string>> =>
+  mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(cacheRoot, name) }
+
+/** How long after its first answer an idle server's RSS is read. */
+const idleMs = 500
+
+/** A start: how long to the first correct answer, and the RSS once idle when asked for. */
+interface Start {
+  readonly ms: number
+  readonly rss: number | undefined
+}
 
 /** Starts a peer once over HTTP and answers how long it took to its first correct answer. */
-const startupHttp = async (launch: Launch, env: Readonly<Record<string, string>>): Promise<number> => {
+const startupHttp = async (launch: Launch, env: Readonly<Record<string, string>>, withRss: boolean): Promise<Start> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}${launch.path}`
   const started = await startHttp(launch.script, launch.args(port), url, { body: echoBody(), headers: echoHeaders, check: (frame) => checkEcho(frame) }, { env })
+  let idle: number | undefined
+  if (withRss) {
+    await sleep(idleMs)
+    idle = rss(started.child.pid)
+  }
   await started.child.stop()
-  return started.startupMs
+  return { ms: started.startupMs, rss: idle }
 }
 
 /** Starts a peer once over stdio; the noise lines it wrote on stdout come back for the report. */
-const startupStdio = async (launch: { readonly script: string; readonly args: ReadonlyArray<string> }, env: Readonly<Record<string, string>>) => {
+const startupStdio = async (launch: StdioLaunch, env: Readonly<Record<string, string>>, withRss: boolean) => {
   const started = await startStdio(launch.script, launch.args, { env })
+  let idle: number | undefined
+  if (withRss) {
+    await sleep(idleMs)
+    idle = rss(started.child.pid)
+  }
   started.child.process.stdin?.end()
   await started.child.stop()
-  return started
+  return { ms: started.startupMs, rss: idle, noise: started.noise }
 }
 
+/** One server the start-up scenario starts: metrics under `key` (`startup` or `startup.everything`). */
+interface StartTarget {
+  readonly peer: PeerId
+  readonly key: string
+  readonly http: Launch | string
+  readonly stdio: StdioLaunch | undefined
+}
+
+/** Every peer on the one-tool echo catalog; snodo's everything server besides. */
+const startTargets = (): ReadonlyArray<StartTarget> =>
+  selected.flatMap((peer) => {
+    const def = peers[peer]
+    const echo: StartTarget = { peer, key: "startup", http: def.startup?.http ?? def.http, stdio: def.startup?.stdio ?? def.stdio }
+    return def.startup === undefined ? [echo] : [echo, { peer, key: "startup.everything", http: def.http, stdio: def.stdio }]
+  })
+
 /**
- * Start-up, interleaved: each run starts every peer over HTTP and over stdio, cold and with the
- * compile cache (filled by one untimed start per peer before the first run).
+ * Start-up, interleaved: each run starts every target over HTTP and over stdio, cold and with the
+ * compile cache (filled by one untimed start per target before the first run). The first timed
+ * cold start of each one-tool server also reads its RSS once idle.
  */
 const startup = async (): Promise<void> => {
   const times = new Map<string, Array<number>>()
   const failed = new Set<string>()
   const add = (key: string, ms: number) => times.set(key, [...times.get(key) ?? [], ms])
   const modes: ReadonlyArray<StartMode> = ["cold", "cached"]
+  const targets = startTargets()
   // Made only when start-up is measured, removed when the bench exits (normally or on a signal).
   const cacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
   process.on("exit", () => rmSync(cacheRoot, { recursive: true, force: true }))
   for (let run = -1; run < startupRuns && !overBudget(); run++) {
-    for (const peer of rotate(selected, Math.max(run, 0))) {
-      // Run -1 only fills each peer's compile cache.
+    for (const target of rotate(targets, Math.max(run, 0))) {
+      const { peer, key } = target
+      // Run -1 only fills each target's compile cache.
       for (const mode of run < 0 ? ["cached" as const] : modes) {
-        const env = startEnv(cacheRoot, peer, mode)
-        const launch = peers[peer].http
-        if (typeof launch !== "string" && !failed.has(`${peer} http`)) {
+        const env = startEnv(cacheRoot, `${key}-${peer}`, mode)
+        const withRss = run === 0 && mode === "cold" && key === "startup"
+        if (typeof target.http !== "string" && !failed.has(`${key} ${peer} http`)) {
           try {
-            const ms = await startupHttp(launch, env)
-            if (run >= 0) add(`startup.http.${mode} ${peer}`, ms)
+            const started = await startupHttp(target.http, env, withRss)
+            if (run >= 0) add(`${key}.http.${mode} ${peer}`, started.ms)
+            if (started.rss !== undefined) record("startup.rss.http", peer, mib(started.rss))
           } catch (error) {
-            failed.add(`${peer} http`)
-            problem(peer, `HTTP start-up (${mode})`, error)
+            failed.add(`${key} ${peer} http`)
+            problem(peer, `HTTP start-up (${key}, ${mode})`, error)
           }
         }
-        const launchStdio = peers[peer].stdio
-        if (launchStdio !== undefined && !failed.has(`${peer} stdio`)) {
+        if (target.stdio !== undefined && !failed.has(`${key} ${peer} stdio`)) {
           try {
-            const started = await startupStdio(launchStdio, env)
-            if (run >= 0) add(`startup.stdio.${mode} ${peer}`, started.startupMs)
+            const started = await startupStdio(target.stdio, env, withRss)
+            if (run >= 0) add(`${key}.stdio.${mode} ${peer}`, started.ms)
+            if (started.rss !== undefined) record("startup.rss.stdio", peer, mib(started.rss))
             if (run === 0 && mode === "cold" && started.noise.length > 0) {
               problem(peer, "stdio stdout", `wrote non-JSON lines on stdout (a protocol violation; skipped for the timing): ${JSON.stringify(started.noise[0])}`)
             }
           } catch (error) {
-            failed.add(`${peer} stdio`)
-            problem(peer, `stdio start-up (${mode})`, error)
+            failed.add(`${key} ${peer} stdio`)
+            problem(peer, `stdio start-up (${key}, ${mode})`, error)
           }
         }
       }
     }
   }
-  for (const peer of selected) {
+  for (const { peer, key } of targets) {
     const line: Array<string> = []
     for (const transport of ["http", "stdio"] as const) {
       for (const mode of modes) {
-        const measured = times.get(`startup.${transport}.${mode} ${peer}`)
+        const measured = times.get(`${key}.${transport}.${mode} ${peer}`)
         if (measured === undefined) continue
-        record(`startup.${transport}.${mode}`, peer, median(measured))
+        record(`${key}.${transport}.${mode}`, peer, median(measured))
         line.push(`${transport === "http" ? "HTTP" : "stdio"} ${mode} ${median(measured).toFixed(0)} ms`)
       }
     }
-    progress(`   ${peerLabels[peer]} start-up: ${line.length === 0 ? "n/a" : line.join(", ")}`)
+    const what = key === "startup" ? "" : " (everything server)"
+    progress(`   ${peerLabels[peer]}${what} start-up: ${line.length === 0 ? "n/a" : line.join(", ")}`)
   }
 }
 
@@ -537,6 +607,20 @@ const listen = async (): Promise<void> => {
       problem(peer, "listen", error)
     }
   }
+}
+
+/** Tasks on the memory store beside plain calls, in a process of its own (`bench/tasks.ts`). */
+const tasks = async (): Promise<void> => {
+  const child = spawn(process.execPath, [path("bench/tasks.ts"), "5000"], { stdio: ["ignore", "pipe", "inherit"] })
+  let output = ""
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (chunk: string) => void (output += chunk))
+  const code = await new Promise<number>((resolve) => child.once("exit", (exit) => resolve(exit ?? 1)))
+  if (code !== 0) return problem("snodo", "tasks", `bench/tasks.ts exited ${code}`)
+  const result = JSON.parse(output) as { readonly tasksPerS: number; readonly plainPerS: number }
+  record("tasks.memory.perS", "snodo", result.tasksPerS)
+  record("tasks.plain.perS", "snodo", result.plainPerS)
+  progress(`   snodo: ${result.tasksPerS.toFixed(0)} tasks/s created and completed, ${result.plainPerS.toFixed(0)} plain calls/s`)
 }
 
 /** The durable task stores against a bare loop of plain SQL, in a process of its own (`bench/stores.ts`): snodo's column is the store, raw's the loop. */
@@ -586,8 +670,15 @@ const notes: Array<string> = [
   "figure, equally for every peer.",
   "RSS is read from `/proc/<pid>/status` of the server process: idle 0.5 s after the first answers, and the peak " +
   "sampled every 100 ms during the 64-connection echo load.",
+  "snodo always runs from the packages' build (dist/, compiled JavaScript), as an application installs it: " +
+  "`npm run bench` builds first, and the servers start without the checkout's `@snodo/source` condition.",
   "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
-  "stdio: the request is written at spawn), median of the runs. Cold runs start with Node's compile cache disabled " +
+  "stdio: the request is written at spawn), median of the runs, on the same one-tool echo catalog for every peer " +
+  "(snodo: `bench/peers/snodo.ts`); snodo's everything server (~30 components, the full JSON Schema validator) has " +
+  "rows of its own. `bench/peers/snodo.ts` imports effect from its `\"effect\"` entry point, as the effect/ai peer does, " +
+  "which loads every module of effect: the one-tool stdio server loads about 310 modules at start, about 230 when it imports " +
+  "effect by module path (`effect/Effect`; the snodo packages' build always does). \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
+  "those one-tool servers. Cold runs start with Node's compile cache disabled " +
   "(`NODE_DISABLE_COMPILE_CACHE=1`); the compile-cache rows start every peer with `NODE_COMPILE_CACHE` set to a " +
   "directory of its own, filled by one untimed start first (what an application gets from " +
   "`module.enableCompileCache()` or that variable: V8 code cache and, for TypeScript sources, the stripped output).",
@@ -598,6 +689,10 @@ const notes: Array<string> = [
   "effect/ai's `McpServer.notifications`). It reads the server's RSS 1 s after every stream was acknowledged, then " +
   "publishes a change 5 times and times its arrival on every stream (from sending the `publish` call). On snodo it " +
   "also checks that closing the client side leaves no stream registered on the server. The floors have no listen streams.",
+  "Tasks: `bench/tasks.ts`, in its own process and without a transport: 5,000 `tools/call`s of a tool whose policy " +
+  "makes it a task (created 32 at a time; each is stored, leased, run by the runner's worker with the task's " +
+  "services, and its result stored and published), timed until the last `notifications/tasks` with `completed` " +
+  "reaches the hub; beside it, 20,000 sequential plain `tools/call`s of the same tool through the same pipeline.",
   "Stores: `bench/stores.ts`, in its own process, drains 2,000 tasks per round, workers claiming 8 at a time and completing each with a " +
   "result, through `@snodo/tasks-postgres` (a fresh schema; each worker its own pool, as instances would be) and " +
   "`@snodo/tasks-sqlite` (a fresh file, WAL, synchronous FULL; the workers are fibers on one client, as on one host); " +
@@ -637,6 +732,10 @@ if (scenarios.has("startup") && !overBudget()) {
 if (scenarios.has("listen") && !overBudget()) {
   progress(`listen: ${listenStreams} open streams (snodo)`)
   await listen()
+}
+if (scenarios.has("tasks") && !overBudget()) {
+  progress("tasks (memory store, in process)")
+  await tasks()
 }
 if (scenarios.has("stores") && !overBudget()) {
   progress("task stores: claim+complete throughput beside a bare loop (PostgreSQL, SQLite)")

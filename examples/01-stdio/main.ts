@@ -22,7 +22,6 @@ const Server = McpServer.make({ name: "calc", version: "1.0.0" }).add(add)
 StdioTransport.run().pipe(
   Effect.provide(Server.layer),
   Effect.provide(NodeStdio.layer),
-  // stdout carries only protocol: every log, including those of Layer construction, goes to stderr.
-  Effect.provide(StdioTransport.stderrLogger),
-  NodeRuntime.runMain
+  // stdout carries only protocol: every log (Layer construction's and the exit report too) goes to stderr.
+  StdioTransport.runMain(NodeRuntime.runMain)
 )

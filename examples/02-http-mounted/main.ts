@@ -11,15 +11,13 @@
  *          "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
  *
  * Without a token the middleware answers 401 before MCP sees the request. With one, the verified
- * `Principal` it provides is what handlers see (`McpRequest.principal`), and the only identity the
+ * `Principal` it provides is what handlers see (`(yield* McpRequest.current).principal`), and the only identity the
  * transport uses (for cancellation). The one-call alternative, with no router of your own, is
  * `NodeServe.serve({ port: 3001 })` (see `docs/http.md`).
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { McpServer, Tool } from "@snodo/core"
-import { McpRequest } from "@snodo/core/runtime/McpRequest"
-import { Principal } from "@snodo/core/runtime/Principal"
+import { McpRequest, McpServer, Principal, Tool } from "@snodo/core"
 import * as McpHttp from "@snodo/http/McpHttp"
 import { Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -28,7 +26,7 @@ import { createServer } from "node:http"
 const whoami = Tool.make("whoami", {
   description: "Tells who the verified caller is",
   input: Schema.Struct({})
-}, () => McpRequest.useSync((request) => `You are ${request.principal.id}`))
+}, () => Effect.map(McpRequest.current, (request) => `You are ${request.principal.id}`))
 
 const Server = McpServer.make({ name: "mounted", version: "1.0.0" }).add(whoami)
 
@@ -36,7 +34,7 @@ const Server = McpServer.make({ name: "mounted", version: "1.0.0" }).add(whoami)
 const tokens = new Map([["alice-token", "alice"], ["bob-token", "bob"]])
 
 /** The application's authentication: bearer token in, verified `Principal` out, or 401. */
-export const Authentication = HttpRouter.middleware<{ provides: Principal }>()((httpEffect) =>
+export const Authentication = HttpRouter.middleware<{ provides: Principal.Principal }>()((httpEffect) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const header = request.headers["authorization"]
@@ -44,7 +42,7 @@ export const Authentication = HttpRouter.middleware<{ provides: Principal }>()((
     if (subject === undefined) {
       return HttpServerResponse.text("Unauthorized", { status: 401, headers: { "www-authenticate": "Bearer" } })
     }
-    return yield* Effect.provideService(httpEffect, Principal, Principal.of({ id: subject, claims: {} }))
+    return yield* Effect.provideService(httpEffect, Principal.Principal, { id: subject, claims: {} })
   })
 )
 

@@ -19,6 +19,5 @@ const Keys = process.env["SNODO_MRTR_KEYS"] === undefined ? Layer.empty : Keyrin
 StdioTransport.run().pipe(
   Effect.provide(Server.layer.pipe(Layer.provide(Keys))),
   Effect.provide(NodeStdio.layer),
-  Effect.provide(StdioTransport.stderrLogger),
-  NodeRuntime.runMain
+  StdioTransport.runMain(NodeRuntime.runMain)
 )

@@ -75,7 +75,6 @@ if (process.argv.includes("--http")) {
   StdioTransport.run({ maxSubscriptions: 8 }).pipe(
     Effect.provide(ServerLayer),
     Effect.provide(NodeStdio.layer),
-    Effect.provide(StdioTransport.stderrLogger),
-    NodeRuntime.runMain
+    StdioTransport.runMain(NodeRuntime.runMain)
   )
 }

@@ -10,8 +10,7 @@
  * - `guest` sees only `public_status`; everything else is concealed, i.e. answered exactly as if it
  *   did not exist.
  */
-import { Authorization, McpServer, Tool } from "@snodo/core"
-import { Principal } from "@snodo/core/runtime/Principal"
+import { Authorization, McpServer, Principal, Tool } from "@snodo/core"
 import * as McpHttp from "@snodo/http/McpHttp"
 import { Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -46,7 +45,7 @@ export const policy = (audit: (event: Authorization.AuditEvent) => Effect.Effect
 
 /** The application's authentication: a valid HS256 JWT in, verified principal out, else 401. */
 export const authentication = (secret: Uint8Array) =>
-  HttpRouter.middleware<{ provides: Principal }>()((httpEffect) =>
+  HttpRouter.middleware<{ provides: Principal.Principal }>()((httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const header = request.headers["authorization"]
@@ -60,7 +59,7 @@ export const authentication = (secret: Uint8Array) =>
       if (verified === undefined || typeof verified.sub !== "string") {
         return HttpServerResponse.text("Unauthorized", { status: 401, headers: { "www-authenticate": "Bearer" } })
       }
-      return yield* Effect.provideService(httpEffect, Principal, Principal.of({ id: verified.sub, claims: { role: verified["role"] } }))
+      return yield* Effect.provideService(httpEffect, Principal.Principal, { id: verified.sub, claims: { role: verified["role"] } })
     })
   )
 

@@ -58,9 +58,8 @@ if (stdio) {
   StdioTransport.run().pipe(
     Effect.provide(ServerLayer),
     Effect.provide(NodeStdio.layer),
-    // Logs of Layer construction too must stay off stdout.
-    Effect.provide(StdioTransport.stderrLogger),
-    NodeRuntime.runMain
+    // Every log, Layer construction's and the exit report included, stays off stdout.
+    StdioTransport.runMain(NodeRuntime.runMain)
   )
 } else {
   const { serveHttp } = await import("./http.ts")

@@ -177,14 +177,16 @@ describe("subscriptions/listen over HTTP", () => {
     expect(server.hub.size()).toBe(1)
   })
 
-  it("a posted notifications/cancelled for the listen id closes it, with no response", async () => {
+  it("an anonymous caller's posted notifications/cancelled does not close it (closing the response does)", async () => {
     const server = await start()
     const stream = await listen(server.url, "sub", { toolsListChanged: true })
     const cancelled = await post(server.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sub", reason: "done" } })
     expect(cancelled.status).toBe(202)
-    expect(await stream.next()).toBeUndefined()
-    expect(server.hub.size()).toBe(0)
-    expect(stream.frames.some((frame) => "result" in frame || "error" in frame)).toBe(false)
+    await call(server.url, 2, "publish", { kind: "tools" })
+    expect((await stream.next())?.["method"]).toBe("notifications/tools/list_changed")
+    expect(server.hub.size()).toBe(1)
+    await stream.cancel()
+    await eventually(() => server.hub.size() === 0)
   })
 
   it("a disconnect closes it", async () => {

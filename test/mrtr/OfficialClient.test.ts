@@ -13,6 +13,7 @@ import { Keyring } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Server } from "../../examples/03-mrtr/server.ts"
+import { sourceCondition } from "../support/Sources.ts"
 
 type Transport = StdioClientTransport | StreamableHTTPClientTransport
 
@@ -87,7 +88,7 @@ const suite = (name: string, transport: () => Transport) =>
     })
   })
 
-suite("stdio", () => new StdioClientTransport({ command: process.execPath, args: ["examples/03-mrtr/main.ts"], stderr: "pipe" }))
+suite("stdio", () => new StdioClientTransport({ command: process.execPath, args: [sourceCondition, "examples/03-mrtr/main.ts"], stderr: "pipe" }))
 
 let runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown> | undefined
 let url: URL | undefined

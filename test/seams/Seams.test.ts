@@ -10,6 +10,7 @@ import { HttpServer } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { validateServerMessage } from "../support/OfficialSchema.ts"
 import { notesExtension, seamServer } from "../support/SeamServer.ts"
+import { eventsOf } from "../support/Sse.ts"
 import { spawnServer, type StdioProcess } from "../support/StdioProcess.ts"
 
 type Frame = Record<string, unknown> & {
@@ -159,24 +160,11 @@ const checked = (frame: Frame, requestMethod: string): Frame => {
 }
 
 const sse = (response: Response, requestMethod: string) => {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ""
+  const next = eventsOf(response)
   return async (): Promise<Frame> => {
-    for (;;) {
-      const boundary = buffer.indexOf("\n\n")
-      if (boundary >= 0) {
-        const event = buffer.slice(0, boundary)
-        buffer = buffer.slice(boundary + 2)
-        const data = event.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n")
-        if (data === "") continue
-        const frame = JSON.parse(data) as Frame
-        // the extension's notification is not in the official schema; the revision's frames are checked
-        return frame["method"] === "notifications/notes" ? frame : checked(frame, requestMethod)
-      }
-      const chunk = await reader.read()
-      if (chunk.done) throw new Error("the stream ended")
-      buffer += chunk.value
-    }
+    const frame = await next() as Frame
+    // the extension's notification is not in the official schema; the revision's frames are checked
+    return frame["method"] === "notifications/notes" ? frame : checked(frame, requestMethod)
   }
 }
 

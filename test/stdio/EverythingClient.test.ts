@@ -6,8 +6,9 @@ import { Client, ProtocolError } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { record, type WireRecorder } from "../support/WireRecorder.ts"
+import { sourceCondition } from "../support/Sources.ts"
 
-const serverArgs = ["examples/everything/main.ts", "--stdio"]
+const serverArgs = [sourceCondition, "examples/everything/main.ts", "--stdio"]
 
 let client: Client
 let wire: WireRecorder

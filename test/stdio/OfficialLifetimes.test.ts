@@ -10,13 +10,14 @@ import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { record, type WireRecorder } from "../support/WireRecorder.ts"
+import { sourceCondition } from "../support/Sources.ts"
 
 let client: Client
 let wire: WireRecorder
 
 beforeAll(async () => {
   client = new Client({ name: "snodo-lifetimes", version: "0.1.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["examples/everything/main.ts", "--stdio"], stderr: "pipe" })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [sourceCondition, "examples/everything/main.ts", "--stdio"], stderr: "pipe" })
   wire = record(transport)
   await client.connect(transport)
 })

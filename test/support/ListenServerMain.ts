@@ -38,6 +38,5 @@ StdioTransport.run({
   Effect.ensuring(Effect.sync(() => process.stderr.write(`subscribers at exit: ${server.hub.size()}\n`))),
   Effect.provide(server.layer),
   Effect.provide(NodeStdio.layer),
-  Effect.provide(StdioTransport.stderrLogger),
-  NodeRuntime.runMain
+  StdioTransport.runMain(NodeRuntime.runMain)
 )

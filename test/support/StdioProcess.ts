@@ -33,6 +33,8 @@ export const spawnServer = (args: ReadonlyArray<string>): StdioProcess => {
     }
     for (const wake of waiters.splice(0)) wake()
   })
+  // A server that stopped reading (read backpressure) and exited leaves our writes unsent: EPIPE.
+  child.stdin.on("error", () => undefined)
   child.stderr.setEncoding("utf8")
   child.stderr.on("data", (chunk: string) => {
     stderr += chunk

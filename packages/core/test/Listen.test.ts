@@ -25,6 +25,7 @@ interface Options {
   readonly hub?: boolean
   readonly maxSubscriptions?: number
   readonly queue?: number
+  readonly queueBytes?: number
   readonly overflow?: Overflow
 }
 
@@ -35,7 +36,11 @@ const harness = (options: Options = {}) =>
     const server = McpServer.make({
       name: "listen-test",
       version: "1.0.0",
-      subscriptions: { queue: options.queue ?? 4, overflow: options.overflow ?? "drop-oldest" }
+      subscriptions: {
+        queue: options.queue ?? 4,
+        overflow: options.overflow ?? "drop-oldest",
+        ...(options.queueBytes === undefined ? {} : { queueBytes: options.queueBytes })
+      }
     }).add(noop, readme, ...(options.withPrompts === false ? [] : [greet]))
     const frames: Array<Frame> = []
     const gate = yield* Latch.make(true)
@@ -211,6 +216,22 @@ describe("subscriptions/listen", () => {
       expect(updates.map((frame) => frame.params?.["uri"])).toEqual(["file:///0", "file:///6", "file:///7", "file:///8", "file:///9"])
       expect(updates.map((frame) => frame.params?._meta?.[Listen.DroppedKey])).toEqual([undefined, 5, undefined, undefined, undefined])
       expect(t.hub.size()).toBe(1)
+    }))
+
+  it.effect("drop-oldest by bytes: long URIs past queueBytes drop the oldest before the count is reached", () =>
+    Effect.gen(function*() {
+      // Each update of a 1,000-character URI counts 1,064: three fit in 3,500, the count (64) never binds.
+      const t = yield* harness({ queue: 64, queueBytes: 3500 })
+      const uris = Array.from({ length: 10 }, (_, i) => `file:///${i}/${"u".repeat(990)}`)
+      yield* t.listen(1, { resourceSubscriptions: uris })
+      yield* t.gate.close
+      yield* t.publish(SubscriptionHub.resourceUpdated(uris[0]!)) // taken, its write waits
+      for (const uri of uris.slice(1)) yield* t.hub.publish(SubscriptionHub.resourceUpdated(uri))
+      yield* t.gate.open
+      yield* settle
+      const updates = t.of(1).slice(1)
+      expect(updates.map((frame) => String(frame.params?.["uri"]).slice(0, 10))).toEqual(["file:///0/", "file:///7/", "file:///8/", "file:///9/"])
+      expect(updates.map((frame) => frame.params?._meta?.[Listen.DroppedKey])).toEqual([undefined, 6, undefined, undefined])
     }))
 
   it.effect("a change already queued is not queued twice", () =>

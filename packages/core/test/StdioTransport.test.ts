@@ -4,7 +4,7 @@
  * limits, coalescing, ordering, duplicate ids, cancellation, the EOF drain, and a stalled stdout.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Schema, Sink, Stdio, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Schema, Sink, Stdio, Stream } from "effect"
 import { PassThrough, Writable } from "node:stream"
 import { Content, McpServer, Progress, Tool, ToolResult } from "@snodo/core"
 import * as FrameWriter from "../src/internal/FrameWriter.ts"
@@ -152,6 +152,37 @@ describe("StdioTransport on the Stdio service", () => {
       yield* StdioTransport.runStdio().pipe(Effect.provide(server.layer), Effect.provideService(Stdio.Stdio, stdio))
       const frames = written.join("").split("\n").filter((text) => text !== "").map((text) => JSON.parse(text) as Frame)
       expect(frames.map((frame) => frame["id"])).toEqual([1, 2])
+    }))
+})
+
+describe("read backpressure on the Stdio service", () => {
+  it.live("stops pulling stdin while the bound of requests in flight is reached, and resumes once they are answered", () =>
+    Effect.gen(function*() {
+      let pulled = 0
+      const lines = Array.from({ length: 50 }, (_, i) => new TextEncoder().encode(call(i + 1, "echo", { text: "x" })))
+      const gate = yield* Deferred.make<void>()
+      const written: Array<string> = []
+      const stdio = Stdio.make({
+        args: Effect.succeed([]),
+        // One chunk per line, counted as it is pulled.
+        stdin: Stream.fromIterable(lines).pipe(Stream.tap(() => Effect.sync(() => void pulled++))),
+        // stdout takes nothing until the gate opens.
+        stdout: () => Sink.forEach((chunk: string | Uint8Array) => Effect.andThen(Deferred.await(gate), Effect.sync(() => void written.push(String(chunk))))),
+        stderr: () => Sink.drain
+      })
+      const fiber = yield* StdioTransport.runStdio({ maxInFlight: 4, writeQueue: 1 }).pipe(
+        Effect.provide(server.layer),
+        Effect.provideService(Stdio.Stdio, stdio),
+        Effect.forkChild
+      )
+      yield* Effect.sleep("200 millis")
+      // The writer holds two frames, the requests whose writes wait are in flight: pulling stopped.
+      expect(pulled).toBeLessThan(12)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(fiber)
+      expect(pulled).toBe(50)
+      const ids = written.join("").split("\n").filter((text) => text !== "").map((text) => (JSON.parse(text) as Frame)["id"])
+      expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
     }))
 })
 

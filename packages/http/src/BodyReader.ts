@@ -11,7 +11,7 @@
  * import * as BodyReader from "@snodo/http/BodyReader"
  *
  * const body = BodyReader.read(request, 2 * 1024 * 1024, 30_000)
- * // Effect<{ _tag: "Text", text } | { _tag: "TooLarge" } | { _tag: "Timeout" } | { _tag: "Malformed" } | { _tag: "Failed" }>
+ * // Effect<{ _tag: "Text", text } | { _tag: "TooLarge" } | { _tag: "Timeout" } | { _tag: "Malformed" } | { _tag: "Failed" } | { _tag: "OverBudget" }>
  * ```
  *
  * @since 0.1.0
@@ -20,6 +20,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 import type * as Http from "node:http"
+import type { BodyBudget } from "./BodyBudget.ts"
 
 /** What reading produced. @since 0.1.0 */
 export type Body =
@@ -32,6 +33,8 @@ export type Body =
   | { readonly _tag: "Malformed" }
   /** The connection failed while reading. */
   | { readonly _tag: "Failed" }
+  /** The bodies being read together are over their memory budget. */
+  | { readonly _tag: "OverBudget" }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 const empty = new Uint8Array(0)
@@ -40,6 +43,8 @@ export const tooLarge: { readonly _tag: "TooLarge" } = { _tag: "TooLarge" }
 const timeout: Body = { _tag: "Timeout" }
 const malformed: Body = { _tag: "Malformed" }
 const failed: Body = { _tag: "Failed" }
+/** The body of a request that did not fit in the budget. @since 0.1.0 */
+export const overBudget: { readonly _tag: "OverBudget" } = { _tag: "OverBudget" }
 
 const decode = (bytes: Uint8Array): Body => {
   try {
@@ -57,7 +62,8 @@ const isNodeSource = (source: object): source is NodeSource =>
 
 /**
  * Reads a Node request's body with plain listeners and calls `done` once with the outcome (never
- * for a read that was stopped first). Returns the function that stops reading.
+ * for a read that was stopped first). Returns the function that stops reading. With a `budget`,
+ * the bytes read are taken from it while the read lasts.
  *
  * @since 0.1.0
  */
@@ -65,12 +71,15 @@ export const readSource = (
   source: NodeSource,
   maxBytes: number,
   timeoutMillis: number,
-  done: (body: Body) => void
+  done: (body: Body) => void,
+  budget?: BodyBudget
 ): () => void => {
   let chunks: Array<Buffer> | Buffer | undefined
   let bytes = 0
   let settled = false
   const cleanup = () => {
+    if (budget !== undefined && bytes > 0) budget.give(bytes)
+    bytes = 0
     clearTimeout(timer)
     source.off("data", onData)
     source.off("end", onEnd)
@@ -84,9 +93,10 @@ export const readSource = (
     done(body)
   }
   const onData = (chunk: Buffer) => {
+    if (bytes + chunk.length > maxBytes) return finish(tooLarge)
+    if (budget !== undefined && !budget.take(chunk.length)) return finish(overBudget)
     bytes += chunk.length
-    if (bytes > maxBytes) finish(tooLarge)
-    else if (chunks === undefined) chunks = chunk
+    if (chunks === undefined) chunks = chunk
     else if (Array.isArray(chunks)) chunks.push(chunk)
     else chunks = [chunks, chunk]
   }
@@ -108,9 +118,9 @@ export const readSource = (
   }
 }
 
-const readNode = (source: NodeSource, maxBytes: number, timeoutMillis: number): Effect.Effect<Body> =>
+const readNode = (source: NodeSource, maxBytes: number, timeoutMillis: number, budget: BodyBudget | undefined): Effect.Effect<Body> =>
   Effect.callback<Body>((resume) => {
-    const stop = readSource(source, maxBytes, timeoutMillis, (body) => resume(Effect.succeed(body)))
+    const stop = readSource(source, maxBytes, timeoutMillis, (body) => resume(Effect.succeed(body)), budget)
     return Effect.sync(stop)
   })
 
@@ -139,16 +149,28 @@ const readGeneric = (
   )
 
 /**
- * Reads the body of a request.
+ * Whether a declared `Content-Length` does not fit in what is left of the budget (refused before
+ * reading).
+ *
+ * @since 0.1.0
+ */
+export const declaredOverBudget = (contentLength: string | undefined, budget: BodyBudget): boolean =>
+  contentLength !== undefined && !budget.fits(Number(contentLength))
+
+/**
+ * Reads the body of a request; with a `budget`, the bytes read on Node are taken from it while
+ * the read lasts (elsewhere the declared length is checked against it).
  *
  * @since 0.1.0
  */
 export const read = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number,
-  timeoutMillis: number
+  timeoutMillis: number,
+  budget?: BodyBudget
 ): Effect.Effect<Body> => {
   if (declaredTooLarge(request.headers["content-length"], maxBytes)) return Effect.succeed(tooLarge)
+  if (budget !== undefined && declaredOverBudget(request.headers["content-length"], budget)) return Effect.succeed(overBudget)
   const source = request.source
   if (!isNodeSource(source)) return readGeneric(request, maxBytes, timeoutMillis)
   if (request.headers["expect"]?.toLowerCase() === "100-continue") {
@@ -161,5 +183,5 @@ export const read = (
       if (response !== undefined && !response.headersSent) response.writeContinue()
     }
   }
-  return readNode(source, maxBytes, timeoutMillis)
+  return readNode(source, maxBytes, timeoutMillis, budget)
 }

@@ -3,10 +3,12 @@
  * can stop one.
  *
  * On Streamable HTTP, closing the response is the cancellation signal; a client may still post
- * `notifications/cancelled`, and it is honoured for requests of the same principal only (ids are
- * chosen by clients and collide across them). Several in-flight requests may share a key (two
- * anonymous clients both sending id 1): a cancel reaches all of them. An unknown or finished id is
- * ignored.
+ * `notifications/cancelled`, and it is honoured for requests of the same authenticated principal
+ * only (ids are chosen by clients and collide across them). Requests of the anonymous principal
+ * are never registered: every unauthenticated caller is that one principal, so nothing ties a
+ * posted cancel to the caller that sent the request (any client could stop any other's calls by
+ * guessing `1`); they cancel by closing the response. Several in-flight requests of one principal
+ * may share a key: a cancel reaches all of them. An unknown or finished id is ignored.
  *
  * @example
  * ```ts

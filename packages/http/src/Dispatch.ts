@@ -4,8 +4,9 @@
  * A request whose metadata headers agree with its body is run (`Call`), or opens a stream
  * (`Listen`, for a method whose route streams: `subscriptions/listen`); a request whose headers
  * disagree is 400 with a -32020.
- * A notification is answered 202 (`notifications/cancelled` first cancels the same principal's
- * request with that id). A message that is not a request is refused with its error. `start` runs
+ * A notification whose `MCP-Protocol-Version` or `Mcp-Method` header is missing or disagrees is
+ * 400 with a -32020; otherwise it is answered 202 (`notifications/cancelled` first cancels the same
+ * authenticated principal's request with that id; an anonymous caller's cancel reaches nothing). A message that is not a request is refused with its error. `start` runs
  * a routed request on an adapter's delivery, the same way for both adapters.
  *
  * @example
@@ -22,6 +23,7 @@
 import type { Context } from "effect"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import type { McpError } from "@snodo/core/pipeline/McpError"
+import { anonymous } from "@snodo/core/runtime/Principal"
 import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Authentication from "./Authentication.ts"
@@ -69,9 +71,16 @@ export const route = (
       if (mismatch !== undefined) return refuse(runtime, message.id, mismatch)
       return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message }
     }
-    case "Notification":
-      if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
+    case "Notification": {
+      const mismatch = McpHeaders.checkNotification(message, head)
+      if (mismatch !== undefined) return refuse(runtime, null, mismatch)
+      // Anonymous callers are one principal whose ids collide: their posted cancels reach nothing
+      // (they cancel by closing the response, the transport's own signal).
+      if (message.method === "notifications/cancelled" && principal !== anonymous.id) {
+        registry.cancel(principal, message.params["requestId"])
+      }
       return acceptedRoute
+    }
     case "Invalid":
       return refuse(runtime, message.id, message.error)
     case "Response":

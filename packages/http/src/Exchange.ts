@@ -21,6 +21,7 @@ import { type Context, Effect, Fiber, type Scope } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type { RequestId, Request } from "@snodo/core/pipeline/Envelope"
 import type * as CoreListen from "@snodo/core/runtime/Listen"
+import { anonymous } from "@snodo/core/runtime/Principal"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
 import type { Outcome, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import * as Authentication from "./Authentication.ts"
@@ -49,6 +50,8 @@ const event = (frame: string): string => `data: ${frame}\n\n`
 const Pending = 0
 const Streaming = 1
 const Ended = 2
+
+const noop = (): void => {}
 
 const closed = Effect.fail(new SinkClosed({ message: "The HTTP response has ended" }))
 
@@ -103,6 +106,10 @@ export class Exchange {
     // An authorization matter (say, an insufficient scope) gets the grant's answer while nothing was written.
     const answer = outcome._tag === "Error" && this.state === Pending ? this.grant?.answer(outcome) : undefined
     if (answer !== undefined) return void this.settle(answer, outcome.frame)
+    if (outcome._tag === "Error" && outcome.refusal !== undefined) {
+      this.settle(Replies.refusal(outcome.frame, outcome.refusal), outcome.frame)
+      return
+    }
     const status = outcome._tag === "Result" ? 200 : outcome.status
     this.settle(Replies.json(outcome.frame, status), outcome.frame)
   }
@@ -188,7 +195,8 @@ export const start = (
   )
   // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
   if (fiber.pollUnsafe() !== undefined) return () => exchange.close()
-  const unregister = environment.registry.register(principal, request.id, exchange)
+  // An anonymous caller's request cannot be tied to a posted cancel (see Cancellations).
+  const unregister = principal === anonymous.id ? noop : environment.registry.register(principal, request.id, exchange)
   const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
   const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
   exchange.fiber = environment.scope === undefined ? fiber : Fiber.runIn(fiber, environment.scope)

@@ -61,9 +61,10 @@ const busyHeaders = { "retry-after": "1" }
  */
 export const make = (
   environment: Exchange.Environment,
-  maxSubscriptions: number = CoreListen.defaultHttpStreams
+  maxSubscriptions: number = CoreListen.defaultHttpStreams,
+  maxSubscriptionBytes: number = CoreListen.defaultStreamBytes
 ): Listen => {
-  const streams = CoreListen.makeStreams(maxSubscriptions)
+  const streams = CoreListen.makeStreams(maxSubscriptions, maxSubscriptionBytes)
   // Listen responses not finished yet; `idle` is open whenever there are none.
   let responding = 0
   const idle = Latch.makeUnsafe(true)

@@ -81,6 +81,20 @@ const checkMirrors = (mirrors: ReadonlyArray<Route.Mirror>, head: RequestHead): 
 }
 
 /**
+ * Checks a notification's metadata headers: `MCP-Protocol-Version` and `Mcp-Method` are required
+ * on every POST, notifications included, and `Mcp-Method` must equal `method`.
+ *
+ * @since 0.1.0
+ */
+export const checkNotification = (notification: Envelope.Notification, head: RequestHead): HeaderMismatch | undefined => {
+  const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", `params._meta.${ProtocolVersionKey}`, false)
+  if (typeof version !== "string") return version
+  const method = required(head, "mcp-method", "Mcp-Method", "method", false)
+  if (typeof method !== "string") return method
+  return method === notification.method ? undefined : mismatch("Mcp-Method", "method", "Header mismatch: Mcp-Method does not match method")
+}
+
+/**
  * Checks a request's metadata headers against its body; `undefined` when they agree. Which param
  * is `Mcp-Name` and which are mirrored in `Mcp-Param-*` headers, the method's route says.
  *

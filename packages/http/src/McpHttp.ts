@@ -35,6 +35,7 @@ import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { fromContext } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { Grant } from "./Authentication.ts"
+import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
@@ -60,6 +61,12 @@ export interface McpHttpApp {
   readonly closeSubscriptions: Effect.Effect<void>
 }
 
+/** The request target as sent: Node's raw one where the platform kept it, else the request's URL. */
+const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const raw = (request.source as { readonly url?: unknown }).url
+  return typeof raw === "string" ? raw : request.url
+}
+
 /**
  * Builds the application for the `ServerRuntime` in context. Build it once: the per-request path
  * allocates no Layer and looks up no service but the request's own.
@@ -70,7 +77,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const runtime = yield* ServerRuntime
   const settings = resolve(options)
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
-  const listen = Listen.make(environment, settings.maxSubscriptions)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   let inFlight = 0
 
   /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
@@ -104,13 +112,16 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const startedAt = Date.now()
     const head = RequestHead.read(request)
-    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight)
+    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, {
+      target: targetOf(request),
+      hosts: head.hosts
+    })
     if (refusal !== undefined) return Replies.toResponse(refusal)
     yield* Effect.uninterruptible(Effect.suspend(() => {
       inFlight++
       return Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
     }))
-    const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis)
+    const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
     const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal)
     if (route._tag === "Reply") return Replies.toResponse(route.reply)

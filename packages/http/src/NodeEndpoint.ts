@@ -37,6 +37,7 @@ import { anonymous, Principal } from "@snodo/core/runtime/Principal"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import type * as Http from "node:http"
 import type * as Authentication from "./Authentication.ts"
+import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
@@ -101,8 +102,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make(), scope: handlers }
-  const listen = Listen.make(environment, settings.maxSubscriptions)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const active = new Set<Http.ServerResponse>()
+  const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
@@ -124,10 +126,16 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
-    const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size)
+    const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, {
+      target: request.url ?? "/",
+      hosts: head.hosts
+    })
     if (refusal !== undefined) return refuse(response, refusal, expectsContinue)
     if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings), expectsContinue)
+    }
+    if (BodyReader.declaredOverBudget(request.headers["content-length"], budget)) {
+      return refuse(response, RequestChecks.bodyRefusal(BodyReader.overBudget, settings), expectsContinue)
     }
     active.add(response)
     let release: (() => void) | undefined
@@ -155,7 +163,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
         } catch (error) {
           fail(response, error)
         }
-      })
+      }, budget)
     }
     if (authenticator === undefined) return receive(anonymousCaller)
     // The caller is verified before `100 Continue` and before any byte of the body is read.

@@ -5,7 +5,9 @@
  * the same checks, limits and lifetimes as the mountable {@link McpHttp} route but without Effect's
  * HTTP server in between (it roughly halves the cost of a request). On top of the transport's own
  * checks it owns the connections: at most `maxConnections` at once (a request on a connection
- * beyond that is answered 503 and the connection closed), request heads beyond `maxHeaderBytes`
+ * beyond that is answered 503 and the connection closed right after; one that sends nothing is
+ * closed within a second), a complete head within `headersTimeout` of a connection's start (408
+ * otherwise, so idle and trickling sockets cannot hold the slots), request heads beyond `maxHeaderBytes`
  * refused by Node itself with 431, `100 Continue` written only to a request that passed the checks
  * before its body, keep-alive between requests, and a graceful shutdown: when the Layer's scope
  * closes, new requests are refused with 503, listen streams end gracefully, the server stops
@@ -57,6 +59,12 @@ export interface ServeOptions extends NodeEndpoint.EndpointOptions {
   readonly shutdownTimeout?: Duration.Input
   /** How long an idle keep-alive connection stays open (default 5 s). */
   readonly keepAliveTimeout?: Duration.Input
+  /**
+   * How long a new connection may take to send a complete request head, first byte included
+   * (default 10 s): past it the connection is answered 408 and closed, so idle or slow sockets
+   * cannot hold the connection slots.
+   */
+  readonly headersTimeout?: Duration.Input
 }
 
 const notFound = Replies.refuse(404, -32601, "Not found: this server has no such endpoint")
@@ -72,6 +80,9 @@ const pathOf = (target: string): string => {
   const query = target.indexOf("?")
   return query < 0 ? target : target.slice(0, query)
 }
+
+/** How long a connection beyond the cap is kept for its one 503. */
+const overLimitGrace = 1000
 
 const millis = (input: Duration.Input | undefined, fallback: number): number =>
   input === undefined ? fallback : Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(input)))
@@ -108,18 +119,27 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       })
       const settings = endpoint.settings
       const maxConnections = options?.maxConnections ?? 1024
+      // Node refuses a head timeout longer than the request timeout (the deadline, plus a second).
+      const headersTimeout = Math.min(millis(options?.headersTimeout, 10_000), settings.deadlineMillis + 1000)
       const server = Http.createServer({
         maxHeaderSize: settings.maxHeaderBytes,
-        headersTimeout: Math.min(settings.deadlineMillis, 60_000),
+        headersTimeout,
         requestTimeout: settings.deadlineMillis + 1000,
-        keepAliveTimeout: millis(options?.keepAliveTimeout, 5000)
+        keepAliveTimeout: millis(options?.keepAliveTimeout, 5000),
+        // Node checks the head and request timeouts only this often (30 s by default).
+        connectionsCheckingInterval: Math.min(1000, headersTimeout)
       })
       let connections = 0
       const overLimit = new WeakSet<Net.Socket>()
       server.on("connection", (socket: Net.Socket) => {
         connections++
-        if (connections > maxConnections) overLimit.add(socket)
         socket.once("close", () => connections--)
+        if (connections <= maxConnections) return
+        // Beyond the cap a connection gets one answer (503) to a request it sends at once, and
+        // is closed right after it, or within a second if it sends nothing.
+        overLimit.add(socket)
+        const timer = setTimeout(() => socket.destroy(), overLimitGrace)
+        socket.once("close", () => clearTimeout(timer))
       })
       let draining = false
       let fallback: NodeHandler | undefined
@@ -127,7 +147,10 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       let appInFlight = 0
       const dispatch = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
         if (draining) return NodeResponse.write(response, closing)
-        if (overLimit.has(request.socket)) return NodeResponse.write(response, busy)
+        if (overLimit.has(request.socket)) {
+          response.once("finish", () => request.socket.destroySoon())
+          return NodeResponse.write(response, busy)
+        }
         if (pathOf(request.url ?? "/") === settings.path) {
           return expectsContinue ? endpoint.handleContinue(request, response) : endpoint.handle(request, response)
         }

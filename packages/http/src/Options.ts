@@ -4,10 +4,12 @@
  * | option | default | refusal |
  * |---|---|---|
  * | `maxBodyBytes` | 2 MiB | 413 |
+ * | `maxBufferedBodyBytes` | 64 MiB, every body being read together | 503, connection closed |
  * | `maxHeaderBytes` | 32 KiB | 431 |
  * | `deadline` | 30 s | 504, or the terminal JSON-RPC error of an open SSE stream |
  * | `maxConcurrent` | 1,024 requests in flight | 503 |
  * | `maxSubscriptions` | 256 open `subscriptions/listen` streams (no deadline) | 503 |
+ * | `maxSubscriptionBytes` | 32 Mi characters of resource URIs held by open streams | 503 |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
  *
@@ -30,6 +32,11 @@ export interface Options {
   readonly path?: HttpRouter.PathInput
   /** Longest accepted request body, counted while it streams in (default 2 MiB). */
   readonly maxBodyBytes?: number
+  /**
+   * Bytes every request body being read may hold together (default 64 MiB); a body that does not
+   * fit is refused with 503 before more of it is read.
+   */
+  readonly maxBufferedBodyBytes?: number
   /** Largest accepted request head: the names and values of every header (default 32 KiB). */
   readonly maxHeaderBytes?: number
   /** How long one request may take, body included (default 30 s). */
@@ -38,6 +45,11 @@ export interface Options {
   readonly maxConcurrent?: number
   /** Open `subscriptions/listen` streams at once before new ones are refused with 503 (default 256). */
   readonly maxSubscriptions?: number
+  /**
+   * Characters of resource URIs the open listen streams may hold in their filters together
+   * before new ones are refused with 503 (default 32 Mi).
+   */
+  readonly maxSubscriptionBytes?: number
   /** `Host` values accepted (DNS rebinding protection). Default: loopback names only. */
   readonly allowedHosts?: Security.HostPolicy
   /** `Origin` values accepted when the header is present. Default: loopback origins only. */
@@ -48,10 +60,12 @@ export interface Options {
 export interface Settings {
   readonly path: HttpRouter.PathInput
   readonly maxBodyBytes: number
+  readonly maxBufferedBodyBytes: number
   readonly maxHeaderBytes: number
   readonly deadlineMillis: number
   readonly maxConcurrent: number
   readonly maxSubscriptions: number
+  readonly maxSubscriptionBytes: number
   readonly allowedHosts: Security.HostPolicy
   readonly allowedOrigins: Security.OriginPolicy
 }
@@ -60,10 +74,12 @@ export interface Settings {
 export const defaults: Settings = {
   path: "/mcp",
   maxBodyBytes: 2 * 1024 * 1024,
+  maxBufferedBodyBytes: 64 * 1024 * 1024,
   maxHeaderBytes: 32 * 1024,
   deadlineMillis: 30_000,
   maxConcurrent: 1024,
   maxSubscriptions: 256,
+  maxSubscriptionBytes: 32 * 1024 * 1024,
   allowedHosts: "loopback",
   allowedOrigins: "loopback"
 }
@@ -82,12 +98,14 @@ const positive = (name: string, value: number | undefined, fallback: number): nu
 export const resolve = (options: Options | undefined): Settings => ({
   path: options?.path ?? defaults.path,
   maxBodyBytes: positive("maxBodyBytes", options?.maxBodyBytes, defaults.maxBodyBytes),
+  maxBufferedBodyBytes: positive("maxBufferedBodyBytes", options?.maxBufferedBodyBytes, defaults.maxBufferedBodyBytes),
   maxHeaderBytes: positive("maxHeaderBytes", options?.maxHeaderBytes, defaults.maxHeaderBytes),
   deadlineMillis: options?.deadline === undefined
     ? defaults.deadlineMillis
     : positive("deadline", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.deadline))), defaults.deadlineMillis),
   maxConcurrent: positive("maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent),
   maxSubscriptions: positive("maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
+  maxSubscriptionBytes: positive("maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
   allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
   allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins
 })

@@ -21,6 +21,8 @@
 import type { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
+import type { WireError } from "@snodo/core/pipeline/McpError"
+import type { Refusal } from "@snodo/core/runtime/ServerRuntime"
 
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
@@ -52,6 +54,23 @@ export const errorFrame = (code: number, message: string): string => Encoder.err
  */
 export const refuse = (status: number, code: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
   json(errorFrame(code, message), status, headers)
+
+/**
+ * A refusal whose JSON-RPC error (without an `id`) carries `data`.
+ *
+ * @since 0.1.0
+ */
+export const refuseWith = (status: number, error: WireError, headers?: Readonly<Record<string, string>>): Reply =>
+  json(Encoder.error(null, error), status, headers)
+
+/**
+ * The answer to a request the runtime refused by a bound: 503 (busy) or 429 (rate limited), with
+ * `Retry-After` in whole seconds (at least 1).
+ *
+ * @since 0.1.0
+ */
+export const refusal = (frame: string, refused: Refusal): Reply =>
+  json(frame, refused.reason === "busy" ? 503 : 429, { "retry-after": String(Math.max(1, Math.ceil(refused.retryAfterMillis / 1000))) })
 
 /**
  * The answer to a defect of the transport (a bug, or an application's `allowedHosts` predicate

@@ -2,8 +2,9 @@
  * The checks a request passes before its body is read, and the refusals of a body that could not
  * be read: the same for every adapter (`McpHttp` on Effect's HTTP server, `NodeServe` on Node's).
  *
- * In order: the method (405), the head size (431), `Host` and `Origin` (403), capacity (503),
- * `Content-Type` (415), `Accept` (406). Each refusal names its reason and carries a JSON-RPC error
+ * In order: the method (405), the head size (431), one `Host` (400), the host addressed (the
+ * authority of an absolute-form target, else `Host`) and `Origin` (403), capacity (503),
+ * `Content-Type` and `Content-Encoding` (415), `Accept` (406). Each refusal names its reason and carries a JSON-RPC error
  * without an `id`.
  *
  * @example
@@ -34,10 +35,46 @@ const single = (value: string | ReadonlyArray<string> | undefined): string | und
 
 const closeHeaders = { connection: "close" }
 const busyHeaders = { "retry-after": "1" }
+const busyCloseHeaders = { "retry-after": "1", connection: "close" }
+
+/**
+ * What the platform tells of a request's framing: its request target as sent (`/mcp`, or the
+ * absolute form `http://host/mcp`) and how many `Host` headers it had.
+ *
+ * @since 0.1.0
+ */
+export interface Framing {
+  readonly target: string
+  readonly hosts: number
+}
+
+/**
+ * The authority a request is addressed to: that of an absolute-form target (RFC 9112 §3.2.2: the
+ * server then ignores `Host`), else the `Host` header.
+ *
+ * @since 0.1.0
+ */
+export const authorityOf = (target: string | undefined, host: string | undefined): string | undefined => {
+  if (target === undefined || target.startsWith("/") || !URL.canParse(target)) return host
+  const url = new URL(target)
+  return url.protocol === "http:" || url.protocol === "https:" ? url.host : host
+}
+
+const codings = (value: string | ReadonlyArray<string> | undefined): boolean => {
+  if (value === undefined) return false
+  const joined = typeof value === "string" ? value : value.join(",")
+  return joined.split(",").some((coding) => {
+    const name = coding.trim().toLowerCase()
+    return name !== "" && name !== "identity"
+  })
+}
+
+const encodingHeaders = { "accept-encoding": "identity" }
 
 /**
  * The refusal of a request before its body is read, or `undefined` when it may proceed.
- * `headBytes` is the size of its head; `inFlight` the requests being answered right now.
+ * `headBytes` is the size of its head; `inFlight` the requests being answered right now;
+ * `framing`, where the platform knows it, its target and `Host` count.
  *
  * @since 0.1.0
  */
@@ -46,13 +83,17 @@ export const beforeBody = (
   headers: CheckedHeaders,
   headBytes: number,
   settings: Settings,
-  inFlight: number
+  inFlight: number,
+  framing?: Framing
 ): Replies.Reply | undefined => {
   if (method !== "POST") return Replies.methodNotAllowed
   if (headBytes > settings.maxHeaderBytes) {
     return Replies.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
   }
-  const host = single(headers["host"])
+  if (framing !== undefined && framing.hosts > 1) {
+    return Replies.refuse(400, -32600, "Bad Request: more than one Host header", closeHeaders)
+  }
+  const host = authorityOf(framing?.target, single(headers["host"]))
   const forbidden = Security.checkHost(settings.allowedHosts, host) ??
     Security.checkOrigin(settings.allowedOrigins, single(headers["origin"]), host)
   if (forbidden !== undefined) return Replies.refuse(403, -32600, forbidden)
@@ -61,6 +102,10 @@ export const beforeBody = (
   }
   if (!Negotiation.isJson(single(headers["content-type"]))) {
     return Replies.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
+  }
+  // A coded body read as plain text would be misread: no coding is decoded (RFC 9110 §8.4.1).
+  if (codings(headers["content-encoding"])) {
+    return Replies.refuse(415, -32600, "Unsupported Media Type: Content-Encoding is not supported", encodingHeaders)
   }
   if (!Negotiation.acceptsBoth(single(headers["accept"]))) {
     return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
@@ -83,5 +128,11 @@ export const bodyRefusal = (body: Exclude<Body, { readonly _tag: "Text" }>, sett
       return Replies.json(Replies.errorFrame(-32700, "Parse error: invalid UTF-8"), 400)
     case "Failed":
       return Replies.refuse(400, -32600, "Request body could not be read", closeHeaders)
+    case "OverBudget":
+      return Replies.refuseWith(503, {
+        code: -32603,
+        message: "Server busy: request bodies being read are over their memory budget",
+        data: { retryable: true, limit: settings.maxBufferedBodyBytes }
+      }, busyCloseHeaders)
   }
 }

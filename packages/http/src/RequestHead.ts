@@ -30,6 +30,8 @@ export interface RequestHead {
   readonly bytes: number
   /** Every header whose name starts with `mcp-`, by lower-case name. */
   readonly mcp: ReadonlyMap<string, string | typeof Repeated>
+  /** How many `Host` headers were sent (RFC 9112 §3.2: exactly one; a joined list counts as two). */
+  readonly hosts: number
 }
 
 const add = (mcp: Map<string, string | typeof Repeated>, name: string, value: string) => {
@@ -48,6 +50,7 @@ const isMcp = (lower: string): boolean =>
 export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
+  let hosts = 0
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!
     const value = raw[i + 1]!
@@ -55,9 +58,9 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
     if (name.length > 4) {
       const lower = name.toLowerCase()
       if (isMcp(lower)) add(mcp, lower, value)
-    }
+    } else if (name.length === 4 && name.toLowerCase() === "host") hosts++
   }
-  return { bytes, mcp }
+  return { bytes, mcp, hosts }
 }
 
 /**
@@ -77,7 +80,8 @@ export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead 
     bytes += name.length + value.length + 4
     if (isMcp(name)) add(mcp, name, value)
   }
-  return { bytes, mcp }
+  const host = headers["host"]
+  return { bytes, mcp, hosts: host === undefined ? 0 : host.includes(",") ? 2 : 1 }
 }
 
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

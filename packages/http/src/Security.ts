@@ -93,7 +93,13 @@ export const checkHost = (policy: HostPolicy, host: string | undefined): string 
     : typeof policy === "function"
     ? policy(hostname)
     : policy.some((name) => name.toLowerCase() === hostname)
-  return accepted ? undefined : "Forbidden: Host not allowed"
+  if (accepted) return undefined
+  // The name is safe to echo: `hostnameOf` admits only URI host characters; long ones are cut.
+  const named = JSON.stringify(hostname.length > 64 ? `${hostname.slice(0, 64)}…` : hostname)
+  return policy === "loopback"
+    ? `Forbidden: Host ${named} is not allowed: by default only localhost, 127.0.0.1 and [::1] are; ` +
+      "accept other names with the allowedHosts option"
+    : `Forbidden: Host ${named} is not allowed by the allowedHosts option`
 }
 
 /**
@@ -123,5 +129,5 @@ export const checkOrigin = (policy: OriginPolicy, origin: string | undefined, ho
       accepted = host !== undefined && authority.toLowerCase() === host.trim().toLowerCase()
     }
   }
-  return accepted ? undefined : "Forbidden: Origin not allowed"
+  return accepted ? undefined : "Forbidden: Origin not allowed (see the allowedOrigins option)"
 }

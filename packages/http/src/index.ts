@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 export * as Authentication from "./Authentication.ts"
+export * as BodyBudget from "./BodyBudget.ts"
 export * as BodyReader from "./BodyReader.ts"
 export * as Cancellations from "./Cancellations.ts"
 export * as Dispatch from "./Dispatch.ts"

@@ -119,7 +119,34 @@ const cases: ReadonlyArray<Case> = [
     status: 400,
     code: -32602
   },
-  { name: "HEAD", body: undefined, options: { method: "HEAD" }, status: 405, code: undefined, headers: { allow: "POST" } }
+  { name: "HEAD", body: undefined, options: { method: "HEAD" }, status: 405, code: undefined, headers: { allow: "POST" } },
+  {
+    name: "two Host headers (RFC 9112 §3.2)",
+    body: JSON.stringify(list()),
+    options: {
+      rawHeaders: [
+        ["Host", "127.0.0.1"],
+        ["Host", "127.0.0.1"],
+        ["Content-Type", "application/json"],
+        ["Accept", "application/json, text/event-stream"],
+        ["MCP-Protocol-Version", protocolVersion],
+        ["Mcp-Method", "tools/list"]
+      ]
+    },
+    status: 400,
+    code: -32600,
+    headers: { connection: "close" }
+  },
+  // The authority of an absolute-form target is the host addressed; Host is ignored (RFC 9112 §3.2.2).
+  { name: "absolute-form target on another host", body: list(), options: { path: "http://evil.example/mcp" }, status: 403, code: -32600 },
+  {
+    name: "Content-Encoding gzip",
+    body: list(),
+    options: { headers: { "content-encoding": "gzip" } },
+    status: 415,
+    code: -32600,
+    headers: { "accept-encoding": "identity" }
+  }
 ]
 
 /** What must be identical between the adapters. */

@@ -55,9 +55,19 @@ describe("Dispatch.route", () => {
     expect(bodyOf(route(body, agreeing("tools/list", "echo"))).body.error.data).toMatchObject({ header: "Mcp-Method" })
   })
 
-  it("a notification is 202 without a body, whatever its headers", () => {
-    expect(bodyOf(route({ jsonrpc: "2.0", method: "notifications/initialized" }))).toEqual({ status: 202, body: undefined })
-    expect(bodyOf(route({ jsonrpc: "2.0", method: "notifications/whatever", params: {} }, agreeing("x")))).toEqual({ status: 202, body: undefined })
+  it("a notification whose headers agree is 202 without a body", () => {
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
+    expect(bodyOf(route(initialized, agreeing("notifications/initialized")))).toEqual({ status: 202, body: undefined })
+    expect(bodyOf(route({ jsonrpc: "2.0", method: "notifications/whatever", params: {} }, agreeing("notifications/whatever")))).toEqual({ status: 202, body: undefined })
+  })
+
+  it("a notification is held to the header rules of a request: both headers, Mcp-Method equal to method", () => {
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
+    expect(bodyOf(route(initialized))).toMatchObject({ status: 400, body: { error: { code: -32020, data: { header: "MCP-Protocol-Version" } } } })
+    expect(bodyOf(route(initialized, headOf({ "MCP-Protocol-Version": protocolVersion })))).toMatchObject({ status: 400, body: { error: { data: { header: "Mcp-Method" } } } })
+    const refused = bodyOf(route(initialized, agreeing("notifications/cancelled")))
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: -32020, data: { header: "Mcp-Method", body: "method" } } } })
+    expect(refused.body).not.toHaveProperty("id")
   })
 
   it("notifications/cancelled cancels the same principal's request with that id, and only that", () => {
@@ -67,13 +77,26 @@ describe("Dispatch.route", () => {
     registry.register("bob", 7, { cancel: () => cancelled.push("bob 7") })
     registry.register("alice", "7", { cancel: () => cancelled.push("alice '7'") })
     const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } })
-    expect(bodyOf(route(cancel(7), none, registry, "alice")).status).toBe(202)
+    const head = agreeing("notifications/cancelled")
+    expect(bodyOf(route(cancel(7), head, registry, "alice")).status).toBe(202)
     expect(cancelled).toEqual(["alice 7"])
-    expect(bodyOf(route(cancel(8), none, registry, "alice")).status).toBe(202)
-    expect(bodyOf(route(cancel({ nested: 7 }), none, registry, "alice")).status).toBe(202)
+    expect(bodyOf(route(cancel(8), head, registry, "alice")).status).toBe(202)
+    expect(bodyOf(route(cancel({ nested: 7 }), head, registry, "alice")).status).toBe(202)
     expect(cancelled).toEqual(["alice 7"])
-    route(cancel(7), none, registry, "bob")
+    route(cancel(7), head, registry, "bob")
     expect(cancelled).toEqual(["alice 7", "bob 7"])
+    // Without its headers the cancel is refused, and reaches nothing.
+    expect(bodyOf(route(cancel(7), none, registry, "alice")).status).toBe(400)
+    expect(cancelled).toEqual(["alice 7", "bob 7"])
+  })
+
+  it("an anonymous caller's posted cancel reaches nothing, even a request registered as anonymous", () => {
+    const registry = Cancellations.make()
+    const cancelled: Array<string> = []
+    registry.register("anonymous", 1, { cancel: () => cancelled.push("anonymous 1") })
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }
+    expect(bodyOf(route(cancel, agreeing("notifications/cancelled"), registry, "anonymous")).status).toBe(202)
+    expect(cancelled).toEqual([])
   })
 
   it("an unreadable message is refused with its error: without an id when there is none to answer", () => {

@@ -187,20 +187,23 @@ describe("lifetimes", () => {
     expect(stats.completed).toBe(before.completed)
   })
 
-  it("notifications/cancelled for an in-flight id stops it; no JSON-RPC message is written for it", async () => {
+  it("an anonymous caller's posted notifications/cancelled reaches no request: ids collide across clients", async () => {
     const before = { ...stats }
-    const body = { ...request("tools/call", { name: "slow", arguments: { ms: 5000 } }), id: "cancel-me" }
-    const pending = post(server.url, body)
-    await eventually(() => stats.started > before.started)
-    const ignored = await send(server.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "unknown" } })
-    expect(ignored.status).toBe(202)
-    const cancel = await send(server.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "cancel-me", reason: "user" } })
-    expect(cancel.status).toBe(202)
-    const response = await pending
-    expect(response.status).toBe(200)
-    expect(response.messages).toEqual([])
-    await eventually(() => stats.interrupted > before.interrupted)
-    expect(stats.completed).toBe(before.completed)
+    // Two clients, each with its own id 1, as every client starts counting at 1.
+    const first = post(server.url, { ...request("tools/call", { name: "slow", arguments: { ms: 400 } }), id: 1 })
+    const second = post(server.url, { ...request("tools/call", { name: "slow", arguments: { ms: 400 } }), id: 1 })
+    await eventually(() => stats.started >= before.started + 2)
+    // A third client: without the MCP headers its cancel is refused; with them it is accepted and ignored.
+    const bare = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }
+    const refused = await send(server.url, bare, { headers: { "mcp-protocol-version": undefined, "mcp-method": undefined } })
+    expect(refused.status).toBe(400)
+    expect(errorOf(refused)).toMatchObject({ code: -32020, data: { header: "MCP-Protocol-Version" } })
+    expect((await send(server.url, bare)).status).toBe(202)
+    for (const response of await Promise.all([first, second])) {
+      expect(response.status).toBe(200)
+      expect(response.messages[0]!["result"]).toMatchObject({ content: [{ text: "slept" }] })
+    }
+    expect(stats.interrupted).toBe(before.interrupted)
   })
 })
 

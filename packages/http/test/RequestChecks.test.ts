@@ -42,7 +42,7 @@ const steps: ReadonlyArray<{
     headBytes: 100,
     inFlight: 2,
     status: 403,
-    message: /Host not allowed/
+    message: /Host "evil\.example" is not allowed: .* the allowedHosts option/
   },
   {
     method: "POST",

@@ -73,6 +73,17 @@ describe("Security", () => {
     expect(Security.checkHost(["MCP.example.com"], "mcp.example.com:443")).toBeUndefined()
     expect(Security.checkHost(["mcp.example.com"], "other.example.com")).toBeDefined()
     expect(Security.checkHost((name) => name.endsWith(".internal"), "a.internal")).toBeUndefined()
+    // A refusal names the host (cut when long) and the option that accepts it.
+    expect(Security.checkHost("loopback", "Evil.Example.com:8080")).toBe(
+      "Forbidden: Host \"evil.example.com\" is not allowed: by default only localhost, 127.0.0.1 and [::1] are; " +
+        "accept other names with the allowedHosts option"
+    )
+    expect(Security.checkHost(["mcp.example.com"], "other.example.com")).toBe(
+      "Forbidden: Host \"other.example.com\" is not allowed by the allowedHosts option"
+    )
+    expect(Security.checkHost("loopback", `${"a".repeat(5000)}.example`)).toContain(`"${"a".repeat(64)}…"`)
+    expect(Security.checkHost("loopback", `${"a".repeat(5000)}.example`)!.length).toBeLessThan(200)
+    expect(Security.checkHost("loopback", "evil\"<script>.example")).toBe("Forbidden: invalid Host header")
   })
 
   it("applies origin policies", () => {

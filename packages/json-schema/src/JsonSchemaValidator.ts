@@ -42,11 +42,10 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Layer } from "effect"
-import "@hyperjump/json-schema/draft-2020-12"
-import { BASIC, type EvaluationPlugin, interpret } from "@hyperjump/json-schema/experimental"
+import type { EvaluationPlugin } from "@hyperjump/json-schema/experimental"
 import type { CompiledSchema as HyperjumpCompiled } from "@hyperjump/json-schema/experimental"
 import type { OutputUnit } from "@hyperjump/json-schema/draft-2020-12"
-import * as Instance from "@hyperjump/json-schema/instance/experimental"
+import type * as Instance from "@hyperjump/json-schema/instance/experimental"
 import {
   type CompiledSchema,
   type JsonSchemaDocument,
@@ -55,7 +54,8 @@ import {
   type ValidationResult
 } from "@snodo/core/catalog/SchemaValidator"
 import { type Ast, checkCompiled, checkDocument, INTERNAL_BASE } from "./internal/bounds.ts"
-import { type Catalog, CompileTimedOut, compileSchema, describe, loadCatalog } from "./internal/compiler.ts"
+import type { Catalog } from "./internal/compiler.ts"
+import type * as Engine from "./internal/engine.ts"
 import { issuesOf } from "./internal/issues.ts"
 
 /**
@@ -111,7 +111,9 @@ const LOAD_MILLIS = 30_000
 
 /**
  * The backend as a service value: loads the catalog, failing if a catalog document is not a valid
- * schema. `compile` is an Effect that runs hyperjump's compiler on the calling fiber.
+ * schema. `compile` is an Effect that runs hyperjump's compiler on the calling fiber. hyperjump
+ * itself is imported when it is first needed (the catalog, or the first compile), so a server
+ * whose inputs are all Effect Schemas never loads it.
  *
  * @example
  * ```ts
@@ -132,15 +134,25 @@ export const make = (options?: Options): Effect.Effect<SchemaValidator["Service"
     const limits = resolveLimits(options)
     const entries = yield* catalogEntries(options?.catalog, limits)
     const timedOut = () => new SchemaCompileError({ message: `loading the catalog took longer than ${LOAD_MILLIS} ms` })
-    const catalog = yield* Effect.tryPromise({
-      try: (signal) => loadCatalog(entries, nextRetrievalUri(), { at: performance.now() + LOAD_MILLIS, signal }),
-      catch: (error) => error instanceof CompileTimedOut ? timedOut() : new SchemaCompileError({ message: describe(error) })
-    }).pipe(Effect.timeoutOrElse({ duration: Duration.millis(LOAD_MILLIS), orElse: () => Effect.fail(timedOut()) }))
+    const loaded = yield* Effect.cached(Effect.flatMap(engine, (hyperjump) =>
+      Effect.tryPromise({
+        try: (signal) => hyperjump.loadCatalog(entries, nextRetrievalUri(), { at: performance.now() + LOAD_MILLIS, signal }),
+        catch: (error) =>
+          error instanceof hyperjump.CompileTimedOut ? timedOut() : new SchemaCompileError({ message: hyperjump.describe(error) })
+      }).pipe(
+        Effect.timeoutOrElse({ duration: Duration.millis(LOAD_MILLIS), orElse: () => Effect.fail(timedOut()) }),
+        Effect.map((catalog) => [hyperjump, catalog] as const)
+      )))
+    // A catalog given is loaded, and refused, now; without one, hyperjump loads at the first compile.
+    if (entries.length > 0) yield* loaded
     return SchemaValidator.of({
       name: "json-schema-2020-12",
-      compile: (schema) => compile(catalog, limits, schema)
+      compile: (schema) => Effect.flatMap(loaded, ([hyperjump, catalog]) => compile(hyperjump, catalog, limits, schema))
     })
   })
+
+/** hyperjump and the compiler, imported at their first use (see `internal/engine.ts`). */
+const engine: Effect.Effect<typeof Engine> = Effect.promise(() => import("./internal/engine.ts"))
 
 /**
  * A Layer providing the full Draft 2020-12 `SchemaValidator`.
@@ -195,6 +207,7 @@ let compiledCount = 0
 const nextRetrievalUri = (): string => `${INTERNAL_BASE}${++compiledCount}`
 
 const compile = (
+  hyperjump: typeof Engine,
   catalog: Catalog,
   limits: Limits,
   schema: JsonSchemaDocument
@@ -209,15 +222,16 @@ const compile = (
       // compile is a chain of promises that never yields to timers. Interrupting it aborts the
       // signal, which stops it at its next lookup.
       try: (signal) =>
-        compileSchema(schema, nextRetrievalUri(), catalog, { at: performance.now() + limits.maxCompileMillis, signal }),
-      catch: (error) => error instanceof CompileTimedOut ? timedOut() : new SchemaCompileError({ message: describe(error) })
+        hyperjump.compileSchema(schema, nextRetrievalUri(), catalog, { at: performance.now() + limits.maxCompileMillis, signal }),
+      catch: (error) =>
+        error instanceof hyperjump.CompileTimedOut ? timedOut() : new SchemaCompileError({ message: hyperjump.describe(error) })
     }).pipe(
       Effect.timeoutOrElse({ duration: Duration.millis(limits.maxCompileMillis), orElse: () => Effect.fail(timedOut()) }),
       Effect.flatMap((compiled) => {
         harden(compiled)
         const unbounded = checkCompiled(compiled.ast as unknown as Ast, compiled.schemaUri, limits)
         return unbounded === undefined
-          ? Effect.succeed<CompiledSchema>({ schema, validate: validator(compiled, limits) })
+          ? Effect.succeed<CompiledSchema>({ schema, validate: validator(hyperjump, compiled, limits) })
           : Effect.fail(new SchemaCompileError({ message: unbounded }))
       })
     )
@@ -264,7 +278,7 @@ class Budget implements EvaluationPlugin {
   }
 }
 
-const validator = (compiled: HyperjumpCompiled, limits: Limits) => {
+const validator = ({ BASIC, Instance, interpret }: typeof Engine, compiled: HyperjumpCompiled, limits: Limits) => {
   const budgetExceeded: ValidationResult = {
     _tag: "BudgetExceeded",
     message: `validation stopped after ${limits.maxValidationSteps} schema evaluations (maxValidationSteps)`

@@ -35,6 +35,8 @@ export class TaskPhase extends Context.Service<TaskPhase, {
   readonly detach: Effect.Effect<void>
   /** The id of the task the handler runs in (`undefined` in a request). */
   readonly taskId: string | undefined
+  /** Sets the task's `statusMessage` (nothing in a request). */
+  readonly note: (statusMessage: string) => Effect.Effect<void>
 }>()("@snodo/tasks/TaskPhase") {}
 
 /**
@@ -57,3 +59,24 @@ export const currentTaskId: Effect.Effect<string | undefined> = Effect.map(
   Effect.serviceOption(TaskPhase),
   (phase) => Option.isSome(phase) ? phase.value.taskId : undefined
 )
+
+/**
+ * Tells the client how the task is doing: its `statusMessage`, shown by the next `tasks/get` and
+ * `notifications/tasks` (at most 1,024 characters are kept). Nothing in a request or outside the
+ * extension: a tool that may run either way can call it unconditionally.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Tasks from "@snodo/tasks"
+ *
+ * const step = (done: number, total: number) => Tasks.status(`${done} of ${total} files converted`)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const status = (statusMessage: string): Effect.Effect<void> =>
+  Effect.flatMap(
+    Effect.serviceOption(TaskPhase),
+    (phase) => Option.isSome(phase) ? phase.value.note(statusMessage.slice(0, 1024)) : Effect.void
+  )

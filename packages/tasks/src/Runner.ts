@@ -168,7 +168,8 @@ export const make = Effect.fnUntraced(function*(
   const run = (task: Task.TaskRecord): Effect.Effect<void> => {
     const input: TaskInput = new TaskInput(task, {
       park: (inputRequests) => write(task, { _tag: "Park", inputRequests }),
-      resume: Effect.asVoid(write(task, { _tag: "Resume" }))
+      resume: Effect.asVoid(write(task, { _tag: "Resume" })),
+      note: (statusMessage) => Effect.asVoid(write(task, { _tag: "Note", statusMessage }))
     })
     const work = executor.execute(task, input).pipe(
       Effect.exit,

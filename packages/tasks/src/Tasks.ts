@@ -40,7 +40,7 @@
 import { Extension, SubscriptionHub } from "@snodo/core"
 import { CatalogError } from "@snodo/core/catalog/Catalog"
 import { McpInput } from "@snodo/core/mrtr/Input"
-import { InternalError, InvalidParams, type McpError } from "@snodo/core/pipeline/McpError"
+import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/core/pipeline/McpError"
 import * as Route from "@snodo/core/routes/Route"
 import * as ToolCall from "@snodo/core/routes/ToolCall"
 import type { Principal } from "@snodo/core/runtime/Principal"
@@ -109,6 +109,12 @@ const storeFailed = (error: TaskStoreError): Effect.Effect<never, McpError> =>
   Effect.logError("task store failed", error).pipe(Effect.andThen(Effect.fail(new InternalError({ message: "Internal error" }))))
 
 const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
+
+/** Fails with -32602 (the limit in `data`) when `value` is larger than `limit` bytes of JSON. */
+const within = (value: unknown, limit: number, what: string): Effect.Effect<void, InvalidParams> =>
+  bytesOf(value) > limit
+    ? Effect.fail(new InvalidParams({ message: `Invalid params: ${what} exceed ${limit} bytes`, data: { limit } }))
+    : Effect.void
 
 /** JSON only: a principal's claims or arguments as they survive a store. */
 const asJson = <A>(value: A): Readonly<Record<string, JsonValue>> => JSON.parse(JSON.stringify(value ?? {})) as Readonly<Record<string, JsonValue>>
@@ -189,12 +195,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
           run: (call) =>
             Effect.gen(function*() {
               const task = yield* owned(call.params.taskId, call.principal)
-              if (bytesOf(call.params.inputResponses) > maxInputBytes) {
-                return yield* new InvalidParams({
-                  message: `Invalid params: inputResponses exceed ${maxInputBytes} bytes`,
-                  data: { limit: maxInputBytes }
-                })
-              }
+              yield* within(call.params.inputResponses, maxInputBytes, "inputResponses")
               const responses = asJson(call.params.inputResponses)
               const updated = yield* store.respond(task.taskId, responses).pipe(Effect.catchTag("TaskStoreError", storeFailed))
               yield* announce(task, updated)
@@ -218,12 +219,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
         /** Creates the task of a call and answers its `CreateTaskResult` once it is durable. */
         const create = (call: Route.Call<ToolCall.Params>, target: ToolCall.Target, answers: Readonly<Record<string, JsonValue>>) =>
           Effect.gen(function*() {
-            if (bytesOf(target.arguments) > maxInputBytes) {
-              return yield* new InvalidParams({
-                message: `Invalid params: arguments exceed the task input limit of ${maxInputBytes} bytes`,
-                data: { limit: maxInputBytes }
-              })
-            }
+            yield* within(target.arguments, maxInputBytes, "the arguments of a task")
             const work: Task.Work = {
               tool: target.tool.tool.name,
               arguments: asJson(target.arguments),
@@ -236,7 +232,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             const task = yield* store.create({ taskId: Task.makeId(), work, ttlMs, pollIntervalMs, answers }, limits, lease).pipe(
               Effect.catchTags({
                 TaskLimitReached: (refused) =>
-                  Effect.fail(new InternalError({
+                  Effect.fail(new ServerBusy({
                     message: refused.limit === "stored" ? "Server busy: too many tasks stored" : "Server busy: too many active tasks for this caller",
                     data: { retryable: true, limit: refused.max }
                   })),
@@ -255,6 +251,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             const phase = TaskPhase.of({
               phase: "request",
               taskId: undefined,
+              note: () => Effect.void,
               detach: Effect.flatMap(Effect.serviceOption(McpInput), (session) => {
                 carried = Option.isSome(session) ? session.value.answers() : {}
                 return Effect.interrupt

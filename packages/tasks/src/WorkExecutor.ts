@@ -29,7 +29,8 @@ export class WorkExecutor extends Context.Service<WorkExecutor, {
   readonly execute: (task: Task.TaskRecord, input: TaskInput) => Effect.Effect<Readonly<Record<string, JsonValue>>, McpError>
 }>()("@snodo/tasks/WorkExecutor") {}
 
-const inTask = (taskId: string) => TaskPhase.of({ phase: "task", detach: Effect.void, taskId })
+const inTask = (taskId: string, input: TaskInput) =>
+  TaskPhase.of({ phase: "task", detach: Effect.void, taskId, note: (statusMessage) => input.note(statusMessage) })
 
 const lowLevel = Effect.die(new Error("A handler running as a task cannot return InputRequired: use Input.elicit, Input.sample or Input.roots"))
 
@@ -60,7 +61,7 @@ export const forTools = (environment: Environment): WorkExecutor["Service"] =>
         { transport: "task", sink: undefined },
         { id: work.principal.id, claims: work.principal.claims }
       )
-      const phase = inTask(task.taskId)
+      const phase = inTask(task.taskId, input)
       const provide = <A, E>(effect: Effect.Effect<A, E, unknown>): Effect.Effect<A, E> =>
         provideWith(
           Effect.flatMap(Effect.provideService(effect, TaskPhase, phase), (value) => InputRequired.is(value) ? lowLevel : Effect.succeed(value)),

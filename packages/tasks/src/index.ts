@@ -7,7 +7,15 @@
  *
  * @since 0.1.0
  */
-export { detach, currentTaskId, TaskPhase } from "./Phase.ts"
+export { currentTaskId, detach, status, TaskPhase } from "./Phase.ts"
+/**
+ * Asks several inputs at once: `Input.all`. In a task it parks the task as `input_required` with all
+ * of them outstanding until the client has answered each (answers are persisted before the handler
+ * sees them); in a request it is an MRTR round. One handler serves both.
+ *
+ * @since 0.1.0
+ */
+export { all as awaitInput } from "@snodo/core/mrtr/Input"
 export { never, optional, required } from "./Policy.ts"
 export type { Policy } from "./Policy.ts"
 export { defaults, extension, name, type Options, TaskIdParams, topicOf, UpdateTaskParams } from "./Tasks.ts"

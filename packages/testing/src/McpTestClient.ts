@@ -177,13 +177,15 @@ const listSchemas = {
 type AnyDecoder<A> = Schema.Decoder<A>
 
 /**
- * Checks a result against `schema` (or, for an `input_required` round, against
- * `InputRequiredResult`); a mismatch is a defect of the server under test.
+ * Checks a `"complete"` result against `schema` and an `input_required` round against
+ * `InputRequiredResult`; a mismatch is a defect of the server under test. A result type of an
+ * extension (`"task"`) is handed back unchecked.
  */
 const checked = <A>(method: string, schema: AnyDecoder<A>) => {
   const decodeComplete = Schema.decodeUnknownExit(schema)
   const decodeInput = Schema.decodeUnknownExit(Mrtr.InputRequiredResult)
   return (result: Result): Effect.Effect<A> => {
+    if (result.resultType !== "complete" && result.resultType !== "input_required") return Effect.succeed(result as unknown as A)
     const exit: Exit.Exit<unknown, Schema.SchemaError> = result.resultType === "input_required" ? decodeInput(result) : decodeComplete(result)
     // the result as written (an open struct's decoding keeps every key anyway)
     if (Exit.isSuccess(exit)) return Effect.succeed(result as unknown as A)

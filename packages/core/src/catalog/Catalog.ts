@@ -20,6 +20,7 @@
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as HeaderParams from "./HeaderParams.ts"
 import * as Pagination from "./Pagination.ts"
+import * as SchemaOrigin from "./SchemaOrigin.ts"
 import * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
@@ -179,6 +180,10 @@ const compileJson = (
 
 const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"]) {
   const refuse = (reason: string) => new CatalogError({ message: `Tool "${tool.name}": ${reason}` })
+  for (const [which, source] of [["input", tool.input], ["output", tool.output]] as const) {
+    if (source?._tag === "Effect" && !SchemaOrigin.isOurs(source.schema)) return yield* refuse(SchemaOrigin.anotherCopy(which))
+  }
+  if (tool.failure !== undefined && !SchemaOrigin.isOurs(tool.failure)) return yield* refuse(SchemaOrigin.anotherCopy("failure"))
   const inputSchema = tool.input._tag === "Effect" ? advertisedSchemaOf(tool.input.schema) : tool.input.schema
   const decodeInput = tool.input._tag === "Effect"
     ? effectDecoder(tool.input.schema)
@@ -250,6 +255,9 @@ export const make = Effect.fnUntraced(function*(
       tools.set(component.name, yield* compileTool(component, validator))
     } else if ("render" in component) {
       if (prompts.has(component.name)) return yield* new CatalogError({ message: `Duplicate prompt name "${component.name}"` })
+      if (component.argumentsSchema !== undefined && !SchemaOrigin.isOurs(component.argumentsSchema)) {
+        return yield* new CatalogError({ message: `Prompt "${component.name}": ${SchemaOrigin.anotherCopy("arguments")}` })
+      }
       const problems = component.argumentsSchema === undefined ? [] : Prompt.argumentsProblems(component.argumentsSchema)
       if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)

@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import type * as WireContent from "../wire/Content.ts"
 
 /** A content block exactly as written on the wire. @since 0.1.0 */
 export type Block =
@@ -19,12 +20,8 @@ export type Block =
   | { readonly type: "resource"; readonly resource: ResourceContents; readonly annotations?: Annotations }
   | ({ readonly type: "resource_link"; readonly uri: string; readonly name: string } & Readonly<Record<string, unknown>>)
 
-/** Audience, priority and last-modified hints. @since 0.1.0 */
-export interface Annotations {
-  readonly audience?: ReadonlyArray<"user" | "assistant">
-  readonly priority?: number
-  readonly lastModified?: string
-}
+/** Audience, priority and last-modified hints: the wire's `Annotations`. @since 0.1.0 */
+export type Annotations = WireContent.Annotations
 
 /** Text or base64 blob contents of a resource. @since 0.1.0 */
 export type ResourceContents =

@@ -31,6 +31,7 @@
  */
 import { type Effect, Exit, Predicate, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
 import * as Content from "./Content.ts"
 import type { Icon } from "./Tool.ts"
@@ -93,6 +94,8 @@ export interface Prompt<out R = never> {
   readonly decode: (args: Readonly<Record<string, string>>) => Result.Result<unknown, string>
   /** Renders decoded arguments. */
   readonly render: (args: unknown) => Effect.Effect<Rendered, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Whether a value is a prompt. @since 0.1.0 */
@@ -119,10 +122,10 @@ export type Completions<A extends Arguments, R = never> = A extends Schema.Top
  */
 export const make = <const A extends Arguments = {}, E = never, R = never, RC = never>(
   name: string,
-  options: Description & { readonly arguments?: A; readonly complete?: Completions<A, RC> },
+  options: Description & { readonly arguments?: A; readonly complete?: Completions<A, RC> } & ComponentOptions.ComponentOptions,
   render: (args: ArgumentsOf<A>) => Effect.Effect<Rendered | InputRequired, E, R>
 ): Prompt<R | RC> => {
-  const { arguments: declared, complete, ...description } = options
+  const { limits, rest: { arguments: declared, complete, ...description } } = ComponentOptions.split(options)
   const schema = Schema.isSchema(declared) ? declared : undefined
   const list = schema !== undefined
     ? argumentsOf(schema)
@@ -135,7 +138,8 @@ export const make = <const A extends Arguments = {}, E = never, R = never, RC = 
     argumentsSchema: schema,
     complete: (complete ?? {}) as Completion.Providers<RC>,
     decode: schema !== undefined ? schemaDecoder(schema, list) : recordDecoder(list),
-    render: render as Prompt<R>["render"]
+    render: render as Prompt<R>["render"],
+    limits
   }
 }
 

@@ -15,6 +15,8 @@
  */
 import { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import type * as Shaping from "../pipeline/Shaping.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Content from "./Content.ts"
 import type { Annotations, Icon } from "./Tool.ts"
 
@@ -34,10 +36,7 @@ export interface Description {
 }
 
 /** Cache hints for reads of this resource (default: the server's). @since 0.1.0 */
-export interface CacheHint {
-  readonly ttlMs: number
-  readonly cacheScope: "public" | "private"
-}
+export type CacheHint = Shaping.CacheHint
 
 /** What a read handler returns: one contents item or several. @since 0.1.0 */
 export type ReadResult = Content.ResourceContents | ReadonlyArray<Content.ResourceContents>
@@ -48,6 +47,8 @@ export interface Resource<out R = never> {
   readonly description: Description
   readonly cache: CacheHint | undefined
   readonly read: Effect.Effect<ReadResult, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Whether a value is a resource. @since 0.1.0 */
@@ -81,11 +82,11 @@ export type Read<E, R> =
  * @since 0.1.0
  */
 export const make = <E = never, R = never>(
-  description: Description & { readonly cache?: CacheHint },
+  description: Description & { readonly cache?: CacheHint } & ComponentOptions.ComponentOptions,
   read: Read<E, R>
 ): Resource<R> => {
-  const { cache, ...rest } = description
+  const { limits, rest: { cache, ...rest } } = ComponentOptions.split(description)
   const effect = Effect.isEffect(read) ? read : Effect.suspend(read)
   // A returned InputRequired ends the round before the read is shaped (see internal/Round).
-  return { [TypeId]: TypeId, description: rest, cache, read: effect as Effect.Effect<ReadResult, E, R> }
+  return { [TypeId]: TypeId, description: rest, cache, read: effect as Effect.Effect<ReadResult, E, R>, limits }
 }

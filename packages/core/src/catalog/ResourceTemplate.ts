@@ -25,6 +25,7 @@
  */
 import type { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
 import type * as Content from "./Content.ts"
 import type { CacheHint, ReadResult } from "./Resource.ts"
@@ -106,6 +107,8 @@ export interface ResourceTemplate<out R = never> {
   readonly cache: CacheHint | undefined
   readonly complete: Completion.Providers<R>
   readonly read: (request: ReadRequest) => Effect.Effect<TemplateReadResult, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`), shared by every URI it matches. */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Whether a value is a template. @since 0.1.0 */
@@ -123,10 +126,10 @@ export const make = <const T extends string, E = never, R = never, RC = never>(
     readonly uriTemplate: T
     readonly cache?: CacheHint
     readonly complete?: Completions<T, RC>
-  },
+  } & ComponentOptions.ComponentOptions,
   read: (request: ReadRequest<Variables<T>>) => Effect.Effect<TemplateReadResult | InputRequired, E, R>
 ): ResourceTemplate<R | RC> => {
-  const { cache, complete, ...rest } = description
+  const { limits, rest: { cache, complete, ...rest } } = ComponentOptions.split(description)
   // A returned InputRequired ends the round before the read is shaped (see internal/Round).
   return {
     [TypeId]: TypeId,
@@ -134,7 +137,8 @@ export const make = <const T extends string, E = never, R = never, RC = never>(
     cache,
     complete: (complete ?? {}) as Completion.Providers<RC>,
     // The catalog matches the URI against this very template, so the variables have its shape.
-    read: read as ResourceTemplate<R>["read"]
+    read: read as ResourceTemplate<R>["read"],
+    limits
   }
 }
 

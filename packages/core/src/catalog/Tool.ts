@@ -25,28 +25,20 @@
  */
 import type { Effect, Schema } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import type { McpError } from "../pipeline/McpError.ts"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
+import type { Icon as WireIcon } from "../wire/Meta.ts"
+import type { ToolAnnotations } from "../wire/Tools.ts"
 import type { ToolResult } from "./ToolResult.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Tool")
 
-/** Hints about a tool's behaviour (untrusted by clients). @since 0.1.0 */
-export interface Annotations {
-  readonly title?: string
-  readonly readOnlyHint?: boolean
-  readonly destructiveHint?: boolean
-  readonly idempotentHint?: boolean
-  readonly openWorldHint?: boolean
-}
+/** Hints about a tool's behaviour (untrusted by clients): the wire's `ToolAnnotations`. @since 0.1.0 */
+export type Annotations = ToolAnnotations
 
-/** An icon a client may show. @since 0.1.0 */
-export interface Icon {
-  readonly src: string
-  readonly mimeType?: string
-  readonly sizes?: ReadonlyArray<string>
-  readonly theme?: "light" | "dark"
-}
+/** An icon a client may show: the wire's `Icon`. @since 0.1.0 */
+export type Icon = WireIcon
 
 /** Descriptive fields shared by both input forms. @since 0.1.0 */
 export interface Description {
@@ -114,6 +106,8 @@ export interface Tool<out R = never> {
   readonly renderFailure: FailureRenderer<unknown> | undefined
   /** The handler, taking decoded input. Its result is shaped by the runtime. */
   readonly handler: (input: unknown) => Effect.Effect<unknown, unknown, R>
+  /** Its bulkhead, timeout and rate limit (see `ComponentOptions`). */
+  readonly limits: ComponentOptions.Limits
 }
 
 /** Any tool, whatever it requires. @since 0.1.0 */
@@ -149,7 +143,7 @@ export interface FailureOptions<F, EF> {
 }
 
 /** The options of {@link make}. @since 0.1.0 */
-export type Options<I, O, F, EF> = Description & Schemas<I, O> & FailureOptions<F, EF>
+export type Options<I, O, F, EF> = Description & Schemas<I, O> & FailureOptions<F, EF> & ComponentOptions.ComponentOptions
 
 type Input<I> = I extends Schema.Top ? I["Type"] : Readonly<Record<string, unknown>>
 type InputServices<I> = I extends Schema.Top ? I["DecodingServices"] : never
@@ -232,6 +226,7 @@ export const make = <
     output,
     failure: options.failure,
     renderFailure: options.onFailure as FailureRenderer<unknown> | undefined,
-    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, R>
+    handler: handler as (input: unknown) => Effect.Effect<unknown, unknown, R>,
+    limits: ComponentOptions.split(options).limits
   }
 }

@@ -41,6 +41,8 @@ export interface FrameWriter extends RequestSink {
   readonly flushed: Effect.Effect<void>
   /** Stops the stall watchdog; frames accepted later are dropped. */
   readonly close: () => void
+  /** Characters accepted and not yet written (the transport's read backpressure watches it). */
+  readonly pendingChars: () => number
 }
 
 /** A batch is written at once when it reaches this many characters. */
@@ -56,6 +58,8 @@ export const make = (output: Output, options: {
   readonly stallMillis: number
   /** Called once when the writer fails (stall or output failure). */
   readonly onFail: (message: string) => void
+  /** Called after each write the output completed (the waiting frames shrank). */
+  readonly onWritten?: () => void
 }): FrameWriter => {
   let batch = ""
   let batchFrames = 0
@@ -117,6 +121,7 @@ export const make = (output: Output, options: {
       flushWaiters = []
       for (const wake of flushes) wake()
     }
+    options.onWritten?.()
   }
 
   const flush = (): void => {
@@ -180,6 +185,7 @@ export const make = (output: Output, options: {
     close: () => {
       closed = true
       stopWatchdog()
-    }
+    },
+    pendingChars: () => waitingChars
   }
 }

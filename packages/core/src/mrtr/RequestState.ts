@@ -37,6 +37,15 @@ import { type Keyring, maxTtl } from "./Keyring.ts"
 /** Longest token accepted or produced, in bytes. @since 0.1.0 */
 export const maxTokenBytes = 16 * 1024
 
+/**
+ * Largest input responses a request may carry, in bytes of JSON, counting those carried by its
+ * `requestState` from earlier rounds: what a sealed state can always hold (Base64 grows it by a
+ * third, under {@link maxTokenBytes}). More is refused with -32602 before the handler runs.
+ *
+ * @since 0.1.0
+ */
+export const maxInputResponsesBytes = 8 * 1024
+
 const version = "v1"
 const domain = "snodo/mrtr-request-state/1"
 const tokenPattern = /^v1\.([A-Za-z0-9_-]{1,32})\.(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]*)\.([A-Za-z0-9_-]{43})$/

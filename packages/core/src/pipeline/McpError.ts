@@ -63,6 +63,47 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
   readonly [TypeId]: TypeId = TypeId
 }
 
+/**
+ * -32603 with `data: {retryable: true, limit, …}`: the request was refused, not failed, because a
+ * bound of the server is reached (running handlers, queued ones, open streams). Nothing ran; the
+ * client may retry later. HTTP answers it 503 with `Retry-After`.
+ *
+ * @since 0.1.0
+ */
+export class ServerBusy extends Schema.TaggedError<ServerBusy>()("ServerBusy", {
+  message: Schema.String,
+  data: Schema.Struct({
+    retryable: Schema.Literal(true),
+    limit: Schema.Number,
+    /** The component whose bound was reached (`tool:search`), when it was a component's. */
+    component: Schema.optional(Schema.String)
+  })
+}) {
+  readonly code = -32603
+  readonly [TypeId]: TypeId = TypeId
+}
+
+/**
+ * -32603 with `data: {retryable: true, limit, windowMs, retryAfterMs, component}`: the caller used up
+ * a component's rate limit for the current window. Nothing ran; the client may retry after
+ * `retryAfterMs`. HTTP answers it 429 with `Retry-After`.
+ *
+ * @since 0.1.0
+ */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  message: Schema.String,
+  data: Schema.Struct({
+    retryable: Schema.Literal(true),
+    limit: Schema.Number,
+    windowMs: Schema.Number,
+    retryAfterMs: Schema.Number,
+    component: Schema.String
+  })
+}) {
+  readonly code = -32603
+  readonly [TypeId]: TypeId = TypeId
+}
+
 /** -32020: HTTP headers disagree with the body, or are missing or malformed. @since 0.1.0 */
 export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("HeaderMismatch", fields) {
   readonly code = -32020
@@ -127,6 +168,8 @@ export type McpError =
   | MethodNotFound
   | InvalidParams
   | InternalError
+  | ServerBusy
+  | RateLimited
   | HeaderMismatch
   | MissingRequiredClientCapability
   | UnsupportedProtocolVersion

@@ -1,60 +1,164 @@
 /**
- * The bounded executor every handler runs under.
+ * The bounded executor every handler runs under: a bulkhead per component under a global bound.
  *
- * At most `maxRunning` handlers run at once and at most `maxQueued` wait; past that a request is
- * refused at once with -32603 `data: {retryable: true, limit}` instead of queueing without bound.
- * Waiting and running are interruptible, so a cancelled request leaves its place immediately.
+ * Each component (a tool, a resource, a resource template, a prompt; see `ComponentOptions`) has
+ * its own bulkhead: at most `concurrency` of its handlers run (default 32) and at most `queue` wait
+ * (default 256), served fairly across principals (see {@link Bulkhead}), so 32 slow calls of one
+ * tool fill that tool's places and no other's. A component's `rateLimit` is checked first (a
+ * fixed window per principal, {@link RateWindow}), and its `timeout` bounds each handler once it
+ * runs. Over all components, at most `maxRunning` handlers run and `maxRunning + maxQueued` are
+ * admitted at once: a bound sized for memory (default 1,024 running, 4,096 waiting), not for the
+ * places of one component.
+ *
+ * A request refused by a bound fails with `ServerBusy` (-32603 `data: {retryable: true, limit}`,
+ * naming the component when it was the component's bound), one over a rate limit with
+ * `RateLimited`; a handler past its timeout is interrupted and answered -32603 `data: {reason:
+ * "timeout", timeoutMs, component}`. Waiting and running are interruptible, so a cancelled
+ * request leaves its place at once.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import * as ComponentOptions from "@snodo/core/catalog/ComponentOptions"
  * import { Executor } from "@snodo/core/runtime/Executor"
  *
- * const guarded = Executor.use((executor) => executor.run(Effect.succeed(1)))
+ * const executor = Executor.make()
+ * const search = { key: "tool:search", limits: ComponentOptions.resolve({ concurrency: 4 }) }
+ * const guarded = executor.run(Effect.succeed(1), { component: search, principal: "alice" })
  * ```
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Semaphore } from "effect"
-import { InternalError } from "../pipeline/McpError.ts"
+import { Clock, Context, Effect, Layer, Semaphore } from "effect"
+import * as ComponentOptions from "../catalog/ComponentOptions.ts"
+import { InternalError, RateLimited, ServerBusy } from "../pipeline/McpError.ts"
+import * as Bulkhead from "./Bulkhead.ts"
+import * as RateWindow from "./RateWindow.ts"
 
-/** Executor limits. @since 0.1.0 */
+/** Global limits, over every component. @since 0.1.0 */
 export interface Options {
+  /** Handlers running at once over all components (default 1,024). */
   readonly maxRunning?: number
+  /** Requests admitted beyond those running, over all components (default 4,096). */
   readonly maxQueued?: number
 }
 
-/** Defaults: 32 running, 256 queued. @since 0.1.0 */
-export const defaults = { maxRunning: 32, maxQueued: 256 } as const
+/** Defaults: 1,024 running and 4,096 waiting over all components. @since 0.1.0 */
+export const defaults = { maxRunning: 1024, maxQueued: 4096 } as const
+
+/**
+ * What a request runs as: the component (its key names its bulkhead; its limits are the
+ * definition's) and the principal calling it.
+ *
+ * @since 0.1.0
+ */
+export interface Component {
+  /** Unique per component: `tool:<name>`, `resource:<uri>`, `template:<uriTemplate>`, `prompt:<name>`. */
+  readonly key: string
+  readonly limits: ComponentOptions.Limits
+}
+
+/** @since 0.1.0 */
+export interface RunOptions {
+  /** Without one, the request shares the bulkhead of every request that names none. */
+  readonly component?: Component | undefined
+  /** Without one, the request counts as the anonymous principal. */
+  readonly principal?: string | undefined
+}
+
+/** The component of requests that name none (extension routes, say). */
+const unnamed: Component = { key: "", limits: ComponentOptions.defaults }
 
 /** @since 0.1.0 */
 export class Executor extends Context.Service<Executor, {
-  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | InternalError, R>
-  /** Requests admitted and not yet finished (running plus queued). */
+  readonly run: <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    options?: RunOptions
+  ) => Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R>
+  /** Requests admitted and not yet finished (running plus queued), over all components. */
   readonly active: () => number
+  /** The bulkhead of a component, once a request ran in it (for tests and metrics). */
+  readonly bulkhead: (key: string) => Bulkhead.Bulkhead | undefined
 }>()("@snodo/core/Executor") {
-  /** Builds an executor with these limits. */
+  /** Builds an executor with these global limits. */
   static readonly make = (options?: Options): Executor["Service"] => {
     const maxRunning = options?.maxRunning ?? defaults.maxRunning
     const maxQueued = options?.maxQueued ?? defaults.maxQueued
     const permits = Semaphore.makeUnsafe(maxRunning)
+    // One per component of the catalog (keys are definitions', never request data).
+    const bulkheads = new Map<string, Bulkhead.Bulkhead>()
+    const windows = new Map<string, RateWindow.RateWindow>()
     let active = 0
     const release = Effect.sync(() => {
       active--
     })
-    const busy = new InternalError({
+    const busy = new ServerBusy({
       message: "Server busy: too many requests in flight",
       data: { retryable: true, limit: maxQueued }
     })
-    return {
-      active: () => active,
-      run: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        Effect.suspend((): Effect.Effect<A, E | InternalError, R> => {
-          if (active >= maxRunning + maxQueued) return Effect.fail(busy)
-          active++
-          return Effect.ensuring(Semaphore.withPermit(permits, effect), release)
-        })
+    const componentBusy = (component: Component) => () =>
+      new ServerBusy({
+        message: `Server busy: ${component.key} has ${component.limits.concurrency} running and ${component.limits.queue} waiting`,
+        data: { retryable: true, limit: component.limits.queue, component: component.key }
+      })
+    const bulkheadOf = (component: Component): Bulkhead.Bulkhead => {
+      let found = bulkheads.get(component.key)
+      if (found === undefined) {
+        found = Bulkhead.make(component.limits.concurrency, component.limits.queue)
+        bulkheads.set(component.key, found)
+      }
+      return found
     }
+    const windowOf = (component: Component, rate: NonNullable<ComponentOptions.Limits["rateLimit"]>) => {
+      let found = windows.get(component.key)
+      if (found === undefined) {
+        found = RateWindow.make(rate)
+        windows.set(component.key, found)
+      }
+      return found
+    }
+    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>, component: Component, timeoutMillis: number) =>
+      Effect.timeoutOrElse(effect, {
+        duration: timeoutMillis,
+        orElse: () =>
+          Effect.fail(
+            new InternalError({
+              message: `Request timed out: ${component.key} ran longer than ${timeoutMillis} ms`,
+              data: { reason: "timeout", timeoutMs: timeoutMillis, component: component.key }
+            })
+          )
+      })
+
+    const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
+      Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
+        if (active >= maxRunning + maxQueued) return Effect.fail(busy)
+        const component = runOptions?.component ?? unnamed
+        const principal = runOptions?.principal ?? "anonymous"
+        const limits = component.limits
+        const guarded = limits.timeoutMillis === undefined ? effect : timed(effect, component, limits.timeoutMillis)
+        const body = Effect.suspend(() => {
+          active++
+          return Effect.ensuring(
+            Bulkhead.withPlace(bulkheadOf(component), principal, Semaphore.withPermit(permits, guarded), componentBusy(component)),
+            release
+          )
+        })
+        const rate = limits.rateLimit
+        if (rate === undefined) return body
+        const window = windowOf(component, rate)
+        return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
+          const retryAfter = window.admit(principal, now)
+          if (retryAfter === undefined) return body
+          return Effect.fail(
+            new RateLimited({
+              message: `Rate limited: ${component.key} admits ${rate.limit} calls per ${rate.windowMillis} ms`,
+              data: { retryable: true, limit: rate.limit, windowMs: rate.windowMillis, retryAfterMs: retryAfter, component: component.key }
+            })
+          )
+        })
+      })
+
+    return { active: () => active, run, bulkhead: (key) => bulkheads.get(key) }
   }
 
   static readonly layer = (options?: Options): Layer.Layer<Executor> => Layer.sync(Executor, () => Executor.make(options))

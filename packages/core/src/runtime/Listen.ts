@@ -27,7 +27,7 @@
 import { Deferred, Effect, Exit, Latch } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
-import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import { InternalError, InvalidParams, type McpError, ServerBusy } from "../pipeline/McpError.ts"
 import { SubscriptionIdKey } from "../wire/Meta.ts"
 import * as Extension from "../extension/Extension.ts"
 import type { ListenFilter } from "../extension/Extension.ts"
@@ -43,13 +43,24 @@ export type Overflow = "drop-oldest" | "close"
 export interface Limits {
   /** Changes waiting to be written, per stream. */
   readonly queue: number
+  /**
+   * Characters of the changes waiting to be written, per stream (a `resources/updated` counts
+   * its URI); past it the overflow policy applies as past `queue`.
+   */
+  readonly queueBytes: number
   readonly overflow: Overflow
   /** URIs one stream may subscribe to (`resourceSubscriptions`); more is -32602. */
   readonly maxResourceSubscriptions: number
 }
 
-/** Defaults: 64 queued changes, drop-oldest, 1,000 URIs. @since 0.1.0 */
-export const defaultLimits: Limits = { queue: 64, overflow: "drop-oldest", maxResourceSubscriptions: 1000 }
+/** Defaults: 64 queued changes or 1 Mi characters of them, drop-oldest, 1,000 URIs. @since 0.1.0 */
+export const defaultLimits: Limits = { queue: 64, queueBytes: 1024 * 1024, overflow: "drop-oldest", maxResourceSubscriptions: 1000 }
+
+/**
+ * Characters the open streams of one transport may hold in their filters together by default
+ * (32 Mi): a stream holds its subscribed URIs for its lifetime. @since 0.1.0
+ */
+export const defaultStreamBytes = 32 * 1024 * 1024
 
 /** Open streams per stdio connection by default. @since 0.1.0 */
 export const defaultStdioStreams = 32
@@ -88,12 +99,14 @@ export const supportOf = (capabilities: Readonly<Record<string, unknown>>): Supp
  */
 export interface Streams {
   readonly limit: number
+  /** Characters the open streams may hold in their filters together. */
+  readonly maxBytes: number
   readonly open: () => number
   /**
-   * Takes a place; `onClose` is called if the transport ends every stream. Returns the release
-   * function, or why there is no place.
+   * Takes a place for a stream whose filter holds `bytes`; `onClose` is called if the transport
+   * ends every stream. Returns the release function, or why there is no place.
    */
-  readonly acquire: (onClose: () => void) => (() => void) | "full" | "closing"
+  readonly acquire: (onClose: () => void, bytes?: number) => (() => void) | "full" | "over-budget" | "closing"
   /** Ends every open stream gracefully and refuses new ones. */
   readonly closeAll: () => void
 }
@@ -103,19 +116,25 @@ export interface Streams {
  *
  * @since 0.1.0
  */
-export const makeStreams = (limit: number): Streams => {
+export const makeStreams = (limit: number, maxBytes: number = defaultStreamBytes): Streams => {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`the listen stream limit must be a non-negative integer, got ${limit}`)
   const open = new Set<() => void>()
+  let bytesHeld = 0
   let closing = false
   return {
     limit,
+    maxBytes,
     open: () => open.size,
-    acquire: (onClose) => {
+    acquire: (onClose, bytes = 0) => {
       if (closing) return "closing"
       if (open.size >= limit) return "full"
+      if (bytesHeld + bytes > maxBytes) return "over-budget"
+      bytesHeld += bytes
       const entry = () => onClose()
       open.add(entry)
-      return () => void open.delete(entry)
+      return () => {
+        if (open.delete(entry)) bytesHeld -= bytes
+      }
     },
     closeAll: () => {
       closing = true
@@ -149,6 +168,10 @@ const keyOf = (change: Change): string | undefined => {
   }
 }
 
+/** What a queued change costs (its URI; a topic's params are not measured), in characters. */
+const sizeOf = (change: Change): number =>
+  change._tag === "ResourceUpdated" ? change.uri.length + 64 : change._tag === "Topic" ? change.method.length + 256 : 64
+
 /**
  * The bounded, coalescing queue of one stream. `offer` is synchronous and never blocks (the hub
  * delivers from the publisher's fiber), and it wakes the stream's fiber at once, so a change
@@ -158,6 +181,7 @@ const keyOf = (change: Change): string | undefined => {
  */
 class Mailbox {
   private readonly pending: Array<Change> = []
+  private pendingBytes = 0
   private readonly keys = new Set<string>()
   private readonly latch = Latch.makeUnsafe(false)
   /** Completes on an overflow under `"close"`: a write that is stuck must not hide it. */
@@ -175,7 +199,11 @@ class Mailbox {
     if (this.end !== undefined || this.ending) return
     const key = keyOf(change)
     if (key !== undefined && this.keys.has(key)) return
-    if (this.pending.length >= this.limits.queue) {
+    const size = sizeOf(change)
+    while (
+      this.pending.length > 0 &&
+      (this.pending.length >= this.limits.queue || this.pendingBytes + size > this.limits.queueBytes)
+    ) {
       if (this.limits.overflow === "close") {
         const end: End = { _tag: "Overflow", queue: this.limits.queue }
         this.end = end
@@ -183,16 +211,17 @@ class Mailbox {
         this.latch.openUnsafe()
         return
       }
-      const oldest = this.pending.shift()
-      if (oldest !== undefined) this.forget(oldest)
+      this.forget(this.pending.shift()!)
       this.dropped++
     }
     this.pending.push(change)
+    this.pendingBytes += size
     if (key !== undefined) this.keys.add(key)
     this.latch.openUnsafe()
   }
 
   private forget(change: Change): void {
+    this.pendingBytes -= sizeOf(change)
     const key = keyOf(change)
     if (key !== undefined) this.keys.delete(key)
   }
@@ -327,11 +356,18 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const sink = input.sink
   if (sink === undefined) return yield* new InternalError({ message: "This transport cannot hold a subscription stream" })
   const mailbox = new Mailbox(input.limits)
-  const release = input.streams.acquire(() => mailbox.close())
+  const held = (input.decoded.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
+  const release = input.streams.acquire(() => mailbox.close(), held)
   if (release === "full") {
-    return yield* new InternalError({
+    return yield* new ServerBusy({
       message: "Server busy: too many open subscriptions",
       data: { retryable: true, limit: input.streams.limit }
+    })
+  }
+  if (release === "over-budget") {
+    return yield* new ServerBusy({
+      message: "Server busy: open subscriptions hold too many resource URIs",
+      data: { retryable: true, limit: input.streams.maxBytes }
     })
   }
   if (release === "closing") return yield* new InternalError({ message: "Server shutting down", data: { retryable: true } })

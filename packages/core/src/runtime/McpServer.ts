@@ -67,11 +67,16 @@ export interface Options {
   readonly logging?: boolean
   /** Page size of the four lists (default 100). */
   readonly pageSize?: number
+  /**
+   * The executor's global bounds over every component (default 1,024 running, 4,096 waiting);
+   * each component's own bulkhead, timeout and rate limit are options of its definition
+   * (`concurrency`, `queue`, `timeout`, `rateLimit`: see `ComponentOptions`).
+   */
   readonly executor?: ExecutorOptions
   readonly progress?: Partial<ProgressLimits>
   /**
-   * Per-stream limits of `subscriptions/listen` (default 64 queued changes, drop-oldest, 1,000
-   * URIs). Listen is served only when a `SubscriptionHub` is provided.
+   * Per-stream limits of `subscriptions/listen` (default 64 queued changes or 1 Mi characters of
+   * them, drop-oldest, 1,000 URIs). Listen is served only when a `SubscriptionHub` is provided.
    */
   readonly subscriptions?: Partial<ListenLimits>
   /**

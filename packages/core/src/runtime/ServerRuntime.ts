@@ -38,7 +38,7 @@ import type * as Route from "../routes/Route.ts"
 import * as RouteTable from "../routes/RouteTable.ts"
 import * as Authorization from "./Authorization.ts"
 import * as CatalogViews from "./CatalogViews.ts"
-import type { Executor } from "./Executor.ts"
+import type { Component as ExecutorComponent, Executor } from "./Executor.ts"
 import * as Listen from "./Listen.ts"
 import type { TransportKind } from "./McpRequest.ts"
 import { fromContext, type Principal } from "./Principal.ts"
@@ -75,7 +75,20 @@ export type Outcome =
     readonly code: number
     readonly status: number
     readonly streamEnd?: string
+    /** Set when the request was refused by a bound, not failed: HTTP answers 503 or 429 with `Retry-After`. */
+    readonly refusal?: Refusal
   }
+
+/**
+ * Why a request was refused before it ran, and when to retry: `"busy"` (a concurrency or queue
+ * bound: `ServerBusy`) or `"rate-limited"` (a component's rate limit: `RateLimited`).
+ *
+ * @since 0.1.0
+ */
+export interface Refusal {
+  readonly reason: "busy" | "rate-limited"
+  readonly retryAfterMillis: number
+}
 
 /** The server's fixed configuration, resolved from its options. @since 0.1.0 */
 export interface Settings {
@@ -122,12 +135,35 @@ export interface Parts {
   readonly extensions?: ReadonlyArray<Extension.Extension<unknown>>
 }
 
-const errorOutcome = (id: Envelope.RequestId | null, error: McpError, dialect: Dialect): Outcome => ({
-  _tag: "Error",
-  frame: Encoder.error(id, toWire(error)),
-  code: error.code,
-  status: dialect.httpStatus(error.code)
-})
+/** The executor's view of a component: its bulkhead's key and its limits, made once per definition. */
+const executorComponents = new WeakMap<object, ExecutorComponent>()
+const executorComponent = (component: Authorization.Component): ExecutorComponent => {
+  let found = executorComponents.get(component.definition)
+  if (found === undefined) {
+    const key = component.kind === "resource"
+      ? `resource:${component.uri}`
+      : component.kind === "template"
+      ? `template:${component.uriTemplate}`
+      : `${component.kind}:${component.name}`
+    found = { key, limits: component.definition.limits }
+    executorComponents.set(component.definition, found)
+  }
+  return found
+}
+
+const busyRefusal: Refusal = { reason: "busy", retryAfterMillis: 1000 }
+
+const errorOutcome = (id: Envelope.RequestId | null, error: McpError, dialect: Dialect): Outcome => {
+  const outcome = { _tag: "Error", frame: Encoder.error(id, toWire(error)), code: error.code, status: dialect.httpStatus(error.code) } as const
+  switch (error._tag) {
+    case "ServerBusy":
+      return { ...outcome, status: 503, refusal: busyRefusal }
+    case "RateLimited":
+      return { ...outcome, status: 429, refusal: { reason: "rate-limited", retryAfterMillis: error.data.retryAfterMs } }
+    default:
+      return outcome
+  }
+}
 
 const ephemeralWarning =
   "No Keyring configured: MRTR request state is sealed with an ephemeral key, so input_required rounds will not survive a restart or cross instances"
@@ -233,7 +269,11 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       provide,
       negotiated
     })
-    const bounded = (call: Route.Call) => route.bounded ? executor.run(route.run(call, target)) : route.run(call, target)
+    const guard = route.guard(target)
+    const bounded = (call: Route.Call) =>
+      route.bounded
+        ? executor.run(route.run(call, target), { component: guard === undefined ? undefined : executorComponent(guard.component), principal: principal.id })
+        : route.run(call, target)
     let body: Effect.Effect<Route.Reply, McpError>
     if (route.mayAskInput) {
       const provideWith = provider(request, meta, context, principal)
@@ -242,7 +282,6 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       let provideWith: RequestServices.ProvideWith | undefined
       body = bounded(callWith((effect) => (provideWith ??= provider(request, meta, context, principal))(effect, undefined)))
     }
-    const guard = policy === undefined ? undefined : route.guard(target)
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
     return Effect.andThen(Authorization.checkInvocation(policy, guard.component, info, guard.notFound), body)

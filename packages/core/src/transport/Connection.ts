@@ -46,6 +46,10 @@ export interface Connection {
   readonly end: Effect.Effect<void>
   /** Requests currently in flight. */
   readonly inFlight: Effect.Effect<number>
+  /** {@link Connection.inFlight} outside any fiber (a transport's read backpressure). */
+  readonly inFlightUnsafe: () => number
+  /** Characters of the frames of the requests in flight (what they hold of their input). */
+  readonly inFlightCharsUnsafe: () => number
 }
 
 /**
@@ -68,6 +72,8 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly sink: RequestSink
   /** Open listen streams at once (default 32). */
   readonly maxSubscriptions?: number
+  /** Called whenever a request in flight has been answered (or interrupted). */
+  readonly onSettled?: () => void
 }): Effect.fn.Return<Connection, never, ServerRuntime | Scope.Scope> {
   const runtime = yield* ServerRuntime
   const scope = yield* Scope.Scope
@@ -78,6 +84,9 @@ export const make = Effect.fnUntraced(function*(options: {
   const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
   const context = { transport: options.transport, sink: options.sink, subscriptions }
   let closed = false
+  // What the requests in flight hold, for the transport's read backpressure.
+  let inFlight = 0
+  let inFlightChars = 0
 
   const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
   const respond = (outcome: Outcome): Effect.Effect<void> =>
@@ -88,12 +97,19 @@ export const make = Effect.fnUntraced(function*(options: {
     if (!closed) fork(write(frame))
   }
 
-  const onRequest = (fork: Fork, request: Envelope.Request): void => {
+  const onRequest = (fork: Fork, request: Envelope.Request, chars: number): void => {
     const key = Encoder.idKey(request.id)
     if (FiberMap.hasUnsafe(requests, key)) return writeUnsafe(fork, runtime.reject(request.id, duplicate).frame)
     const fiber = fork(Effect.flatMap(runtime.handle(request, context), respond))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
     FiberMap.setUnsafe(requests, key, fiber) // removed when it exits
+    inFlight++
+    inFlightChars += chars
+    fiber.addObserver(() => {
+      inFlight--
+      inFlightChars -= chars
+      options.onSettled?.()
+    })
   }
 
   const onNotification = (notification: Envelope.Notification): void => {
@@ -111,7 +127,7 @@ export const make = Effect.fnUntraced(function*(options: {
     const message = Envelope.decode(frame)
     switch (message._tag) {
       case "Request":
-        return onRequest(fork, message)
+        return onRequest(fork, message, frame.length)
       case "Notification":
         return onNotification(message)
       case "Invalid":
@@ -129,6 +145,8 @@ export const make = Effect.fnUntraced(function*(options: {
     receiveUnsafe: (frame) => receiveWith(forkHere, frame),
     drain: FiberMap.awaitEmpty(requests),
     end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), FiberMap.awaitEmpty(requests)),
-    inFlight: FiberMap.size(requests)
+    inFlight: FiberMap.size(requests),
+    inFlightUnsafe: () => inFlight,
+    inFlightCharsUnsafe: () => inFlightChars
   }
 })

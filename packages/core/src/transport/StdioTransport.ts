@@ -5,7 +5,10 @@
  * is answered -32700); writes are serialized, so a request's notifications are written before its
  * response; a frame is written at once when no write is in flight, and the frames produced
  * meanwhile leave together in one write; a stdout that accepts nothing for 5 s while frames wait
- * ends the transport and interrupts its work (their finalizers run); at most
+ * ends the transport and interrupts its work (their finalizers run); stdin is not read while 256
+ * requests are in flight, or while their frames plus the output waiting for stdout reach 8 Mi
+ * characters (a client that sends without reading its answers fills its own pipe, not the
+ * server's memory), and reading resumes below both bounds; at most
  * 32 listen streams are open at once (-32603 beyond); EOF closes the listen streams (each answered,
  * then ended with `notifications/cancelled`), drains the requests in flight, flushes, and returns
  * (exit 0 under `NodeRuntime.runMain`). Logs go to stderr: stdout carries nothing but protocol.
@@ -32,7 +35,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Duration, Effect, Layer, Logger, Queue, Schema, Stdio, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Queue, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "../pipeline/McpError.ts"
 import type { ServerRuntime } from "../runtime/ServerRuntime.ts"
@@ -52,7 +55,17 @@ export interface Options {
   readonly writeQueueChars?: number
   /** Open `subscriptions/listen` streams at once (default 32); more are refused with -32603. */
   readonly maxSubscriptions?: number
+  /** Requests in flight at which stdin stops being read until one is answered (default 256). */
+  readonly maxInFlight?: number
+  /**
+   * Characters held by the requests in flight plus those waiting for stdout at which stdin stops
+   * being read until they drain (default 8 Mi).
+   */
+  readonly maxPendingChars?: number
 }
+
+/** Defaults of the read backpressure: 256 requests in flight, 8 Mi characters pending. @since 0.1.0 */
+export const readBounds = { maxInFlight: 256, maxPendingChars: 8 * 1024 * 1024 } as const
 
 /**
  * Raised when stdout stopped accepting writes for longer than the write timeout, or failed.
@@ -61,7 +74,10 @@ export interface Options {
  */
 export class StdoutStalled extends Schema.TaggedError<StdoutStalled>()("StdoutStalled", {
   message: Schema.String
-}) {}
+}) {
+  /** The transport logged it on stderr already: `runMain` must not log it again (on stdout). */
+  override readonly [Runtime.errorReported] = false
+}
 
 /** The Node streams {@link runStreams} serves on. @since 0.1.0 */
 export interface NodeStreams {
@@ -72,11 +88,59 @@ export interface NodeStreams {
 /** Loggers that write to stderr, for processes whose stdout is the protocol. @since 0.1.0 */
 export const stderrLogger: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
 
+/**
+ * How a platform runs a main Effect (`NodeRuntime.runMain` has this shape).
+ *
+ * @since 0.1.0
+ */
+export type RunMain = <E, A>(effect: Effect.Effect<A, E>, options?: { readonly disableErrorReporting?: boolean }) => void
+
+/**
+ * Runs a stdio server's main Effect with the platform's runner, with the stderr logger installed
+ * around it: every log, the Layer construction's and the failure report included, goes to stderr
+ * (the runner's own report would go through the default logger to stdout, the protocol's
+ * channel). A failure the transport reported already (a stalled stdout) is not reported twice.
+ *
+ * @example
+ * ```ts
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as NodeStdio from "@effect/platform-node/NodeStdio"
+ * import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+ *
+ * StdioTransport.run().pipe(
+ *   Effect.provide(Server.layer),
+ *   Effect.provide(NodeStdio.layer),
+ *   StdioTransport.runMain(NodeRuntime.runMain)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const runMain = (runner: RunMain) => <E, A>(effect: Effect.Effect<A, E>): void =>
+  runner(
+    effect.pipe(
+      Effect.tapCause((cause) =>
+        Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause))
+          ? Effect.void
+          : Effect.logError("stdio server failed", cause)
+      ),
+      Effect.provide(stderrLogger)
+    ),
+    { disableErrorReporting: true }
+  )
+
 const tooLong = Connection.rejectFrame(new ParseError({ message: "Parse error: line exceeds the size limit" }))
 const invalidUtf8 = Connection.rejectFrame(new ParseError({ message: "Parse error: invalid UTF-8" }))
 
-/** Reads input: calls `onChunk` for each chunk, completes at the end of input (or its failure). */
-type Input = (onChunk: (chunk: Uint8Array) => void) => Effect.Effect<void>
+/**
+ * Reads input: `run` calls `onChunk` for each chunk and completes at the end of input (or its
+ * failure); between `pause` and `resume` no chunk is delivered and nothing more is read.
+ */
+interface Input {
+  readonly run: (onChunk: (chunk: Uint8Array) => void) => Effect.Effect<void>
+  readonly pause: () => void
+  readonly resume: () => void
+}
 
 const inputFailed = Effect.logWarning("stdin failed; treating as end of input")
 
@@ -91,64 +155,127 @@ const serve = (
       queue: options?.writeQueue ?? 1024,
       queueChars: options?.writeQueueChars ?? 1024 * 1024,
       stallMillis: Duration.toMillis(Duration.fromInputUnsafe(options?.writeTimeout ?? "5 seconds")),
+      onWritten: () => relieve(),
       onFail: (message) => Deferred.doneUnsafe(stopped, Effect.fail(new StdoutStalled({ message: `stdout: ${message}` })))
     })
     yield* Effect.addFinalizer(() => Effect.sync(writer.close))
     const connection = yield* Connection.make({
       transport: "stdio",
       sink: writer,
+      onSettled: () => relieve(),
       ...(options?.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions })
     })
     const framer = LineFramer.make(options?.maxLineBytes ?? LineFramer.defaultMaxLineBytes)
-    const onFrames = (frames: ReadonlyArray<LineFramer.Frame>): void => {
-      for (const frame of frames) {
-        switch (frame._tag) {
-          case "Line":
-            connection.receiveUnsafe(frame.text)
-            break
-          case "TooLong":
-            writer.writeUnsafe(tooLong)
-            break
-          case "InvalidUtf8":
-            writer.writeUnsafe(invalidUtf8)
-            break
-        }
+    // Read backpressure: past either bound the frames of the current chunk wait here and stdin is
+    // paused (the pipe fills and the client's writes block); each answer or completed write looks
+    // again, and once the backlog is handled under the bounds, reading resumes.
+    const maxInFlight = options?.maxInFlight ?? readBounds.maxInFlight
+    const maxPendingChars = options?.maxPendingChars ?? readBounds.maxPendingChars
+    const overBounds = () =>
+      connection.inFlightUnsafe() >= maxInFlight || connection.inFlightCharsUnsafe() + writer.pendingChars() >= maxPendingChars
+    let backlog: ReadonlyArray<LineFramer.Frame> = []
+    let paused = false
+    let relieving = false
+    const receive = (frame: LineFramer.Frame): void => {
+      switch (frame._tag) {
+        case "Line":
+          connection.receiveUnsafe(frame.text)
+          break
+        case "TooLong":
+          writer.writeUnsafe(tooLong)
+          break
+        case "InvalidUtf8":
+          writer.writeUnsafe(invalidUtf8)
+          break
       }
     }
-    const serving = input((chunk) => onFrames(framer.push(chunk))).pipe(
-      Effect.andThen(Effect.sync(() => onFrames(framer.end()))),
+    /** Handles frames while under the bounds; returns those left for later. */
+    const handle = (frames: ReadonlyArray<LineFramer.Frame>): ReadonlyArray<LineFramer.Frame> => {
+      for (let i = 0; i < frames.length; i++) {
+        if (overBounds()) return frames.slice(i)
+        receive(frames[i]!)
+      }
+      return []
+    }
+    const onFrames = (frames: ReadonlyArray<LineFramer.Frame>): void => {
+      if (frames.length === 0) return
+      backlog = handle(frames)
+      if (backlog.length > 0 && !paused) {
+        paused = true
+        input.pause()
+      }
+    }
+    function relieve(): void {
+      if (!paused || relieving || overBounds()) return
+      relieving = true
+      backlog = handle(backlog)
+      relieving = false
+      if (backlog.length === 0) {
+        paused = false
+        input.resume()
+      }
+    }
+    const serving = input.run((chunk) => onFrames(framer.push(chunk))).pipe(
+      Effect.andThen(Effect.logInfo("stdio: end of input; answering the requests in flight, then exiting")),
+      // The last line, if unterminated, is handled at once: nothing would resume a backlog now.
+      Effect.andThen(Effect.sync(() => {
+        for (const frame of framer.end()) receive(frame)
+      })),
       Effect.andThen(connection.end),
       Effect.andThen(writer.flushed)
     )
     yield* Effect.raceFirst(serving, Deferred.await(stopped))
-  })).pipe(Effect.provide(stderrLogger))
+  })).pipe(
+    Effect.onExit((exit) => {
+      if (Exit.isSuccess(exit)) return Effect.logInfo("stdio: every answer written; exiting")
+      if (Cause.hasInterruptsOnly(exit.cause)) return Effect.logInfo("stdio: interrupted; the requests in flight were interrupted")
+      const failure = Cause.findErrorOption(exit.cause)
+      return Option.isSome(failure)
+        ? Effect.logError(`stdio: ${failure.value.message}; the requests in flight were interrupted; exiting`)
+        : Effect.logError("stdio: transport defect; exiting", exit.cause)
+    }),
+    Effect.provide(stderrLogger)
+  )
 
-const nodeInput = (stdin: NodeStreams["stdin"]): Input => (onChunk) =>
-  Effect.callback<void>((resume) => {
-    const detach = () => {
-      stdin.off("data", onChunk)
-      stdin.off("end", onEnd)
-      stdin.off("close", onEnd)
-      stdin.off("error", onError)
-    }
-    const onEnd = () => {
-      detach()
-      resume(Effect.void)
-    }
-    const onError = () => {
-      detach()
-      resume(inputFailed)
-    }
-    stdin.on("data", onChunk)
-    stdin.on("end", onEnd)
-    stdin.on("close", onEnd)
-    stdin.on("error", onError)
-    stdin.resume() // also when someone paused it before
-    return Effect.sync(() => {
-      detach()
+const nodeInput = (stdin: NodeStreams["stdin"]): Input => {
+  let paused = false
+  return {
+    run: (onChunk) =>
+      Effect.callback<void>((resume) => {
+        const detach = () => {
+          stdin.off("data", onChunk)
+          stdin.off("end", onEnd)
+          stdin.off("close", onEnd)
+          stdin.off("error", onError)
+        }
+        const onEnd = () => {
+          detach()
+          resume(Effect.void)
+        }
+        const onError = () => {
+          detach()
+          resume(inputFailed)
+        }
+        stdin.on("data", onChunk)
+        stdin.on("end", onEnd)
+        stdin.on("close", onEnd)
+        stdin.on("error", onError)
+        if (!paused) stdin.resume() // also when someone paused it before
+        return Effect.sync(() => {
+          detach()
+          stdin.pause()
+        })
+      }),
+    pause: () => {
+      paused = true
       stdin.pause()
-    })
-  })
+    },
+    resume: () => {
+      paused = false
+      stdin.resume()
+    }
+  }
+}
 
 /**
  * Serves the `ServerRuntime` on a pair of Node streams until the input ends.
@@ -187,11 +314,17 @@ export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, 
       Effect.forever,
       Effect.forkScoped
     )
-    const input: Input = (onChunk) =>
-      stdio.stdin.pipe(
-        Stream.runForEach((chunk) => Effect.sync(() => onChunk(chunk))),
-        Effect.catch(() => inputFailed)
-      )
+    // Paused, the next chunk is not pulled until `resume` opens the gate.
+    const gate = Latch.makeUnsafe(true)
+    const input: Input = {
+      run: (onChunk) =>
+        stdio.stdin.pipe(
+          Stream.runForEach((chunk) => Effect.andThen(Effect.sync(() => onChunk(chunk)), gate.await)),
+          Effect.catch(() => inputFailed)
+        ),
+      pause: () => gate.closeUnsafe(),
+      resume: () => gate.openUnsafe()
+    }
     return yield* serve(input, { write: (text, done) => void Queue.offerUnsafe(queue, [text, done]) }, options)
   }).pipe(Effect.scoped)
 

@@ -9,12 +9,13 @@ import * as McpServer from "@snodo/core/runtime/McpServer"
 import * as Progress from "@snodo/core/runtime/Progress"
 import * as Tool from "@snodo/core/catalog/Tool"
 import { ApplicationError } from "@snodo/core/pipeline/McpError"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import * as NodeServe from "@snodo/http/NodeServe"
 
 /** Observations of the slow tool. */
 export const stats = { started: 0, finalized: 0, interrupted: 0, completed: 0 }
 
-const echo = Tool.make("echo", {
+export const echo = Tool.make("echo", {
   description: "Echo text",
   input: Schema.Struct({ text: Schema.String })
 }, ({ text }) => Effect.succeed(text))
@@ -30,7 +31,7 @@ const progress = Tool.make("progress", {
     return `done after ${steps}`
   }))
 
-const slow = Tool.make("slow", {
+export const slow = Tool.make("slow", {
   input: Schema.Struct({ ms: Schema.Int, progress: Schema.optional(Schema.Boolean) })
 }, ({ ms, progress: withProgress }) =>
   Effect.gen(function*() {
@@ -69,9 +70,12 @@ const boom = Tool.make("boom", { input: Schema.Struct({}) }, () => Effect.die(ne
 export const Server = McpServer.make({ name: "http-test", version: "1.0.0", logging: true })
   .add(echo, progress, slow, log, region, quota, boom)
 
-/** A running server on a free port, and its base URL. */
-export const start = async (options?: NodeServe.ServeOptions) => {
-  const runtime = ManagedRuntime.make(NodeServe.layer({ port: 0, ...options }).pipe(Layer.provide(Server.layer)))
+/** A running server on a free port, and its base URL; `server` is another runtime to serve. */
+export const start = async (
+  options?: NodeServe.ServeOptions,
+  definition: Layer.Layer<ServerRuntime, unknown> = Server.layer
+) => {
+  const runtime = ManagedRuntime.make(NodeServe.layer({ port: 0, ...options }).pipe(Layer.provide(definition)))
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
   const address = server.address
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")

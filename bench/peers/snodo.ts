@@ -1,0 +1,48 @@
+/**
+ * Peer: our server with the bench's catalogs, as the other peers have them: `echo` (one tool, the
+ * start-up scenario) or `list` (the list scenario's 100 tools, one page), so those scenarios
+ * compare the same catalog on every peer. The echo load runs the everything server itself
+ * (`examples/everything/main.ts`). The bench runs it on the packages' build (dist/).
+ *
+ *   npx node bench/peers/snodo.ts --http --port 3004 [--tools list]
+ *   npx node bench/peers/snodo.ts --stdio
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { McpServer, Tool } from "@snodo/core"
+import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import { Effect, Schema } from "effect"
+import { host, listToolNames, parseArgs } from "./args.ts"
+
+const args = parseArgs()
+const Text = Schema.Struct({ text: Schema.String })
+
+/** Every tool echoes, like the other peers' tools. */
+const server = McpServer.make({ name: "bench-snodo", version: "0.1.0" }).add(
+  ...(args.catalog === "list" ? listToolNames : ["echo"]).map((name) =>
+    Tool.make(name, {
+      description: name === "echo" ? "Echoes its text back as structured content" : `Bench tool ${name}`,
+      input: Text,
+      output: Text,
+      annotations: { readOnlyHint: true, idempotentHint: true }
+    }, ({ text }) => Effect.succeed({ text }))
+  )
+)
+
+// Logs on stderr in both modes, as in the everything server (stdout belongs to the stdio protocol).
+if (args.transport === "stdio") {
+  StdioTransport.run().pipe(
+    Effect.provide(server.layer),
+    Effect.provide(NodeStdio.layer),
+    Effect.provide(StdioTransport.stderrLogger),
+    NodeRuntime.runMain
+  )
+} else {
+  // Only HTTP needs @snodo/http (and the platform's HTTP server), as in the everything server.
+  const NodeServe = await import("@snodo/http/NodeServe")
+  NodeServe.serve({ port: args.port, host }).pipe(
+    Effect.provide(server.layer),
+    Effect.provide(StdioTransport.stderrLogger),
+    NodeRuntime.runMain
+  )
+}

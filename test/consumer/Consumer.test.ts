@@ -1,0 +1,335 @@
+/**
+ * The packages as an application gets them. Every package is built and packed with `npm pack`;
+ * an app (`test/consumer/app/`: its own package.json, a strict tsconfig.json with
+ * `allowImportingTsExtensions: false`, `noPropertyAccessFromIndexSignature` and
+ * `skipLibCheck: false`) is written to a folder outside the workspace, installs the tarballs with
+ * `effect`, `@effect/platform-node` and `@types/node` at the versions of our lock, type-checks
+ * with tsc, and is then run over stdio and over HTTP (NodeServe) and driven by the official client
+ * 2.4.0: list, call, read, prompt.
+ *
+ * The install is offline: `npm ci --offline` from a lock file written here, with the registry
+ * entries copied from our package-lock.json (so only tarballs that the repository's own `npm ci`
+ * put in the npm cache are needed, no registry metadata) and the packed tarballs by integrity.
+ * Every process starts without our `NODE_OPTIONS` (the `@snodo/source` condition of the
+ * checkout) or npm's script variables, as an application's would.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+const appSource = fileURLToPath(new URL("app/", import.meta.url))
+const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+/** Every package of the workspace. */
+const packageNames = readdirSync(join(root, "packages")).toSorted()
+
+/** The environment of every process here: ours without the checkout's condition or npm's script variables. */
+const keptNpmVariables = new Set(["npm_config_cache", "npm_config_userconfig", "npm_config_globalconfig", "npm_config_registry"])
+const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) =>
+    key !== "NODE_OPTIONS" && key !== "INIT_CWD" && (!key.startsWith("npm_") || keptNpmVariables.has(key))
+  )
+)
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs: number): SpawnSyncReturns<string> =>
+  spawnSync(command, args, { cwd, env: cleanEnv, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 })
+
+const must = (result: SpawnSyncReturns<string>, what: string): string => {
+  if (result.status !== 0) {
+    throw new Error(`${what} failed (${result.status ?? result.signal ?? String(result.error)}):\n${result.stdout}\n${result.stderr}`)
+  }
+  return result.stdout
+}
+
+interface Packed {
+  readonly name: string
+  readonly version: string
+  readonly filename: string
+  readonly integrity: string
+  readonly files: ReadonlyArray<{ readonly path: string }>
+}
+
+interface Manifest {
+  readonly name: string
+  readonly version: string
+  readonly license?: string
+  readonly engines?: Readonly<Record<string, string>>
+  readonly exports?: unknown
+  readonly dependencies?: Readonly<Record<string, string>>
+  readonly peerDependencies?: Readonly<Record<string, string>>
+}
+
+interface LockEntry {
+  readonly version?: string
+  readonly link?: boolean
+  readonly dependencies?: Readonly<Record<string, string>>
+  readonly optionalDependencies?: Readonly<Record<string, string>>
+  readonly peerDependencies?: Readonly<Record<string, string>>
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>
+}
+
+const readJson = <A>(path: string): A => JSON.parse(readFileSync(path, "utf8")) as A
+
+/**
+ * The app's lock file: the tarballs by integrity, and every registry package they or the app need,
+ * copied with its place in the tree from our own lock (which `npm ci` installed from the cache).
+ */
+const lockFor = (app: Manifest & { readonly devDependencies: Readonly<Record<string, string>> }, tarballs: ReadonlyArray<{ readonly packed: Packed; readonly manifest: Manifest }>) => {
+  const ours = readJson<{ readonly packages: Readonly<Record<string, LockEntry>> }>(join(root, "package-lock.json")).packages
+  // Node's lookup: the package's own node_modules, then each ancestor's, then the top level.
+  const locate = (from: string, name: string): string | undefined => {
+    let dir = from
+    for (;;) {
+      const candidate = `${dir === "" ? "" : `${dir}/`}node_modules/${name}`
+      if (ours[candidate] !== undefined) return candidate
+      if (dir === "") return undefined
+      const parent = dir.lastIndexOf("/node_modules/")
+      dir = parent < 0 ? "" : dir.slice(0, parent)
+    }
+  }
+  const copied: Record<string, LockEntry> = {}
+  const visit = (from: string, name: string, optional: boolean): void => {
+    if (name.startsWith("@snodo/")) return
+    const at = locate(from, name)
+    if (at === undefined) {
+      if (optional) return
+      throw new Error(`${name} (needed by ${from === "" ? "the app" : from}) is not in package-lock.json`)
+    }
+    if (copied[at] !== undefined) return
+    const entry = ours[at]!
+    if (entry.link === true) throw new Error(`${at} is a workspace link in package-lock.json`)
+    copied[at] = entry
+    for (const dep of Object.keys(entry.dependencies ?? {})) visit(at, dep, false)
+    for (const dep of Object.keys(entry.optionalDependencies ?? {})) visit(at, dep, true)
+    for (const dep of Object.keys(entry.peerDependencies ?? {})) visit(at, dep, entry.peerDependenciesMeta?.[dep]?.optional === true)
+  }
+  for (const name of [...Object.keys(app.dependencies ?? {}), ...Object.keys(app.devDependencies)]) visit("", name, false)
+  for (const { manifest } of tarballs) {
+    for (const name of [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]) visit("", name, false)
+  }
+  const packages: Record<string, unknown> = {
+    "": { name: app.name, version: app.version, dependencies: app.dependencies, devDependencies: app.devDependencies }
+  }
+  for (const { packed, manifest } of tarballs) {
+    packages[`node_modules/${manifest.name}`] = {
+      version: manifest.version,
+      resolved: `file:../packs/${packed.filename}`,
+      integrity: packed.integrity,
+      license: manifest.license,
+      dependencies: manifest.dependencies,
+      peerDependencies: manifest.peerDependencies,
+      engines: manifest.engines
+    }
+  }
+  for (const key of Object.keys(copied).toSorted()) packages[key] = copied[key]
+  return { name: app.name, version: app.version, lockfileVersion: 3, requires: true, packages }
+}
+
+/** Every installed package of that name under `dir` (a node_modules tree), as paths. */
+const installedCopies = (dir: string, name: string): Array<string> => {
+  const found: Array<string> = []
+  const walk = (modules: string): void => {
+    if (!existsSync(modules)) return
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith(".")) continue
+      const dirs = entry.startsWith("@") ? readdirSync(join(modules, entry)).map((scoped) => join(modules, entry, scoped)) : [join(modules, entry)]
+      for (const pkg of dirs) {
+        const manifest = join(pkg, "package.json")
+        if (existsSync(manifest) && readJson<Manifest>(manifest).name === name) found.push(pkg)
+        walk(join(pkg, "node_modules"))
+      }
+    }
+  }
+  walk(join(dir, "node_modules"))
+  return found
+}
+
+let work = ""
+let app = ""
+let packed: ReadonlyArray<Packed> = []
+let typecheck: SpawnSyncReturns<string> | undefined
+
+beforeAll(() => {
+  must(run("npm", ["run", "-s", "build"], root, 180_000), "npm run build")
+  work = mkdtempSync(join(tmpdir(), "snodo-consumer-"))
+  const packs = join(work, "packs")
+  app = join(work, "app")
+  mkdirSync(packs)
+  packed = JSON.parse(must(run("npm", ["pack", "--workspaces", "--pack-destination", packs, "--json", "--loglevel=error"], root, 60_000), "npm pack")) as Array<Packed>
+  const tarballs = packed.map((pack) => ({ packed: pack, manifest: readJson<Manifest>(join(root, "packages", pack.name.replace("@snodo/", ""), "package.json")) }))
+
+  cpSync(appSource, app, { recursive: true, filter: (path) => !/[/\\](dist|node_modules)$/.test(path) })
+  const rootLock = readJson<{ readonly packages: Readonly<Record<string, LockEntry>> }>(join(root, "package-lock.json")).packages
+  const locked = (name: string): string => rootLock[`node_modules/${name}`]?.version ?? `(${name} is not in package-lock.json)`
+  const manifest = {
+    name: "snodo-consumer-app",
+    version: "1.0.0",
+    private: true,
+    type: "module",
+    dependencies: {
+      ...Object.fromEntries(packed.map((pack) => [pack.name, `file:../packs/${pack.filename}`])),
+      "@effect/platform-node": locked("@effect/platform-node"),
+      effect: locked("effect")
+    },
+    devDependencies: { "@types/node": locked("@types/node") }
+  }
+  writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2))
+  writeFileSync(join(app, "package-lock.json"), JSON.stringify(lockFor(manifest, tarballs), null, 2))
+  must(run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], app, 180_000), "npm ci --offline in the app")
+  typecheck = run(process.execPath, [tsc, "-p", "tsconfig.json", "--listFiles"], app, 120_000)
+}, 300_000)
+
+afterAll(() => {
+  if (work !== "") rmSync(work, { recursive: true, force: true })
+})
+
+const text = (content: unknown): unknown => Array.isArray(content) ? (content[0] as { readonly text?: unknown } | undefined)?.text : undefined
+
+/** list, call, read and prompt through the official client, whatever the transport. */
+const exercise = async (client: Client): Promise<void> => {
+  expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28")
+  expect(client.getServerVersion()).toMatchObject({ name: "consumer-app", version: "1.0.0" })
+  const { tools } = await client.listTools()
+  expect(tools.map((tool) => tool.name)).toEqual(["add", "shout"])
+  // One copy of effect: with two, a Schema of the app's copy fails in ours ("Expected a finite number").
+  const added = await client.callTool({ name: "add", arguments: { a: 1, b: 2 } })
+  expect(added.isError).not.toBe(true)
+  expect(added.structuredContent).toEqual({ sum: 3 })
+  expect(text((await client.callTool({ name: "shout", arguments: { word: "hi" } })).content)).toBe("HI")
+  const refused = await client.callTool({ name: "shout", arguments: { word: "" } })
+  expect(refused.isError).toBe(true)
+  expect(String(text(refused.content))).toContain("/word")
+  const { resources } = await client.listResources()
+  expect(resources.map((resource) => resource.uri)).toEqual(["app://readme"])
+  const read = await client.readResource({ uri: "app://readme" })
+  expect(read.contents[0]).toMatchObject({ uri: "app://readme", text: "An app built from the snodo tarballs." })
+  const { prompts } = await client.listPrompts()
+  expect(prompts.map((prompt) => prompt.name)).toEqual(["greet"])
+  const prompt = await client.getPrompt({ name: "greet", arguments: { name: "Ada" } })
+  expect(prompt.messages[0]).toMatchObject({ role: "user", content: { type: "text", text: "Hello, Ada!" } })
+}
+
+const newClient = () =>
+  new Client({ name: "snodo-consumer-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+
+describe("an application outside the workspace, on the packed tarballs", () => {
+  it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
+    expect(packageNames).toEqual(["core", "http", "json-schema", "oauth", "tasks", "testing"])
+    expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
+    for (const pack of packed) {
+      const paths = pack.files.map((file) => file.path)
+      const dir = join(root, "packages", pack.name.replace("@snodo/", ""))
+      expect(paths, pack.name).toContain("package.json")
+      expect(paths, pack.name).toContain("dist/index.js")
+      expect(paths, pack.name).toContain("dist/index.d.ts")
+      expect(paths, pack.name).toContain("dist/index.js.map")
+      for (const path of paths) {
+        if (path === "package.json" || path === "README.md" || path === "LICENSE") continue
+        expect(path, pack.name).toMatch(/^dist\/.+\.(js|js\.map|d\.ts)$/)
+        expect(path, pack.name).not.toMatch(/(^|\/)(test|tests|__tests__|fixtures?)\/|\.test\.|json-schema-test-suite|tsbuildinfo/i)
+        // Every output has its source: nothing left over from a module that moved.
+        expect(existsSync(join(dir, path.replace(/^dist\//, "src/").replace(/\.(js|js\.map|d\.ts)$/, ".ts"))), `${pack.name} ${path}`).toBe(true)
+      }
+    }
+    const json = packed.find((pack) => pack.name === "@snodo/json-schema")!.files.map((file) => file.path)
+    expect(json).toContain("dist/JsonSchemaValidator.js")
+  })
+
+  it("installs exactly one copy of effect (a peer dependency of every package)", () => {
+    const copies = installedCopies(app, "effect")
+    expect(copies).toEqual([join(app, "node_modules", "effect")])
+    expect(readJson<Manifest>(join(copies[0]!, "package.json")).version).toBe(readJson<Manifest>(join(root, "node_modules", "effect", "package.json")).version)
+    expect(installedCopies(app, "@effect/platform-node")).toHaveLength(1)
+    for (const name of packageNames) {
+      expect(installedCopies(app, `@snodo/${name}`)).toEqual([join(app, "node_modules", "@snodo", name)])
+    }
+  })
+
+  it("resolves every import to the compiled JavaScript in dist/, which loads; nothing under internal/", () => {
+    const specifiers = [
+      ...packageNames.map((name) => `@snodo/${name}`),
+      "@snodo/core/catalog/Tool",
+      "@snodo/core/transport/StdioTransport",
+      "@snodo/http/McpHttp",
+      "@snodo/http/NodeServe",
+      "@snodo/oauth/ResourceServer"
+    ]
+    const internal = ["@snodo/core/internal/StrictJson", "@snodo/json-schema/internal/compiler"]
+    // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).
+    const script = `const out = {}
+for (const specifier of ${JSON.stringify([...specifiers, ...internal])}) {
+  try { out[specifier] = import.meta.resolve(specifier) } catch (error) { out[specifier] = error.code }
+}
+for (const specifier of ${JSON.stringify(specifiers)}) {
+  try { await import(specifier) } catch (error) { out[specifier] = "failed to load: " + error.message }
+}
+process.stdout.write(JSON.stringify(out))`
+    const resolved = JSON.parse(must(run(process.execPath, ["--input-type=module", "-e", script], app, 30_000), "import.meta.resolve in the app")) as Record<string, string>
+    for (const specifier of specifiers) {
+      const pkg = specifier.split("/").slice(0, 2).join("/")
+      expect(resolved[specifier], specifier).toMatch(new RegExp(`/node_modules/${pkg}/dist/[A-Za-z/]+\\.js$`))
+    }
+    for (const specifier of internal) expect(resolved[specifier], specifier).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
+  })
+
+  it("type-checks under the app's strict tsconfig against the shipped .d.ts", () => {
+    expect(typecheck?.status, `${typecheck?.stdout ?? ""}${typecheck?.stderr ?? ""}`).toBe(0)
+    const files = (typecheck?.stdout ?? "").split("\n")
+    expect(files.some((file) => file.endsWith("/node_modules/@snodo/core/dist/index.d.ts"))).toBe(true)
+    expect(files.some((file) => file.endsWith("/node_modules/@snodo/http/dist/NodeServe.d.ts"))).toBe(true)
+    expect(files.filter((file) => file.includes("/node_modules/@snodo/") && !file.endsWith(".d.ts"))).toEqual([])
+    const tsconfig = readJson<{ readonly compilerOptions: Readonly<Record<string, unknown>> }>(join(app, "tsconfig.json")).compilerOptions
+    expect(tsconfig).toMatchObject({ strict: true, allowImportingTsExtensions: false, noPropertyAccessFromIndexSignature: true, skipLibCheck: false })
+  })
+
+  it("serves the official client over stdio", async () => {
+    const client = newClient()
+    const transport = new StdioClientTransport({ command: process.execPath, args: ["dist/main.js", "--stdio"], cwd: app, stderr: "pipe" })
+    try {
+      await client.connect(transport)
+      await exercise(client)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("serves the official client over HTTP (NodeServe)", async () => {
+    const server: ChildProcess = spawn(process.execPath, ["dist/main.js", "--http"], { cwd: app, env: cleanEnv, stdio: ["ignore", "ignore", "pipe"] })
+    const client = newClient()
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = ""
+        const timer = setTimeout(() => reject(new Error(`the app did not start:\n${seen}`)), 20_000)
+        server.stderr?.setEncoding("utf8")
+        server.stderr?.on("data", (chunk: string) => {
+          seen += chunk
+          const match = /listening on (http:\/\/\S+)/.exec(seen)
+          if (match !== null) {
+            clearTimeout(timer)
+            resolve(match[1]!)
+          }
+        })
+        server.once("exit", (code) => {
+          clearTimeout(timer)
+          reject(new Error(`the app exited (${code}):\n${seen}`))
+        })
+      })
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+      await exercise(client)
+    } finally {
+      await client.close()
+      server.kill("SIGTERM")
+    }
+  })
+
+  it("runs its own check with @snodo/testing's in-memory client", () => {
+    // The last line: Effect's default logger writes to stdout too.
+    const out = must(run(process.execPath, ["dist/selftest.js"], app, 30_000), "node dist/selftest.js").trim().split("\n").at(-1)
+    expect(JSON.parse(out ?? "")).toEqual({ structured: { sum: 3 }, refused: true, tools: ["add", "shout"] })
+  })
+})

@@ -1,0 +1,103 @@
+/**
+ * stdio under abuse, on a real child process: a client that floods requests while not reading
+ * the answers cannot grow the server's memory without bound (stdin stops being read), and every
+ * way the process ends says why on stderr, never on stdout.
+ */
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { requestLine, spawnServer } from "../support/StdioProcess.ts"
+
+const listenArgs = (...extra: Array<string>) => ["test/support/ListenServerMain.ts", ...extra]
+
+/** The resident set of a process, in MiB (Linux). */
+const rssMiB = (pid: number): number => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1])
+  return kib / 1024
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe("stdio read backpressure", () => {
+  it("100,000 echo calls with stdout not read: stdin is paused, RSS stays bounded, and serving resumes", async () => {
+    const server = spawnServer(listenArgs("--write-timeout", "60000"))
+    const pid = server.child.pid!
+    server.write(requestLine("warm", "tools/list"))
+    await server.read(1)
+    const before = rssMiB(pid)
+    server.child.stdout.pause()
+    const count = 100_000
+    const lines: Array<string> = []
+    for (let id = 1; id <= count; id++) lines.push(requestLine(id, "tools/call", { name: "echo", arguments: { text: "x" } }))
+    server.write(lines.join(""))
+    let peak = before
+    for (let i = 0; i < 25; i++) {
+      await sleep(100)
+      peak = Math.max(peak, rssMiB(pid))
+    }
+    // The server stopped reading: most of what was written still waits on our side of the pipe.
+    const unread = server.child.stdin.writableLength
+    console.info(`stdio flood: RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB; ${(unread / 1024 / 1024).toFixed(1)} MiB left unread`)
+    expect(unread).toBeGreaterThan(1024 * 1024)
+    expect(peak - before).toBeLessThan(120)
+    // Reading again, the server drains its answers and reads the rest: the last one arrives.
+    server.child.stdout.resume()
+    const deadline = Date.now() + 60_000
+    while (server.lines().length < count + 1 && Date.now() < deadline) await sleep(50)
+    const answered = server.lines().slice(1)
+    expect(answered.length).toBe(count)
+    // In order, every one a result (the ids are read without parsing 150 MB of JSON).
+    expect(answered.every((line, index) => line.startsWith(`{"jsonrpc":"2.0","id":${index + 1},"result":`))).toBe(true)
+    server.child.stdin.end()
+    expect((await server.exited).code).toBe(0)
+  }, 90_000)
+})
+
+describe("stdio exit paths", () => {
+  /** Every stdout line is a JSON-RPC message: no log ever reaches the protocol's channel. */
+  const protocolOnly = (lines: ReadonlyArray<string>) => lines.every((line) => line.startsWith(`{"jsonrpc":"2.0"`))
+
+  it("end of input: exit 0, the reason on stderr", async () => {
+    const server = spawnServer(listenArgs())
+    server.write(requestLine(1, "tools/list"))
+    await server.read(1)
+    server.child.stdin.end()
+    expect((await server.exited).code).toBe(0)
+    expect(server.stderr()).toMatch(/stdio: end of input/)
+    expect(protocolOnly(server.lines())).toBe(true)
+  })
+
+  it("a stalled stdout: exit 1, the reason on stderr and nothing else on stdout", async () => {
+    const server = spawnServer(listenArgs("--write-timeout", "500"))
+    server.write(requestLine(1, "tools/list"))
+    await server.read(1)
+    server.child.stdout.pause()
+    const big = "x".repeat(256 * 1024)
+    for (let id = 10; id < 40; id++) server.write(requestLine(id, "tools/call", { name: "echo", arguments: { text: big } }))
+    const exit = await server.exited
+    expect(exit.code).toBe(1)
+    expect(server.stderr()).toMatch(/stdio: stdout: the output did not accept a write in time/)
+    server.child.stdout.resume()
+    await sleep(100)
+    expect(protocolOnly(server.lines())).toBe(true)
+  })
+
+  it("a Layer that fails to build: exit 1, the failure on stderr, nothing on stdout", async () => {
+    const server = spawnServer(["test/support/BrokenServerMain.ts"])
+    expect((await server.exited).code).toBe(1)
+    expect(server.stderr()).toMatch(/stdio server failed[\s\S]*twin/)
+    expect(server.lines()).toEqual([])
+  })
+
+  it("SIGTERM: the interruption is logged on stderr", async () => {
+    const server = spawnServer(listenArgs())
+    server.write(requestLine(1, "tools/list"))
+    await server.read(1)
+    server.write(requestLine(2, "tools/call", { name: "hold", arguments: {} }))
+    await sleep(200)
+    server.child.kill("SIGTERM")
+    await server.exited
+    expect(server.stderr()).toMatch(/stdio: interrupted/)
+    expect(protocolOnly(server.lines())).toBe(true)
+  })
+})
