@@ -248,11 +248,11 @@ if (import.meta.main) {
   const backends = value("--backends")?.split(",") as ReadonlyArray<Backend> | undefined
   const tasks = numberOf("--tasks")
   const rounds = numberOf("--rounds")
-  const result = await runStoreBench({
+  const measured = await runStoreBench({
     ...(backends === undefined ? {} : { backends }),
     ...(tasks === undefined ? {} : { tasks }),
     ...(rounds === undefined ? {} : { rounds })
   })
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+  process.stdout.write(`${JSON.stringify(measured, null, 2)}\n`)
   process.exit(0)
 }

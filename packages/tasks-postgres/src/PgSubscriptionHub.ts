@@ -35,7 +35,7 @@ import { SubscriptionHub } from "@snodo/core"
 import { Duration, Effect, Layer, Schema, type Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { listen } from "./Listener.ts"
+import { listen } from "./internal/Listener.ts"
 import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
 import { names } from "./PgNames.ts"
 

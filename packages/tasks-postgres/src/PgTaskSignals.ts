@@ -28,7 +28,7 @@ import { type Listener, TaskSignals } from "@snodo/tasks/TaskSignals"
 import { Effect, Layer, type Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { listen } from "./Listener.ts"
+import { listen } from "./internal/Listener.ts"
 import { names } from "./PgNames.ts"
 
 /** @since 0.1.0 */

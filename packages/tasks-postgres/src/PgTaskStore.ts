@@ -38,7 +38,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlError, type Statement } from "effect/sql"
 import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
 import { names } from "./PgNames.ts"
-import { first, records } from "./TaskRow.ts"
+import { first, records } from "./internal/TaskRow.ts"
 
 /** @since 0.1.0 */
 export interface Options {

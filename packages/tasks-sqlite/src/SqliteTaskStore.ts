@@ -29,7 +29,7 @@ import { applyResponses, newRecord, TaskLimitReached, TaskStore, TaskStoreError,
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { checkSchema, type SchemaMismatch, tasksTable } from "./Migrations.ts"
-import { first, json, records } from "./TaskRow.ts"
+import { first, json, records } from "./internal/TaskRow.ts"
 
 const failed = (message: string) => (cause: SqlError.SqlError) => new TaskStoreError({ message, cause })
 
