@@ -127,10 +127,16 @@ export const make = Effect.fnUntraced(function*(
         yield* Effect.timeoutOrElse(wake.await, { duration: Duration.millis(heartbeatMs), orElse: () => Effect.void })
         wake.closeUnsafe()
         const current = yield* logged(`task ${task.taskId}: heartbeat failed`, store.heartbeat(task.taskId, task.generation, options.leaseMs))
-        // A failed heartbeat is retried at the next beat; a fenced one ends the run.
+        // A failed heartbeat is retried at the next beat; a fenced one ends the run. A store that
+        // cannot answer (a database restarting) is not a fence: the run goes on, and if the lease
+        // runs out meanwhile, the next heartbeat finds the task claimed elsewhere.
         if (current === undefined) {
-          const fresh = yield* logged(`task ${task.taskId}: read failed`, store.get(task.taskId))
-          if (fresh === undefined || fresh.generation !== task.generation || Task.isTerminal(fresh.status)) return
+          const fresh = yield* Effect.exit(store.get(task.taskId))
+          if (Exit.isFailure(fresh)) {
+            yield* Effect.logError(`task ${task.taskId}: read failed`, fresh.cause)
+            continue
+          }
+          if (fresh.value === undefined || fresh.value.generation !== task.generation || Task.isTerminal(fresh.value.status)) return
           continue
         }
         input.observe(current)
