@@ -35,7 +35,7 @@ const exited = (child: ChildProcess) =>
 export const start = (script: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<Server> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, "--http", "--port", "0", ...args], {
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, ...env }
     })
     // Never outlive the test process, however it ends.
@@ -43,6 +43,8 @@ export const start = (script: string, args: ReadonlyArray<string>, env: Readonly
     process.once("exit", orphaned)
     child.once("exit", () => process.removeListener("exit", orphaned))
     let stderr = ""
+    // Nothing belongs on stdout over HTTP; whatever comes is kept with stderr, for the reports.
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk))
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
       reject(new Error(`the server did not start:\n${stderr}`))
@@ -69,7 +71,8 @@ export const start = (script: string, args: ReadonlyArray<string>, env: Readonly
         })
       }
     })
-    child.once("exit", (code) => {
+    // "close", not "exit": by then everything the process wrote has been read.
+    child.once("close", (code) => {
       if (timer.hasRef()) {
         clearTimeout(timer)
         reject(new Error(`the server exited (${String(code)}):\n${stderr}`))

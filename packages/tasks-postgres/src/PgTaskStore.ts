@@ -76,13 +76,17 @@ export const make = (options?: Options): Effect.Effect<TaskStore["Service"], Sql
     const clock = sql.unsafe(`now AS (SELECT ${nowMs} AS ms)`)
     const ledger = options?.ledger === true
     if (ledger) {
-      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${n.ledger} (
+      // CREATE TABLE IF NOT EXISTS races with itself (instances starting at once): one at a time.
+      yield* sql.withTransaction(Effect.andThen(
+        sql`SELECT pg_advisory_xact_lock(hashtext(${n.migrationLock}))`,
+        sql.unsafe(`CREATE TABLE IF NOT EXISTS ${n.ledger} (
   id bigserial PRIMARY KEY,
   task_id text NOT NULL,
   generation bigint NOT NULL,
   status text NOT NULL,
   committed_at bigint NOT NULL
 )`)
+      ))
     }
 
     const storeError = (what: string) => (cause: unknown) => new TaskStoreError({ message: `Task store: ${what} failed`, cause })

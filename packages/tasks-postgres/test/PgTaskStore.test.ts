@@ -94,6 +94,18 @@ FROM ${sql(n.ledger)} WHERE task_id IN (${done.taskId}, ${failed.taskId})`
       expect(rows).toEqual([{ task_id: done.taskId, status: "completed", generation: 1n }])
     }).pipe(Effect.provide(storeLayer({ ledger: true }))))
 
+  it.live("instances with the ledger hook start at once (its table is created one at a time)", () =>
+    Effect.gen(function*() {
+      const fresh = randomName("snodo_ledger")
+      yield* Effect.provide(TasksPostgres.migrate({ schema: fresh }), client({ maxConnections: 1 }))
+      const started = yield* Effect.all(
+        Array.from({ length: 5 }, () => Effect.exit(Effect.scoped(Layer.build(TasksPostgres.PgTaskStore.layer({ schema: fresh, ledger: true }).pipe(Layer.provide(client({ maxConnections: 1 }))))))),
+        { concurrency: "unbounded" }
+      )
+      expect(started.map((exit) => exit._tag)).toEqual(["Success", "Success", "Success", "Success", "Success"])
+      yield* Effect.flatMap(Effect.service(PgClient.PgClient), (sql) => sql.unsafe(`DROP SCHEMA ${fresh} CASCADE`))
+    }).pipe(Effect.provide(client())))
+
   it.live("a released task is announced on the signals channel, and times are the database's", () =>
     Effect.gen(function*() {
       const store = yield* TaskStore
