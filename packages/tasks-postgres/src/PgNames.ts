@@ -3,6 +3,14 @@
  * `LISTEN/NOTIFY` channels and the advisory lock key. Two deployments in two schemas of one
  * database share nothing (not even wake-ups).
  *
+ * @example
+ * ```ts
+ * import * as PgNames from "@snodo/tasks-postgres/PgNames"
+ *
+ * PgNames.names("snodo").tasks          // "snodo.snodo_tasks"
+ * PgNames.names("snodo").signalsChannel // "snodo_signals_snodo"
+ * ```
+ *
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"

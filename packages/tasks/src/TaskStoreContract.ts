@@ -15,7 +15,7 @@
  * import { contract } from "@snodo/tasks/TaskStoreContract"
  * import * as TasksSqlite from "@snodo/tasks-sqlite"
  *
- * contract("sqlite", TasksSqlite.layer({ filename: ":memory:" }))
+ * contract("sqlite", TasksSqlite.layer({ filename: ":memory:", migrate: true }))
  * ```
  *
  * @since 0.1.0
