@@ -11,7 +11,7 @@ import type { Task } from "@snodo/tasks"
 import { TaskStore } from "@snodo/tasks/TaskStore"
 import * as TasksPostgres from "@snodo/tasks-postgres"
 import { Context, Deferred, Effect, Fiber, Layer, Queue } from "effect"
-import { client, query, randomName, testSchema } from "./Database.ts"
+import { client, randomName, testSchema } from "./Database.ts"
 
 const schema = testSchema()
 const n = TasksPostgres.PgNames.names(schema)
@@ -31,6 +31,13 @@ const newTask = (taskId = randomName("task")): Task.NewTask => ({
   pollIntervalMs: 250,
   answers: {}
 })
+
+/** A schema of this test's own, dropped when the test ends, whatever its outcome. */
+const scratchSchema = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.succeed(randomName(prefix)),
+    (schema) => Effect.ignore(Effect.flatMap(Effect.service(PgClient.PgClient), (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)))
+  )
 
 const storeLayer = (options: TasksPostgres.PgTaskStore.Options = {}) =>
   TasksPostgres.PgTaskStore.layer({ schema, ...options }).pipe(Layer.provideMerge(client()))
@@ -96,15 +103,14 @@ FROM ${sql(n.ledger)} WHERE task_id IN (${done.taskId}, ${failed.taskId})`
 
   it.live("instances with the ledger hook start at once (its table is created one at a time)", () =>
     Effect.gen(function*() {
-      const fresh = randomName("snodo_ledger")
+      const fresh = yield* scratchSchema("snodo_ledger")
       yield* Effect.provide(TasksPostgres.migrate({ schema: fresh }), client({ maxConnections: 1 }))
       const started = yield* Effect.all(
         Array.from({ length: 5 }, () => Effect.exit(Effect.scoped(Layer.build(TasksPostgres.PgTaskStore.layer({ schema: fresh, ledger: true }).pipe(Layer.provide(client({ maxConnections: 1 }))))))),
         { concurrency: "unbounded" }
       )
       expect(started.map((exit) => exit._tag)).toEqual(["Success", "Success", "Success", "Success", "Success"])
-      yield* Effect.flatMap(Effect.service(PgClient.PgClient), (sql) => sql.unsafe(`DROP SCHEMA ${fresh} CASCADE`))
-    }).pipe(Effect.provide(client())))
+    }).pipe(Effect.scoped, Effect.provide(client())))
 
   it.live("a released task is announced on the signals channel, and times are the database's", () =>
     Effect.gen(function*() {
@@ -123,7 +129,7 @@ FROM ${sql(n.ledger)} WHERE task_id IN (${done.taskId}, ${failed.taskId})`
 
   it.live("migrations: only when asked, fail closed, safe from several instances at once", () =>
     Effect.gen(function*() {
-      const fresh = randomName("snodo_migrate")
+      const fresh = yield* scratchSchema("snodo_migrate")
       const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksPostgres.PgTaskStore.layer({ schema: fresh })))
       expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: [], expected: ["1_create_tasks"] })
       const [exists] = yield* Effect.flatMap(Effect.service(PgClient.PgClient), (sql) =>
@@ -140,6 +146,5 @@ FROM ${sql(n.ledger)} WHERE task_id IN (${done.taskId}, ${failed.taskId})`
         sql.unsafe(`INSERT INTO ${fresh}.snodo_tasks_migrations (migration_id, name) VALUES (2, 'from_the_future')`))
       const newer = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksPostgres.layer({ schema: fresh, migrate: true })))
       expect(newer).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_from_the_future"] })
-      yield* Effect.promise(() => query(Effect.flatMap(Effect.service(PgClient.PgClient), (sql) => sql.unsafe(`DROP SCHEMA ${fresh} CASCADE`))))
-    }).pipe(Effect.provide(client())))
+    }).pipe(Effect.scoped, Effect.provide(client())))
 })
