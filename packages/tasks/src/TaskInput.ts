@@ -74,41 +74,40 @@ export class TaskInput implements Session {
 
   ask(asks: ReadonlyArray<Ask<unknown>>): Effect.Effect<ReadonlyArray<unknown>> {
     return Effect.gen({ self: this }, function*() {
-      const self = this
       const missing: Array<Ask<unknown>> = []
       for (const input of asks) {
         const fingerprint = RequestState.canonicalJson(input.request)
-        const previous = self.asked.get(input.key)
+        const previous = this.asked.get(input.key)
         if (previous !== undefined && previous !== fingerprint) {
           return yield* Effect.die(new Error(`Input key "${input.key}" was asked with two different requests`))
         }
-        self.asked.set(input.key, fingerprint)
-        if (self.answerOf(input.key) === undefined) missing.push(input)
+        this.asked.set(input.key, fingerprint)
+        if (this.answerOf(input.key) === undefined) missing.push(input)
       }
       if (missing.length > 0) {
         const lacking = missing.flatMap((input) => {
-          const fragment = InputCapabilities.missing(input.request, self.current.work.clientCapabilities)
+          const fragment = InputCapabilities.missing(input.request, this.current.work.clientCapabilities)
           return fragment === undefined ? [] : [fragment]
         })
-        if (lacking.length > 0) return yield* self.refuse(InputCapabilities.refusal(InputCapabilities.merge(lacking)))
-        for (const input of missing) self.outstanding.set(input.key, input.request)
-        const parked = yield* self.worker.park(Object.fromEntries(self.outstanding))
+        if (lacking.length > 0) return yield* this.refuse(InputCapabilities.refusal(InputCapabilities.merge(lacking)))
+        for (const input of missing) this.outstanding.set(input.key, input.request)
+        const parked = yield* this.worker.park(Object.fromEntries(this.outstanding))
         if (parked === undefined) return yield* Effect.interrupt
-        self.observe(parked)
-        while (missing.some((input) => self.answerOf(input.key) === undefined)) {
-          self.latch.closeUnsafe()
-          yield* self.latch.await
+        this.observe(parked)
+        while (missing.some((input) => this.answerOf(input.key) === undefined)) {
+          this.latch.closeUnsafe()
+          yield* this.latch.await
         }
-        for (const input of missing) self.outstanding.delete(input.key)
-        if (self.outstanding.size === 0 && self.current.status === "input_required") yield* self.worker.resume
+        for (const input of missing) this.outstanding.delete(input.key)
+        if (this.outstanding.size === 0 && this.current.status === "input_required") yield* this.worker.resume
       }
       const values: Array<unknown> = []
       for (const input of asks) {
-        const decoded = input.decode(self.answerOf(input.key))
+        const decoded = input.decode(this.answerOf(input.key))
         if (Result.isFailure(decoded)) {
-          return yield* self.refuse(new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.failure}` }))
+          return yield* this.refuse(new InvalidParams({ message: `Invalid input response "${input.key}": ${decoded.failure}` }))
         }
-        self.consumed.set(input.key, decoded.success.carry)
+        this.consumed.set(input.key, decoded.success.carry)
         values.push(decoded.success.value)
       }
       return values
