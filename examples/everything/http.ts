@@ -27,7 +27,7 @@ export const serveHttp = (
     ).pipe(
       Layer.provideMerge(
         oauthIssuer === undefined
-          ? NodeServe.layer({ port, host: "127.0.0.1" }).pipe(Layer.provide(serverLayerFor(dialects)))
+          ? NodeServe.layer({ port, host: "127.0.0.1", sessions: true }).pipe(Layer.provide(serverLayerFor(dialects)))
           : OAuth.layer({ issuer: oauthIssuer, port })
       )
     )
