@@ -144,6 +144,8 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     const stream = { delivery, waiting: 0 }
     entry.stream = stream
     delivery.open()
+    // An SSE comment: the answer's head leaves now, not with the first change.
+    delivery.event(": stream open\n\n", undefined)
     return () => {
       if (entry.stream !== stream) return
       entry.stream = undefined

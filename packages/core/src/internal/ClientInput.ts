@@ -17,7 +17,7 @@
  *   and the handler runs again with their answers as `Input.responses` and its `requestState`
  *   (at most 8 times per request).
  * - Without a channel (sessionless HTTP: no session to send on or answer to) an ask is -32603
- *   saying so; `Input.supports` answers false there, since the client declared nothing.
+ *   saying so, before its capabilities are looked at; `Input.supports` answers false there.
  *
  * @since 0.1.0
  */
@@ -140,6 +140,7 @@ class ClientSession implements Session {
       }
       const values = () => asks.map((input) => this.answered.get(input.key)!.value)
       if (missing.size === 0) return Effect.succeed(values())
+      if (this.channel.requests === undefined || this.channel.sink === undefined) return this.refuse(noChannel)
       const lacking = [...missing.values()].flatMap((input) => {
         const fragment = InputCapabilities.missing(input.request, this.capabilities)
         return fragment === undefined ? [] : [fragment]
@@ -178,6 +179,7 @@ class ClientSession implements Session {
         if (problem !== undefined) return defect(`InputRequired request "${key}": ${problem}`)
       }
       if (requests.length === 0 && value.requestState === undefined) return defect("InputRequired needs inputRequests or requestState")
+      if (requests.length > 0 && (this.channel.requests === undefined || this.channel.sink === undefined)) return Effect.fail(noChannel)
       const lacking = requests.flatMap(([, input]) => {
         const fragment = InputCapabilities.missing(input, this.capabilities)
         return fragment === undefined ? [] : [fragment]
