@@ -8,6 +8,15 @@
  * dialect is refused with -32022 listing what is supported. Only 2026-07-28 is registered by
  * default; installing a package never enables another revision by itself.
  *
+ * 2025-11-25 is built in and enabled by naming it:
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from "@snodo/core"
+ *
+ * const Server = McpServer.make({ name: "calc", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] })
+ * ```
+ *
  * An initialize-era revision (2025-11-25) is a dialect with a `session`: its version is not in
  * `_meta` but negotiated by `initialize` and kept by the transport's session, which admission asks
  * for the request's protocol context. Such a dialect usually takes no extensions (their
