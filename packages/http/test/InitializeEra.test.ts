@@ -255,6 +255,39 @@ describe("with sessions", () => {
     for (const message of result) expect(validateServerMessage2025(message, "method" in message ? {} : { requestMethod: "tools/call" })).toEqual([])
   })
 
+  it("notifications/cancelled of the session ends a waiting call: its stream ends with no answer", async () => {
+    const { session } = await initialize(served.url)
+    const target = new URL(served.url)
+    const call = legacy("tools/call", { name: "ask", arguments: {} })
+    const messages = await new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
+      const seen: Array<Record<string, unknown>> = []
+      const req = Http.request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { ...base, ...sessionHeaders(session!) },
+        agent: false
+      }, (res) => {
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => {
+          for (const line of chunk.split("\n").filter((text) => text.startsWith("data: "))) {
+            const message = JSON.parse(line.slice(6)) as Record<string, unknown>
+            seen.push(message)
+            if (message["method"] === "elicitation/create") {
+              void postLegacy(served.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call.id } }, sessionHeaders(session!))
+                .then((accepted) => expect(accepted.status).toBe(202), reject)
+            }
+          }
+        })
+        res.on("end", () => resolve(seen))
+      })
+      req.on("error", reject)
+      req.end(JSON.stringify(call))
+    })
+    expect(messages.map((message) => message["method"])).toEqual(["elicitation/create"])
+  })
+
   it("GET opens the session's stream (one at a time) for the hub's changes; DELETE ends the session and its stream", async () => {
     const { session } = await initialize(served.url)
     await postLegacy(served.url, legacy("resources/subscribe", { uri: "file:///readme" }), sessionHeaders(session!))
