@@ -5,12 +5,14 @@
  * encoded response, through these steps (each a module of its own):
  *
  * 1. **look up** the method in the route table (routes/RouteTable): unknown → -32601;
- * 2. **admit** the request's `_meta` with the dialect of its version (pipeline/Admission);
+ * 2. **admit** the request's `_meta` with the dialect of its version (pipeline/Admission), or,
+ *    when it names none, from the transport's initialize-era session (runtime/Session);
  * 3. **negotiate**: an extension's route needs the extension in this request's capabilities (-32021);
  * 4. **decode** the params with the route's wire schema (-32602 naming the path);
  * 5. **resolve** what the request is about: the tool, resource, prompt (routes/*);
  * 6. **authorize** the invocation of that component (runtime/Authorization);
- * 7. **run** the route: as an MRTR round when it may ask for input (internal/Round), in the bounded
+ * 7. **run** the route: as an MRTR round when it may ask for input (internal/Round; an
+ *    initialize-era dialect sends the asks to the client instead, internal/ClientInput), in the bounded
  *    executor when it runs the application's handlers (runtime/Executor), with the request's
  *    services (runtime/RequestServices);
  * 8. **shape** the result as the dialect says, and **encode** it.
