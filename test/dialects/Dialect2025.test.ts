@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Content, Input, InputRequired, McpLog, McpServer, Progress, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
 import * as Connection from "@snodo/core/transport/Connection"
 import * as Tasks from "@snodo/tasks"
-import { Effect, Layer, Option, Ref, Schedule, Schema } from "effect"
+import { Effect, Latch, Layer, Option, Ref, Schedule, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { validateServerMessage2025 } from "../support/OfficialSchema2025.ts"
 
@@ -109,6 +109,8 @@ const harness = (options: { readonly dialects?: ReadonlyArray<"2026-07-28" | "20
     }).add(askName, askAll, supports, lowLevel, logs, progress, job, slow, readme, greet)
       .extend(Tasks.extension({ tools: { job: Tasks.optional() } }))
     const frames: Array<Frame> = []
+    // Closed, every write waits (a client that stopped reading).
+    const gate = yield* Latch.make(true)
     // Built in the test's scope: the task runner lives as long as the connection.
     const runtime = yield* Layer.build(server.layer.pipe(
       Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub)),
@@ -116,7 +118,7 @@ const harness = (options: { readonly dialects?: ReadonlyArray<"2026-07-28" | "20
     ))
     const connection = yield* Connection.make({
       transport: "memory",
-      sink: { write: (frame) => Effect.sync(() => void frames.push(JSON.parse(frame) as Frame)) }
+      sink: { write: (frame) => gate.whenOpen(Effect.sync(() => void frames.push(JSON.parse(frame) as Frame))) }
     }).pipe(Effect.provideContext(runtime))
     /** The methods of the requests sent, by id, to validate what answers them. */
     const methods = new Map<string, string>()
@@ -146,7 +148,7 @@ const harness = (options: { readonly dialects?: ReadonlyArray<"2026-07-28" | "20
         return validateServerMessage2025(frame, requestMethod === undefined ? {} : { requestMethod })
           .map((error) => `${JSON.stringify(frame).slice(0, 160)}: ${error}`)
       })
-    return { hub, frames, connection, send, notify, respond, raw, initialize, answerOf, answered, requests, violations, interrupted }
+    return { hub, frames, gate, connection, send, notify, respond, raw, initialize, answerOf, answered, requests, violations, interrupted }
   })
 
 describe("a server with 2026-07-28 only", () => {
@@ -308,6 +310,18 @@ describe("logging, progress and subscriptions", () => {
       yield* t.send(3, "resources/subscribe", { uri: "relative" })
       expect(t.answerOf(3)?.error?.code).toBe(-32602)
       expect(t.violations()).toEqual([])
+    }))
+
+  it.effect("a client that stops reading loses notifications beyond 64 waiting, and never holds the publisher", () =>
+    Effect.gen(function*() {
+      const t = yield* harness()
+      yield* t.initialize()
+      yield* t.send(1, "resources/subscribe", { uri: "file:///readme" })
+      yield* t.gate.close
+      for (let update = 0; update < 100; update++) yield* t.hub.publish(SubscriptionHub.resourceUpdated("file:///readme"))
+      yield* t.gate.open
+      yield* settle
+      expect(t.frames.filter((frame) => frame.method === "notifications/resources/updated")).toHaveLength(64)
     }))
 
   it.effect("closing the connection ends the session: it stops following the hub", () =>

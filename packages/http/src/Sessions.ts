@@ -33,8 +33,6 @@ import { randomBytes } from "node:crypto"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
 
-/** Events a GET stream may have waiting to be written before more are dropped. @since 0.1.0 */
-export const maxWaitingEvents = 64
 
 /** One session as the HTTP transport holds it. @since 0.1.0 */
 export interface HttpSession {
@@ -111,7 +109,7 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
           id,
           outbound: (frame) => {
             const stream = entry.stream
-            if (stream === undefined || stream.waiting >= maxWaitingEvents) return
+            if (stream === undefined || stream.waiting >= Session.maxWaitingNotifications) return
             stream.waiting++
             stream.delivery.event(`data: ${frame}\n\n`, () => void stream.waiting--)
           },

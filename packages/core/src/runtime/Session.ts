@@ -39,6 +39,14 @@ import type { Support } from "./Listen.ts"
 import type { Principal } from "./Principal.ts"
 import type { Change, SubscriptionHub } from "./SubscriptionHub.ts"
 
+/**
+ * Notifications a session's channel may have waiting to be written before more are dropped (a
+ * client that stopped reading must not hold the publisher or grow a queue without bound).
+ *
+ * @since 0.1.0
+ */
+export const maxWaitingNotifications = 64
+
 /** What `initialize` agreed on. @since 0.1.0 */
 export interface Negotiated {
   readonly version: string
@@ -48,7 +56,7 @@ export interface Negotiated {
 
 /**
  * Writes one notification not tied to a request, without waiting; drops it while no channel is
- * open (an HTTP session without its GET stream).
+ * open (an HTTP session without its GET stream) or {@link maxWaitingNotifications} wait already.
  *
  * @since 0.1.0
  */

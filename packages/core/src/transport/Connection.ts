@@ -84,10 +84,17 @@ export const make = Effect.fnUntraced(function*(options: {
   const forkHere = Effect.runForkWith(services)
   const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
   let closed = false
-  // Only a server that enables an initialize-era dialect keeps a session per connection.
+  // Only a server that enables an initialize-era dialect keeps a session per connection. Its
+  // notifications (list changes, resource updates) are dropped beyond 64 waiting to be written.
+  let notifying = 0
+  const notify = (frame: string): void => {
+    if (closed || notifying >= Session.maxWaitingNotifications) return
+    notifying++
+    forkHere(Effect.ensuring(write(frame), Effect.sync(() => void notifying--)))
+  }
   const session = runtime.dialects.legacy.length === 0
     ? undefined
-    : Session.make({ outbound: (frame) => writeUnsafe(forkHere, frame), requests: ClientRequests.make() })
+    : Session.make({ outbound: notify, requests: ClientRequests.make() })
   const context: RequestContext = session === undefined
     ? { transport: options.transport, sink: options.sink, subscriptions }
     : { transport: options.transport, sink: options.sink, subscriptions, session }
