@@ -11,18 +11,23 @@ import type { ServeError } from "effect/http/HttpServerError"
 import type { CatalogError } from "@snodo/core/catalog/Catalog"
 import type { SchemaCompileError } from "@snodo/core/catalog/SchemaValidator"
 import * as NodeServe from "@snodo/http/NodeServe"
+import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
 import * as OAuth from "./oauth.ts"
-import { ServerLayer } from "./server.ts"
+import { defaultDialects, serverLayerFor } from "./server.ts"
 
 /** Serves the everything server over HTTP on `127.0.0.1:port` until interrupted. */
-export const serveHttp = (port: number, oauthIssuer?: string): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError> =>
+export const serveHttp = (
+  port: number,
+  oauthIssuer?: string,
+  dialects: ReadonlyArray<BuiltInVersion> = defaultDialects
+): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError> =>
   Layer.launch(
     Layer.effectDiscard(
       HttpServer.addressFormattedWith((url) => Effect.sync(() => process.stderr.write(`snodo everything listening on ${url}/mcp\n`)))
     ).pipe(
       Layer.provideMerge(
         oauthIssuer === undefined
-          ? NodeServe.layer({ port, host: "127.0.0.1" }).pipe(Layer.provide(ServerLayer))
+          ? NodeServe.layer({ port, host: "127.0.0.1", sessions: true }).pipe(Layer.provide(serverLayerFor(dialects)))
           : OAuth.layer({ issuer: oauthIssuer, port })
       )
     )

@@ -4,14 +4,33 @@
  *   npm run -s everything -- --stdio            # over stdio
  *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
  *   npm run -s everything -- --oauth-issuer https://auth.example.com  # HTTP, callers need its access tokens
+ *   npm run -s everything -- --stdio --dialects 2026-07-28  # 2026-07-28 only (default: 2026-07-28,2025-11-25)
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
 import { Effect } from "effect"
-import { ServerLayer } from "./server.ts"
+import { defaultDialects, serverLayerFor } from "./server.ts"
 
 const args = process.argv.slice(2)
+
+const versions: ReadonlyArray<string> = ["2026-07-28", "2025-11-25"]
+const isVersion = (value: string): value is BuiltInVersion => versions.includes(value)
+
+const dialectsOf = (): ReadonlyArray<BuiltInVersion> => {
+  const flag = args.indexOf("--dialects")
+  if (flag < 0) return defaultDialects
+  const named = (args[flag + 1] ?? "").split(",").filter((name) => name !== "")
+  const unknown = named.filter((name) => !isVersion(name))
+  if (named.length === 0 || unknown.length > 0) {
+    process.stderr.write(`--dialects takes a comma-separated list of ${versions.join(", ")}\n`)
+    process.exit(2)
+  }
+  return named.filter(isVersion)
+}
+
+const dialects = dialectsOf()
 
 const portOf = (): number => {
   const flag = args.indexOf("--port")
@@ -26,7 +45,7 @@ const portOf = (): number => {
 
 if (args.includes("--stdio")) {
   StdioTransport.run().pipe(
-    Effect.provide(ServerLayer),
+    Effect.provide(serverLayerFor(dialects)),
     Effect.provide(NodeStdio.layer),
     // Every log, Layer construction's and the exit report included, stays off stdout.
     StdioTransport.runMain(NodeRuntime.runMain)
@@ -42,5 +61,5 @@ if (args.includes("--stdio")) {
     process.exit(2)
   }
   // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(port, issuer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+  serveHttp(port, issuer, dialects).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }

@@ -1,16 +1,19 @@
 /**
- * The everything server: every fixture of the official conformance suite for 2026-07-28, plus
- * `echo`, `add` and `sleep`/`sleep_stats` of our own. `tools/list` order is fixed
- * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments).
+ * The everything server: every fixture of the official conformance suite for 2026-07-28 and
+ * 2025-11-25, plus `echo`, `add` and `sleep`/`sleep_stats` of our own. `tools/list` order is fixed
+ * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments). It speaks both
+ * dialects unless told otherwise (`dialects`).
  *
  * `ServerLayer` is the runtime with the full JSON Schema 2020-12 validator (the
  * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`) and an in-memory
  * `SubscriptionHub` (listen streams, and the trigger tools that publish to them).
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
+import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"
+import * as Asking from "./asking.ts"
 import { jsonSchema202012Input } from "./fixtures.ts"
 import * as Fixtures from "./resources.ts"
 import * as Tools from "./tools.ts"
@@ -35,14 +38,21 @@ const xMcpHeader = Tool.make("test_x_mcp_header", {
   }
 }, (args) => Effect.succeed(`Region: ${String(args["region"])}`))
 
+/** The protocol revisions the everything server speaks by default: both. */
+export const defaultDialects: ReadonlyArray<BuiltInVersion> = ["2026-07-28", "2025-11-25"]
+
 /** The server definition, given the per-server `sleep` tools. */
-export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTools>) =>
+export const makeServer = (
+  sleepTools: Effect.Success<typeof Tools.makeSleepTools>,
+  dialects: ReadonlyArray<BuiltInVersion> = defaultDialects
+) =>
   McpServer.make({
     name: "snodo-everything",
     version: "0.1.0",
-    description: "Every conformance fixture of MCP 2026-07-28, served by snodo",
+    description: "Every conformance fixture of MCP 2026-07-28 and 2025-11-25, served by snodo",
     instructions: "A test server: tools, resources and prompts named after the conformance fixtures.",
-    logging: true
+    logging: true,
+    dialects
   }).add(
     Tools.simpleText,
     Tools.imageContent,
@@ -60,6 +70,7 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Triggers.promptChange,
     xMcpHeader,
     ...Mrtr.tools,
+    ...Asking.tools,
     Tools.echo,
     Tools.add,
     sleepTools.sleep,
@@ -75,16 +86,25 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     ...TaskFixtures.tools
   ).extend(Tasks.extension({ tools: TaskFixtures.policies }))
 
-/** The everything runtime, validator included, with tasks in memory unless another store is provided. */
-export const ServerLayerWith = <E, R>(store: Layer.Layer<Tasks.TaskStore.TaskStore, E, R>) =>
-  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools).layer)).pipe(
+/**
+ * The everything runtime, validator included, with tasks in memory unless another store is
+ * provided, speaking `dialects` (default both).
+ */
+export const ServerLayerWith = <E, R>(
+  store: Layer.Layer<Tasks.TaskStore.TaskStore, E, R>,
+  dialects: ReadonlyArray<BuiltInVersion> = defaultDialects
+) =>
+  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools, dialects).layer)).pipe(
     Layer.provide(JsonSchemaValidator.layer()),
     Layer.provide(SubscriptionHub.layerMemory()),
     Layer.provide(store)
   )
 
-/** The everything runtime with tasks in memory. */
-export const ServerLayer = ServerLayerWith(Tasks.TaskStore.layerMemory())
+/** The everything runtime with tasks in memory, speaking `dialects`. */
+export const serverLayerFor = (dialects: ReadonlyArray<BuiltInVersion>) => ServerLayerWith(Tasks.TaskStore.layerMemory(), dialects)
+
+/** The everything runtime with tasks in memory, speaking both dialects. */
+export const ServerLayer = serverLayerFor(defaultDialects)
 
 /** Schema of `sleep_stats` results, for tests. */
 export const SleepStats = Schema.Struct({ started: Schema.Int, completed: Schema.Int, interrupted: Schema.Int })
