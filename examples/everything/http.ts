@@ -11,20 +11,30 @@ import type { ServeError } from "effect/http/HttpServerError"
 import type { CatalogError } from "@snodo/core/catalog/Catalog"
 import type { SchemaCompileError } from "@snodo/core/catalog/SchemaValidator"
 import * as NodeServe from "@snodo/http/NodeServe"
+import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
 import * as OAuth from "./oauth.ts"
-import { ServerLayer } from "./server.ts"
+import { defaultDialects, serverLayerFor } from "./server.ts"
 
-/** Serves the everything server over HTTP on `127.0.0.1:port` until interrupted: `ServerLayer` (tasks in memory), or `server`. */
-export function serveHttp(port: number, oauthIssuer?: string): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError>
+/**
+ * Serves the everything server over HTTP on `127.0.0.1:port` until interrupted: tasks in memory
+ * speaking `dialects`, or `server` (the everything server on another backend).
+ */
+export function serveHttp(
+  port: number,
+  oauthIssuer?: string,
+  dialects?: ReadonlyArray<BuiltInVersion>
+): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError>
 export function serveHttp<E>(
   port: number,
   oauthIssuer: string | undefined,
-  server: Layer.Layer<Layer.Success<typeof ServerLayer>, E>
+  dialects: ReadonlyArray<BuiltInVersion>,
+  server: Layer.Layer<Layer.Success<ReturnType<typeof serverLayerFor>>, E>
 ): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError | E>
 export function serveHttp(
   port: number,
   oauthIssuer?: string,
-  server: Layer.Layer<Layer.Success<typeof ServerLayer>, unknown> = ServerLayer
+  dialects: ReadonlyArray<BuiltInVersion> = defaultDialects,
+  server: Layer.Layer<Layer.Success<ReturnType<typeof serverLayerFor>>, unknown> = serverLayerFor(dialects)
 ): Effect.Effect<never, unknown> {
   return Layer.launch(
     Layer.effectDiscard(
@@ -32,7 +42,7 @@ export function serveHttp(
     ).pipe(
       Layer.provideMerge(
         oauthIssuer === undefined
-          ? NodeServe.layer({ port, host: "127.0.0.1" }).pipe(Layer.provide(server))
+          ? NodeServe.layer({ port, host: "127.0.0.1", sessions: true }).pipe(Layer.provide(server))
           : OAuth.layerWith({ issuer: oauthIssuer, port }, server)
       )
     )

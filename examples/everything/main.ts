@@ -4,6 +4,7 @@
  *   npm run -s everything -- --stdio            # over stdio
  *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
  *   npm run -s everything -- --oauth-issuer https://auth.example.com  # HTTP, callers need its access tokens
+ *   npm run -s everything -- --stdio --dialects 2026-07-28  # 2026-07-28 only (default: 2026-07-28,2025-11-25)
  *
  * Tasks (`./backend.ts`): `--tasks memory | sqlite:PATH | postgres://HOST:PORT/DB` (or `SNODO_TASKS`);
  * by default in `.data/tasks.sqlite` over HTTP, in memory over stdio. `--tasks-lease-ms MS` shortens
@@ -12,11 +13,29 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
 import { Effect } from "effect"
 import * as Backend from "./backend.ts"
-import { ServerLayerWith, type TaskSettings } from "./server.ts"
+import { defaultDialects, ServerLayerWith, type TaskSettings } from "./server.ts"
 
 const args = process.argv.slice(2)
+
+const versions: ReadonlyArray<string> = ["2026-07-28", "2025-11-25"]
+const isVersion = (value: string): value is BuiltInVersion => versions.includes(value)
+
+const dialectsOf = (): ReadonlyArray<BuiltInVersion> => {
+  const flag = args.indexOf("--dialects")
+  if (flag < 0) return defaultDialects
+  const named = (args[flag + 1] ?? "").split(",").filter((name) => name !== "")
+  const unknown = named.filter((name) => !isVersion(name))
+  if (named.length === 0 || unknown.length > 0) {
+    process.stderr.write(`--dialects takes a comma-separated list of ${versions.join(", ")}\n`)
+    process.exit(2)
+  }
+  return named.filter(isVersion)
+}
+
+const dialects = dialectsOf()
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)
@@ -40,7 +59,7 @@ const tasks: TaskSettings = {
     ...(backend._tag === "Postgres" ? { claimIntervalMs: Math.min(5_000, leaseMs ?? 5_000) } : {})
   }
 }
-const ServerLayer = ServerLayerWith(Backend.layer(backend), tasks)
+const ServerLayer = ServerLayerWith(Backend.layer(backend), { dialects, tasks })
 process.stderr.write(`snodo everything: ${Backend.describe(backend)}\n`)
 
 const portOf = (): number => {
@@ -72,5 +91,5 @@ if (stdio) {
     process.exit(2)
   }
   // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(port, issuer, ServerLayer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+  serveHttp(port, issuer, dialects, ServerLayer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }

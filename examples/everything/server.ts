@@ -1,7 +1,8 @@
 /**
- * The everything server: every fixture of the official conformance suite for 2026-07-28, plus
- * `echo`, `add` and `sleep`/`sleep_stats` of our own. `tools/list` order is fixed
- * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments).
+ * The everything server: every fixture of the official conformance suite for 2026-07-28 and
+ * 2025-11-25, plus `echo`, `add` and `sleep`/`sleep_stats` of our own. `tools/list` order is fixed
+ * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments). It speaks both
+ * dialects unless told otherwise (`dialects`).
  *
  * `ServerLayer` is the runtime with the full JSON Schema 2020-12 validator (the
  * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`), tasks in memory
@@ -10,10 +11,12 @@
  * shared by many instances, whose hub carries listen changes across them).
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
+import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"
 import type * as Backend from "./backend.ts"
+import * as Asking from "./asking.ts"
 import { jsonSchema202012Input } from "./fixtures.ts"
 import * as Fixtures from "./resources.ts"
 import * as Tools from "./tools.ts"
@@ -41,14 +44,22 @@ const xMcpHeader = Tool.make("test_x_mcp_header", {
 /** Settings of the Tasks extension besides its tool policies (runner timings, limits). */
 export type TaskSettings = Omit<Tasks.Options, "tools">
 
+/** The protocol revisions the everything server speaks by default: both. */
+export const defaultDialects: ReadonlyArray<BuiltInVersion> = ["2026-07-28", "2025-11-25"]
+
 /** The server definition, given the per-server `sleep` tools. */
-export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTools>, tasks: TaskSettings = {}) =>
+export const makeServer = (
+  sleepTools: Effect.Success<typeof Tools.makeSleepTools>,
+  dialects: ReadonlyArray<BuiltInVersion> = defaultDialects,
+  tasks: TaskSettings = {}
+) =>
   McpServer.make({
     name: "snodo-everything",
     version: "0.1.0",
-    description: "Every conformance fixture of MCP 2026-07-28, served by snodo",
+    description: "Every conformance fixture of MCP 2026-07-28 and 2025-11-25, served by snodo",
     instructions: "A test server: tools, resources and prompts named after the conformance fixtures.",
-    logging: true
+    logging: true,
+    dialects
   }).add(
     Tools.simpleText,
     Tools.imageContent,
@@ -66,6 +77,7 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     Triggers.promptChange,
     xMcpHeader,
     ...Mrtr.tools,
+    ...Asking.tools,
     Tools.echo,
     Tools.add,
     sleepTools.sleep,
@@ -81,17 +93,27 @@ export const makeServer = (sleepTools: Effect.Success<typeof Tools.makeSleepTool
     ...TaskFixtures.tools
   ).extend(Tasks.extension({ ...tasks, tools: TaskFixtures.policies }))
 
-/** The everything runtime, validator included, on a backend for its tasks and listen streams. */
-export const ServerLayerWith = <E, R>(backend: Layer.Layer<Backend.Services, E, R>, tasks?: TaskSettings) =>
-  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools, tasks).layer)).pipe(
+/**
+ * The everything runtime, validator included, on a backend for its tasks and listen streams
+ * (`./backend.ts`), speaking `dialects` (default both).
+ */
+export const ServerLayerWith = <E, R>(
+  backend: Layer.Layer<Backend.Services, E, R>,
+  options: { readonly dialects?: ReadonlyArray<BuiltInVersion>; readonly tasks?: TaskSettings } = {}
+) =>
+  Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools, options.dialects ?? defaultDialects, options.tasks).layer)).pipe(
     Layer.provide(JsonSchemaValidator.layer()),
     Layer.provide(backend)
   )
 
-/** The everything runtime with tasks in memory. */
-export const ServerLayer = ServerLayerWith(
-  Layer.mergeAll(Tasks.TaskStore.layerMemory(), Tasks.TaskSignals.layerMemory(), SubscriptionHub.layerMemory())
-)
+/** Tasks, their signals and listen streams in memory. */
+export const memoryBackend = Layer.mergeAll(Tasks.TaskStore.layerMemory(), Tasks.TaskSignals.layerMemory(), SubscriptionHub.layerMemory())
+
+/** The everything runtime with tasks in memory, speaking `dialects`. */
+export const serverLayerFor = (dialects: ReadonlyArray<BuiltInVersion>) => ServerLayerWith(memoryBackend, { dialects })
+
+/** The everything runtime with tasks in memory, speaking both dialects. */
+export const ServerLayer = serverLayerFor(defaultDialects)
 
 /** Schema of `sleep_stats` results, for tests. */
 export const SleepStats = Schema.Struct({ started: Schema.Int, completed: Schema.Int, interrupted: Schema.Int })

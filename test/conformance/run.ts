@@ -3,12 +3,14 @@
  *
  *   npm run conformance [-- --verbose]
  *
- * Starts `examples/everything/main.ts --http --port 0` (tasks in an SQLite file of a temporary
- * directory, removed on exit), waits for the URL it logs on stderr, then
- * runs `@modelcontextprotocol/conformance` (pinned) with `--requirements 2026-07-28` and the
- * checked-in baseline of expected failures. The suite's own baseline mode decides the exit code: a
- * failing (or warning) check that is not in `baseline.yml` fails the run, and so does a baseline
- * entry that now passes, so the baseline only shrinks. Results go to `.conformance-results/`.
+ * Starts `examples/everything/main.ts --http --port 0` (both dialects, HTTP sessions on, tasks in
+ * an SQLite file of a temporary directory removed on exit), waits for the URL it logs on stderr,
+ * then runs `@modelcontextprotocol/conformance` (pinned) twice against
+ * that one server: `--requirements 2026-07-28` with `baseline.yml`, and `--requirements 2025-11-25`
+ * (the initialize era) with `baseline-2025-11-25.yml`, each baseline the checked-in list of
+ * expected failures. The suite's own baseline mode decides each exit code: a failing (or warning)
+ * check that is not in the baseline fails the run, and so does a baseline entry that now passes,
+ * so a baseline only shrinks. Results go to `.conformance-results/`.
  *
  * The Tasks extension's `tasks-*` scenarios are run too, one by one: inside a requirements run the
  * suite lists them as not scored (and its baseline filter drops them), so that run would pass
@@ -22,7 +24,11 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
-const baseline = fileURLToPath(new URL("baseline.yml", import.meta.url))
+/** Each requirement set the server is held to, with its baseline of expected failures. */
+const requirementSets = [
+  { revision: "2026-07-28", baseline: fileURLToPath(new URL("baseline.yml", import.meta.url)) },
+  { revision: "2025-11-25", baseline: fileURLToPath(new URL("baseline-2025-11-25.yml", import.meta.url)) }
+]
 const suite = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url))
 const extra = process.argv.slice(2)
 
@@ -55,21 +61,37 @@ const url = await new Promise<string>((resolve, reject) => {
 })
 
 process.stdout.write(`conformance: everything server at ${url}\n`)
-const run = spawn(process.execPath, [
-  suite,
-  "server",
-  "--url",
-  url,
-  "--requirements",
-  "2026-07-28",
-  "--expected-failures",
-  baseline,
-  "-o",
-  ".conformance-results",
-  ...extra
-], { cwd: root, stdio: "inherit" })
 
-const code = await new Promise<number>((resolve) => run.once("exit", (exit) => resolve(exit ?? 1)))
+/** Runs one requirement set against its baseline; resolves with the suite's exit code. */
+const runRequirements = (revision: string, baseline: string) =>
+  new Promise<number>((resolve) => {
+    process.stdout.write(`conformance: --requirements ${revision}\n`)
+    const run = spawn(process.execPath, [
+      suite,
+      "server",
+      "--url",
+      url,
+      "--requirements",
+      revision,
+      "--expected-failures",
+      baseline,
+      "-o",
+      ".conformance-results",
+      ...extra
+    ], { cwd: root, stdio: "inherit" })
+    run.once("exit", (exit) => resolve(exit ?? 1))
+  })
+
+const failedSets: Array<string> = []
+for (const { baseline, revision } of requirementSets) {
+  if ((await runRequirements(revision, baseline)) !== 0) failedSets.push(revision)
+}
+process.stdout.write(
+  failedSets.length === 0
+    ? `conformance: requirements ${requirementSets.map((set) => set.revision).join(" and ")} passed against their baselines\n`
+    : `conformance: requirements failed: ${failedSets.join(", ")}\n`
+)
+const code = failedSets.length === 0 ? 0 : 1
 
 /** The extension's scenarios (`conformance list --server` marks them `[extension]`). */
 const taskScenarios = [

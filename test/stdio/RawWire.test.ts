@@ -87,7 +87,7 @@ describe("stdio transport, raw wire", () => {
     const server = spawnServer(args)
     server.write(requestLine("server-discover-probe-1", "server/discover"))
     const [answer] = await server.read(1)
-    expect(answer).toMatchObject({ id: "server-discover-probe-1", result: { supportedVersions: ["2026-07-28"] } })
+    expect(answer).toMatchObject({ id: "server-discover-probe-1", result: { supportedVersions: ["2026-07-28", "2025-11-25"] } })
     server.child.kill("SIGTERM")
     const exit = await server.exited
     expect(exit.code === 0 || exit.code === 130 || exit.code === 143 || exit.signal === "SIGTERM").toBe(true)

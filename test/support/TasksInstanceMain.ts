@@ -11,16 +11,18 @@ import * as StdioTransport from "@snodo/core/transport/StdioTransport"
 import { Effect } from "effect"
 import * as Backend from "../../examples/everything/backend.ts"
 import { serveHttp } from "../../examples/everything/http.ts"
-import { ServerLayerWith } from "../../examples/everything/server.ts"
+import { defaultDialects, ServerLayerWith } from "../../examples/everything/server.ts"
 
 const args = process.argv.slice(2)
 const backend = Backend.parse(args[args.indexOf("--tasks") + 1] ?? "")
 if (typeof backend === "string" || backend._tag !== "Postgres") throw new Error("--tasks postgres://... is required")
 
 const server = ServerLayerWith(Backend.layer(backend, { ledger: true }), {
-  maxStored: 100_000,
-  maxActivePerPrincipal: 10_000,
-  runner: { leaseMs: 2_000, claimIntervalMs: 500 }
+  tasks: {
+    maxStored: 100_000,
+    maxActivePerPrincipal: 10_000,
+    runner: { leaseMs: 2_000, claimIntervalMs: 500 }
+  }
 })
 
-serveHttp(Number(args[args.indexOf("--port") + 1] ?? 0), undefined, server).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+serveHttp(Number(args[args.indexOf("--port") + 1] ?? 0), undefined, defaultDialects, server).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { Dialect, McpError, McpServer, Tool } from "@snodo/core"
+import { Dialect, Extension, McpError, McpServer, Route, RouteTable, Tool } from "@snodo/core"
 import { McpTestClient } from "@snodo/testing"
 
 /** A test-only revision: no client capabilities required, but a `com.example/tenant` key is. */
@@ -53,4 +53,63 @@ describe("dialect registry", () => {
       expect(refused.code).toBe(-32022)
       expect(refused.data).toEqual({ supported: ["2026-07-28"], requested: "2099-01-01-test" })
     }).pipe(withDialects([Dialect.Dialect2026_07_28])))
+})
+
+describe("the route table per dialect", () => {
+  const Own = Route.make({ method: "example/own", params: Schema.Struct({}), run: () => Effect.succeed(Route.acknowledged) })
+  const wrapped = Route.make({ method: "example/shared", params: Schema.Struct({}), run: () => Effect.succeed(Route.result({ by: "dialect" })) })
+  const extension: RouteTable.Contributed = {
+    name: "com.example/ext",
+    contribution: {
+      routes: [Own],
+      wraps: [Extension.wrap(wrapped, (route) => ({ ...route, nameParam: "wrapped" }))]
+    }
+  }
+  const Modern: Dialect.Dialect = { ...Dialect.Dialect2026_07_28, version: "2099-01-01", routes: [wrapped] }
+  const Closed: Dialect.Dialect = { ...Modern, version: "2099-02-02", extensions: false }
+  const table = RouteTable.make({ dialects: [Modern, Closed], extensions: [extension], offers: () => true })
+
+  it("gives a dialect that takes no extensions neither their methods nor their wraps", () => {
+    expect(table.lookup(Modern, "example/own")?.extension).toBe("com.example/ext")
+    expect(table.lookup(Modern, "example/shared")?.route.nameParam).toBe("wrapped")
+    expect(table.lookup(Closed, "example/own")).toBeUndefined()
+    expect(table.lookup(Closed, "example/shared")?.route).toBe(wrapped)
+  })
+
+  it("answers -32601 naming the dialect that removed a method", () => {
+    expect(table.notFound("initialize", Modern).message).toBe(
+      "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02)"
+    )
+    const legacy = RouteTable.make({ dialects: [Dialect.Dialect2026_07_28, Dialect.Dialect2025_11_25], extensions: [], offers: () => true })
+    expect(legacy.notFound("subscriptions/listen", Dialect.Dialect2025_11_25).message).toBe(
+      "Method not found: subscriptions/listen is not part of MCP 2025-11-25 (initialize-era; supported versions: 2026-07-28, 2025-11-25)"
+    )
+    expect(legacy.serves("initialize")).toBe(true)
+  })
+
+  it("refuses a registry naming a version twice, and lists the initialize-era dialects apart", () => {
+    expect(() => Dialect.DialectRegistry.make([Dialect.Dialect2026_07_28, Dialect.Dialect2026_07_28])).toThrow("each version once")
+    const both = Dialect.DialectRegistry.make([Dialect.Dialect2026_07_28, Dialect.Dialect2025_11_25])
+    expect(both.legacy.map((dialect) => dialect.version)).toEqual(["2025-11-25"])
+    expect(Dialect.DialectRegistry.make([Dialect.Dialect2026_07_28]).legacy).toEqual([])
+  })
+})
+
+describe("the dialects option", () => {
+  it.effect("enables the built-in versions it names, preferred first, over a registry in context", () =>
+    Effect.gen(function*() {
+      const client = yield* McpTestClient
+      expect((yield* client.discover())["supportedVersions"]).toEqual(["2026-07-28", "2025-11-25"])
+    }).pipe(Effect.provide(McpTestClient.layer.pipe(
+      Layer.provide(McpServer.make({ name: "x", version: "1", dialects: ["2026-07-28", "2025-11-25"] }).add(echo).layer),
+      Layer.provide(Dialect.DialectRegistry.layer([Dialect.Dialect2026_07_28, TestDialect]))
+    ))))
+
+  it.effect("an empty list, or a version twice, fails the Layer", () =>
+    Effect.gen(function*() {
+      const empty = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1", dialects: [] }).layer))
+      expect(empty.message).toContain("name at least one version")
+      const twice = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1", dialects: ["2026-07-28", Dialect.Dialect2026_07_28] }).layer))
+      expect(twice.message).toContain("each once")
+    }).pipe(Effect.scoped))
 })

@@ -9,6 +9,11 @@
  * authenticated principal's request with that id; an anonymous caller's cancel reaches nothing). A message that is not a request is refused with its error. `start` runs
  * a routed request on an adapter's delivery, the same way for both adapters.
  *
+ * A message of an initialize-era dialect (2025-11-25, when the server enables it) skips the
+ * 2026-07-28 header checks and goes through InitializeEra: a request becomes a `Call` with its
+ * session (its answer may always stream: progress, log messages and server-to-client requests
+ * travel on it), anything else is answered there.
+ *
  * @example
  * ```ts
  * import * as Dispatch from "@snodo/http/Dispatch"
@@ -29,14 +34,16 @@ import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
+import * as InitializeEra from "./InitializeEra.ts"
 import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
 import * as Replies from "./Replies.ts"
 import type { RequestHead } from "./RequestHead.ts"
+import type { Sessions } from "./Sessions.ts"
 
 /** Where a message goes. @since 0.1.0 */
 export type Route =
-  | { readonly _tag: "Call"; readonly request: Envelope.Request }
+  | { readonly _tag: "Call"; readonly request: Envelope.Request; readonly session?: InitializeEra.Admitted }
   | { readonly _tag: "Listen"; readonly request: Envelope.Request }
   | { readonly _tag: "Reply"; readonly reply: Replies.Reply }
 
@@ -63,8 +70,10 @@ export const route = (
   head: RequestHead,
   runtime: ServerRuntime["Service"],
   registry: Cancellations.Registry,
-  principal: string
+  principal: string,
+  sessions?: Sessions
 ): Route => {
+  if (InitializeEra.belongs(message, head, runtime)) return initializeEra(message, head, runtime, registry, principal, sessions)
   switch (message._tag) {
     case "Request": {
       const mismatch = McpHeaders.check(message, head, runtime)
@@ -90,6 +99,29 @@ export const route = (
   }
 }
 
+const initializeEra = (
+  message: Envelope.Incoming,
+  head: RequestHead,
+  runtime: ServerRuntime["Service"],
+  registry: Cancellations.Registry,
+  principal: string,
+  sessions: Sessions | undefined
+): Route => {
+  switch (message._tag) {
+    case "Request": {
+      const admitted = InitializeEra.admit(message, head, runtime, sessions, principal)
+      return "status" in admitted ? reply(admitted) : { _tag: "Call", request: message, session: admitted }
+    }
+    case "Notification":
+    case "Response":
+      return reply(InitializeEra.accept(message, head, sessions, registry, principal))
+    case "Invalid":
+      return refuse(runtime, message.id, message.error)
+    case "Ignored":
+      return reply(Replies.refuse(400, -32600, `Invalid notification: ${message.reason}`))
+  }
+}
+
 /**
  * Whether a request can receive notifications: it carries a progress token or a log level.
  *
@@ -109,7 +141,7 @@ export const wantsNotifications = (params: Readonly<Record<string, unknown>>): b
  * @since 0.1.0
  */
 export const streams = (started: Started): boolean =>
-  started._tag === "Listen" || wantsNotifications(started.request.params)
+  started._tag === "Listen" || started.session !== undefined || wantsNotifications(started.request.params)
 
 /**
  * Starts a route's exchange on `delivery`: a listen stream (no deadline), or a call that must end
@@ -127,13 +159,46 @@ export const start = (
   delivery: Exchange.Delivery,
   context: Context.Context<never>,
   deadlineAt: number,
-  grant?: Authentication.Grant["Service"]
+  grant?: Authentication.Grant["Service"],
+  sessions?: Sessions
 ): (() => void) | Replies.Reply =>
   started._tag === "Listen"
     ? listen.start(started.request, principal, delivery, context, grant)
-    : Exchange.start(environment, started.request, principal, delivery, {
+    : started.session === undefined
+    ? Exchange.start(environment, started.request, principal, delivery, {
       context,
       notifications: wantsNotifications(started.request.params),
       deadlineMillis: Math.max(0, deadlineAt - Date.now()),
       grant
     })
+    : startInSession(started.request, started.session, environment, delivery, context, deadlineAt, grant, sessions)
+
+/** An initialize-era request: on its session, its answer free to stream; an `initialize` that created a session names it. */
+const startInSession = (
+  request: Envelope.Request,
+  admitted: InitializeEra.Admitted,
+  environment: Exchange.Environment,
+  delivery: Exchange.Delivery,
+  context: Context.Context<never>,
+  deadlineAt: number,
+  grant: Authentication.Grant["Service"] | undefined,
+  sessions: Sessions | undefined
+): () => void => {
+  const { created, http, session } = admitted
+  const release = Exchange.start(environment, request, admitted.scope, delivery, {
+    context,
+    notifications: true,
+    deadlineMillis: Math.max(0, deadlineAt - Date.now()),
+    grant,
+    session,
+    headers: created && http !== undefined
+      ? (outcome) => outcome._tag === "Result" && session.negotiated !== undefined ? { [InitializeEra.sessionHeader]: http.id } : undefined
+      : undefined
+  })
+  if (!created || http === undefined) return release
+  return () => {
+    release()
+    // An initialize that did not succeed leaves no session behind.
+    if (session.negotiated === undefined) sessions?.remove(http.id)
+  }
+}

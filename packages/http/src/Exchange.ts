@@ -23,7 +23,8 @@ import type { RequestId, Request } from "@snodo/core/pipeline/Envelope"
 import type * as CoreListen from "@snodo/core/runtime/Listen"
 import { anonymous } from "@snodo/core/runtime/Principal"
 import { type RequestSink, SinkClosed } from "@snodo/core/runtime/RequestSink"
-import type { Outcome, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type { Outcome, RequestContext, ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type { Session } from "@snodo/core/runtime/Session"
 import * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Replies from "./Replies.ts"
@@ -69,10 +70,19 @@ export class Exchange {
   private readonly delivery: Delivery
   private readonly grant: Authentication.Grant["Service"] | undefined
 
-  constructor(id: RequestId, delivery: Delivery, notifications: boolean, grant?: Authentication.Grant["Service"]) {
+  private readonly headersOf: ((outcome: Outcome) => Readonly<Record<string, string>> | undefined) | undefined
+
+  constructor(
+    id: RequestId,
+    delivery: Delivery,
+    notifications: boolean,
+    grant?: Authentication.Grant["Service"],
+    headersOf?: (outcome: Outcome) => Readonly<Record<string, string>> | undefined
+  ) {
     this.id = id
     this.delivery = delivery
     this.grant = grant
+    this.headersOf = headersOf
     this.sink = notifications ? { write: (frame) => this.write(frame) } : undefined
   }
 
@@ -111,7 +121,8 @@ export class Exchange {
       return
     }
     const status = outcome._tag === "Result" ? 200 : outcome.status
-    this.settle(Replies.json(outcome.frame, status), outcome.frame)
+    const headers = this.headersOf?.(outcome)
+    this.settle(headers === undefined ? Replies.json(outcome.frame, status) : Replies.json(outcome.frame, status, headers), outcome.frame)
   }
 
   /** The credential lapsed: the handler is interrupted and the client told so, as the grant says. */
@@ -167,6 +178,10 @@ export interface StartOptions {
   readonly subscriptions?: CoreListen.Streams
   /** The request's credential: the exchange ends when it lapses. */
   readonly grant?: Authentication.Grant["Service"] | undefined
+  /** The initialize-era session the request belongs to (see InitializeEra). */
+  readonly session?: Session | undefined
+  /** Headers of the answer, once the handler's outcome is known (an `initialize`'s session id). */
+  readonly headers?: ((outcome: Outcome) => Readonly<Record<string, string>> | undefined) | undefined
 }
 
 /**
@@ -186,10 +201,12 @@ export const start = (
   options: StartOptions
 ): () => void => {
   const grant = options.grant
-  const exchange = new Exchange(request.id, delivery, options.notifications, grant)
-  const context = options.subscriptions === undefined
-    ? { transport: "http" as const, sink: exchange.sink }
-    : { transport: "http" as const, sink: exchange.sink, subscriptions: options.subscriptions }
+  const exchange = new Exchange(request.id, delivery, options.notifications, grant, options.headers)
+  const context: RequestContext = options.subscriptions === undefined
+    ? options.session === undefined
+      ? { transport: "http", sink: exchange.sink }
+      : { transport: "http", sink: exchange.sink, session: options.session }
+    : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions }
   const fiber = Effect.runForkWith(options.context)(
     Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
   )

@@ -7,8 +7,10 @@
  * (431), `Host` and `Origin` (403), capacity (503), `Content-Type` (415), `Accept` (406), the body
  * size counted as it streams (413), strict JSON-RPC (400), and the metadata headers against the
  * body (400, -32020). The answer is `application/json`, unless the handler writes progress or a
- * log message: then it is a request-scoped SSE stream ending with the response. No sessions: an
- * `Mcp-Session-Id` is never issued. A client disconnect interrupts the handler.
+ * log message: then it is a request-scoped SSE stream ending with the response. 2026-07-28 has no
+ * sessions; with an initialize-era dialect enabled (2025-11-25) and the `sessions` option on,
+ * `initialize` issues an `Mcp-Session-Id`, a GET opens the session's stream and a DELETE ends it
+ * (see InitializeEra). A client disconnect interrupts the handler.
  *
  * The caller's identity is the `Principal` service in the request's context, which the
  * application's authentication middleware provides; without one, the request is anonymous. A
@@ -41,11 +43,13 @@ import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
 import * as EffectResponse from "./EffectResponse.ts"
 import * as Exchange from "./Exchange.ts"
+import * as InitializeEra from "./InitializeEra.ts"
 import * as Listen from "./Listen.ts"
 import { type Options, resolve, type Settings } from "./Options.ts"
 import * as Replies from "./Replies.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
+import * as Sessions from "./Sessions.ts"
 
 /** The transport as an HTTP application. @since 0.1.0 */
 export interface McpHttpApp {
@@ -79,6 +83,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
+  const services = yield* Effect.context<never>()
+  const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
+    ? undefined
+    : Sessions.make(settings.sessions, Effect.runForkWith(services))
   let inFlight = 0
 
   /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
@@ -99,7 +107,25 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     const { delivery, response } = yield* EffectResponse.make(Dispatch.streams(route))
     const deadlineAt = startedAt + settings.deadlineMillis
     const grant = Context.getOrUndefined(context, Grant)
-    const refused = yield* hold(scope, () => Dispatch.start(route, environment, listen, principal, delivery, context, deadlineAt, grant))
+    const refused = yield* hold(scope, () => Dispatch.start(route, environment, listen, principal, delivery, context, deadlineAt, grant, sessions))
+    if (refused !== undefined) return Replies.toResponse(refused)
+    return yield* response
+  })
+
+  /** A GET (the session's stream) or DELETE (ends the session) of an initialize-era session. */
+  const serveSession = Effect.fnUntraced(function*(
+    request: HttpServerRequest.HttpServerRequest,
+    head: RequestHead.RequestHead,
+    principal: string,
+    scope: Scope.Scope,
+    store: Sessions.Sessions,
+    framing: RequestChecks.Framing
+  ) {
+    const refusal = RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
+    if (refusal !== undefined) return Replies.toResponse(refusal)
+    if (request.method === "DELETE") return Replies.toResponse(InitializeEra.terminate(head, store, principal))
+    const { delivery, response } = yield* EffectResponse.make(true)
+    const refused = yield* hold(scope, () => InitializeEra.openStream(head, request.headers["accept"], store, principal, delivery))
     if (refused !== undefined) return Replies.toResponse(refused)
     return yield* response
   })
@@ -112,10 +138,11 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const startedAt = Date.now()
     const head = RequestHead.read(request)
-    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, {
-      target: targetOf(request),
-      hosts: head.hosts
-    })
+    const framing = { target: targetOf(request), hosts: head.hosts }
+    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE")) {
+      return yield* serveSession(request, head, principal, scope, sessions, framing)
+    }
+    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, framing)
     if (refusal !== undefined) return Replies.toResponse(refusal)
     yield* Effect.uninterruptible(Effect.suspend(() => {
       inFlight++
@@ -123,7 +150,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
-    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal)
+    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal, sessions)
     if (route._tag === "Reply") return Replies.toResponse(route.reply)
     return yield* exchange(route, principal, scope, context, startedAt)
   })
@@ -144,7 +171,10 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     )
   )
 
-  return { handler, settings, inFlight: () => inFlight, closeSubscriptions: listen.closeAll() }
+  const closeSubscriptions = sessions === undefined
+    ? listen.closeAll()
+    : Effect.andThen(Effect.sync(() => sessions.closeAll()), listen.closeAll())
+  return { handler, settings, inFlight: () => inFlight, closeSubscriptions }
 })
 
 /**

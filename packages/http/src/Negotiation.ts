@@ -97,3 +97,12 @@ export const acceptsBoth = (accept: string | undefined): boolean => {
   if (cache.size < 64) cache.set(accept, result)
   return result
 }
+
+/**
+ * Whether an `Accept` value accepts `text/event-stream` (a GET for an initialize-era session's
+ * stream).
+ *
+ * @since 0.1.0
+ */
+export const acceptsEventStream = (accept: string | undefined): boolean =>
+  accept === undefined || quality(parseRanges(accept), "text", "event-stream") > 0

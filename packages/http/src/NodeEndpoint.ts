@@ -17,6 +17,10 @@
  * (401, 403) never uploads and never reaches a handler; an accepted one runs as its verified
  * principal, and its exchange ends when its grant lapses.
  *
+ * With `sessions` on and an initialize-era dialect enabled, a GET opens a session's stream and a
+ * DELETE ends a session (see InitializeEra), after the same head, `Host`/`Origin` and
+ * authentication checks as a POST.
+ *
  * @example
  * ```ts
  * import * as Http from "node:http"
@@ -42,12 +46,14 @@ import * as BodyReader from "./BodyReader.ts"
 import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
 import * as Exchange from "./Exchange.ts"
+import * as InitializeEra from "./InitializeEra.ts"
 import * as Listen from "./Listen.ts"
 import * as NodeResponse from "./NodeResponse.ts"
 import { type Options, resolve, type Settings } from "./Options.ts"
 import * as Replies from "./Replies.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
+import * as Sessions from "./Sessions.ts"
 
 /** The endpoint. @since 0.1.0 */
 export interface NodeEndpoint {
@@ -105,6 +111,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const active = new Set<Http.ServerResponse>()
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
+  const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
+    ? undefined
+    : Sessions.make(settings.sessions, Effect.runForkWith(context))
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
@@ -123,13 +132,29 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     NodeResponse.write(response, reply)
   }
 
+  /** A GET (the session's stream) or DELETE (ends the session) of an initialize-era session. */
+  const serveSession = (
+    request: Http.IncomingMessage,
+    response: Http.ServerResponse,
+    head: RequestHead.RequestHead,
+    caller: Caller,
+    store: Sessions.Sessions
+  ): (() => void) | undefined => {
+    if (request.method === "DELETE") return void NodeResponse.write(response, InitializeEra.terminate(head, store, caller.principal))
+    const opened = InitializeEra.openStream(head, request.headers.accept, store, caller.principal, NodeResponse.delivery(response))
+    if (typeof opened === "function") return opened
+    NodeResponse.write(response, opened)
+    return undefined
+  }
+
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
-    const refusal = RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, {
-      target: request.url ?? "/",
-      hosts: head.hosts
-    })
+    const framing = { target: request.url ?? "/", hosts: head.hosts }
+    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE")
+    const refusal = sessionRequest
+      ? RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
+      : RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, framing)
     if (refusal !== undefined) return refuse(response, refusal, expectsContinue)
     if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings), expectsContinue)
@@ -148,16 +173,17 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     })
     const receive = (caller: Caller): void => {
       if (!active.has(response)) return // closed while the caller was verified
+      if (sessionRequest) return void (release = serveSession(request, response, head, caller, sessions))
       if (expectsContinue) response.writeContinue()
       const bodyDeadline = Math.max(1, startedAt + settings.deadlineMillis - Date.now())
       stopReading = BodyReader.readSource(request, settings.maxBodyBytes, bodyDeadline, (body) => {
         try {
           if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, caller.principal)
+          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, caller.principal, sessions)
           if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
           const deadlineAt = startedAt + settings.deadlineMillis
           const delivery = NodeResponse.delivery(response)
-          const started = Dispatch.start(route, environment, listen, caller.principal, delivery, caller.context, deadlineAt, caller.grant)
+          const started = Dispatch.start(route, environment, listen, caller.principal, delivery, caller.context, deadlineAt, caller.grant, sessions)
           if (typeof started === "function") release = started
           else NodeResponse.write(response, started)
         } catch (error) {
@@ -199,5 +225,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     return Scope.close(handlers, Exit.void)
   })
 
-  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, closeSubscriptions: listen.closeAll(), abortAll }
+  // Shutdown ends sessions too: their GET streams, like listen streams, would hold the drain.
+  const closeSubscriptions = sessions === undefined
+    ? listen.closeAll()
+    : Effect.andThen(Effect.sync(() => sessions.closeAll()), listen.closeAll())
+  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, closeSubscriptions, abortAll }
 })

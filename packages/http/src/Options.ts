@@ -12,6 +12,7 @@
  * | `maxSubscriptionBytes` | 32 Mi characters of resource URIs held by open streams | 503 |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
+ * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` sessions, 404 for an unknown or expired one |
  *
  * @example
  * ```ts
@@ -54,6 +55,31 @@ export interface Options {
   readonly allowedHosts?: Security.HostPolicy
   /** `Origin` values accepted when the header is present. Default: loopback origins only. */
   readonly allowedOrigins?: Security.OriginPolicy
+  /**
+   * Sessions for the initialize-era dialects (2025-11-25; nothing changes for 2026-07-28, which has
+   * none): `initialize` issues an `Mcp-Session-Id`, later requests must carry it, `DELETE` ends
+   * the session, and a GET opens its stream of server-initiated messages (list changes, resource
+   * updates). They are what lets `logging/setLevel`, `resources/subscribe` and server-to-client
+   * requests (`Input.elicit` answered by the client) work over HTTP. Default off: sessionless, as
+   * 2025-11-25 allows (each request stands alone). A session belongs to the principal that
+   * initialized it, lives in this process (route a client to the same instance), and expires after
+   * `idleTimeout` without a request.
+   */
+  readonly sessions?: boolean | SessionOptions
+}
+
+/** Limits of initialize-era sessions. @since 0.1.0 */
+export interface SessionOptions {
+  /** Sessions at once (default 1,024); `initialize` beyond is answered 503. */
+  readonly max?: number
+  /** How long a session lives without a request or an open stream (default 30 minutes). */
+  readonly idleTimeout?: Duration.Input
+}
+
+/** Session limits with their defaults applied. @since 0.1.0 */
+export interface SessionSettings {
+  readonly max: number
+  readonly idleMillis: number
 }
 
 /** Options with every default applied. @since 0.1.0 */
@@ -68,6 +94,8 @@ export interface Settings {
   readonly maxSubscriptionBytes: number
   readonly allowedHosts: Security.HostPolicy
   readonly allowedOrigins: Security.OriginPolicy
+  /** `undefined` when sessions are off. */
+  readonly sessions: SessionSettings | undefined
 }
 
 /** The defaults. @since 0.1.0 */
@@ -81,7 +109,22 @@ export const defaults: Settings = {
   maxSubscriptions: 256,
   maxSubscriptionBytes: 32 * 1024 * 1024,
   allowedHosts: "loopback",
-  allowedOrigins: "loopback"
+  allowedOrigins: "loopback",
+  sessions: undefined
+}
+
+/** Session limits by default: 1,024 sessions, 30 minutes idle. @since 0.1.0 */
+export const defaultSessions: SessionSettings = { max: 1024, idleMillis: 30 * 60_000 }
+
+const sessionsOf = (option: Options["sessions"]): SessionSettings | undefined => {
+  if (option === undefined || option === false) return undefined
+  if (option === true) return defaultSessions
+  return {
+    max: positive("sessions.max", option.max, defaultSessions.max),
+    idleMillis: option.idleTimeout === undefined
+      ? defaultSessions.idleMillis
+      : positive("sessions.idleTimeout", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(option.idleTimeout))), defaultSessions.idleMillis)
+  }
 }
 
 const positive = (name: string, value: number | undefined, fallback: number): number => {
@@ -107,5 +150,6 @@ export const resolve = (options: Options | undefined): Settings => ({
   maxSubscriptions: positive("maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
   maxSubscriptionBytes: positive("maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
   allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
-  allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins
+  allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins,
+  sessions: sessionsOf(options?.sessions)
 })

@@ -114,6 +114,30 @@ export const beforeBody = (
 }
 
 /**
+ * The refusal of a GET or DELETE of an initialize-era session (sessions on), or `undefined`: the
+ * head size (431), `Host` and `Origin` (403), as for a POST.
+ *
+ * @since 0.1.0
+ */
+export const beforeSession = (
+  headers: CheckedHeaders,
+  headBytes: number,
+  settings: Settings,
+  framing?: Framing
+): Replies.Reply | undefined => {
+  if (headBytes > settings.maxHeaderBytes) {
+    return Replies.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
+  }
+  if (framing !== undefined && framing.hosts > 1) {
+    return Replies.refuse(400, -32600, "Bad Request: more than one Host header", closeHeaders)
+  }
+  const host = authorityOf(framing?.target, single(headers["host"]))
+  const forbidden = Security.checkHost(settings.allowedHosts, host) ??
+    Security.checkOrigin(settings.allowedOrigins, single(headers["origin"]), host)
+  return forbidden === undefined ? undefined : Replies.refuse(403, -32600, forbidden)
+}
+
+/**
  * The answer to a body that was not read whole as UTF-8 text.
  *
  * @since 0.1.0

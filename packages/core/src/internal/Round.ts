@@ -76,8 +76,12 @@ const own = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined
 
 const defect = (message: string) => Effect.die(new Error(message))
 
-/** The problem with a wire input request a low-level handler returned, if any. */
-const requestProblem = (request: unknown): string | undefined => {
+/**
+ * The problem with a wire input request a low-level handler returned, if any.
+ *
+ * @since 0.1.0
+ */
+export const requestProblem = (request: unknown): string | undefined => {
   if (!Predicate.isObject(request)) return "must be an object"
   const params = request["params"]
   switch (request["method"]) {

@@ -8,6 +8,21 @@
  * dialect is refused with -32022 listing what is supported. Only 2026-07-28 is registered by
  * default; installing a package never enables another revision by itself.
  *
+ * 2025-11-25 is built in and enabled by naming it:
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from "@snodo/core"
+ *
+ * const Server = McpServer.make({ name: "calc", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] })
+ * ```
+ *
+ * An initialize-era revision (2025-11-25) is a dialect with a `session`: its version is not in
+ * `_meta` but negotiated by `initialize` and kept by the transport's session, which admission asks
+ * for the request's protocol context. Such a dialect usually takes no extensions (their
+ * negotiation is per-request `_meta`) and sends `Input` asks to the client as server-to-client
+ * requests (`inputs: "requests"`) instead of `input_required` rounds.
+ *
  * A new stateless revision is a dialect built from an existing one; nothing in the core changes:
  *
  * @example
@@ -29,10 +44,12 @@
  */
 import { Context, Layer } from "effect"
 import type * as Route from "../routes/Route.ts"
+import type { Session } from "../runtime/Session.ts"
 import type * as Meta from "../wire/Meta.ts"
 import type { McpError } from "./McpError.ts"
 import type { CacheHint } from "./Shaping.ts"
 
+export { Dialect2025_11_25 } from "../dialects/Dialect2025_11_25.ts"
 export { Dialect2026_07_28 } from "../dialects/Dialect2026_07_28.ts"
 
 /**
@@ -75,6 +92,24 @@ export interface Dialect {
   ) => Record<string, unknown>
   /** The HTTP status an error with this JSON-RPC code is answered with. */
   readonly httpStatus: (code: number) => number
+  /**
+   * Present on an initialize-era revision: requests name no version in `_meta`; `initialize`
+   * negotiates it and the transport's session keeps it. `admit` reads a request's protocol context
+   * from that session (already known to have negotiated this version).
+   */
+  readonly session?: {
+    readonly admit: (session: Session, params: Readonly<Record<string, unknown>>) => RequestMeta | McpError
+    /** The methods admitted before `initialize` was answered (`initialize` itself, `ping`). */
+    readonly opening: ReadonlySet<string>
+  }
+  /** Whether extensions (their methods, route wraps and listen keys) apply to this revision. Default true. */
+  readonly extensions?: boolean
+  /**
+   * How a handler's `Input` asks reach the client: `"rounds"` (default), as MRTR `input_required`
+   * results the client answers by retrying; `"requests"`, as server-to-client requests on the
+   * request's stream, the handler resuming with the answer.
+   */
+  readonly inputs?: "rounds" | "requests"
 }
 
 /**
@@ -87,13 +122,21 @@ export class DialectRegistry extends Context.Service<DialectRegistry, {
   readonly supported: ReadonlyArray<string>
   /** The enabled dialects, preferred first. */
   readonly dialects: ReadonlyArray<Dialect>
+  /** The enabled initialize-era dialects (with a `session`), preferred first; usually none. */
+  readonly legacy: ReadonlyArray<Dialect>
   readonly get: (version: string) => Dialect | undefined
 }>()("@snodo/core/DialectRegistry") {
-  /** A registry of exactly these dialects (the first is the preferred one; at least one). */
+  /** A registry of exactly these dialects (the first is the preferred one; at least one, each version once). */
   static readonly make = (dialects: ReadonlyArray<Dialect>): DialectRegistry["Service"] => {
     if (dialects.length === 0) throw new Error("A DialectRegistry needs at least one dialect")
     const byVersion = new Map(dialects.map((dialect) => [dialect.version, dialect]))
-    return { supported: dialects.map((dialect) => dialect.version), dialects, get: (version) => byVersion.get(version) }
+    if (byVersion.size !== dialects.length) throw new Error("A DialectRegistry names each version once")
+    return {
+      supported: dialects.map((dialect) => dialect.version),
+      dialects,
+      legacy: dialects.filter((dialect) => dialect.session !== undefined),
+      get: (version) => byVersion.get(version)
+    }
   }
   static readonly layer = (dialects: ReadonlyArray<Dialect>): Layer.Layer<DialectRegistry> =>
     Layer.sync(DialectRegistry, () => DialectRegistry.make(dialects))

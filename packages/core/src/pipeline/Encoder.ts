@@ -34,6 +34,10 @@ export const error = (id: RequestId | null, value: WireError): string =>
     ? `{"jsonrpc":"2.0","error":${JSON.stringify(value)}}`
     : `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify(value)}}`
 
+/** A request (server to client, in the initialize-era dialects). @since 0.1.0 */
+export const request = (id: RequestId, method: string, params: unknown): string =>
+  `{"jsonrpc":"2.0","id":${encodeId(id)},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`
+
 /** A notification. @since 0.1.0 */
 export const notification = (method: string, params: unknown): string =>
   `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`

@@ -42,9 +42,20 @@ export interface Notification {
   readonly params: Readonly<Record<string, unknown>>
 }
 
-/** A response object sent to the server: it gets no answer. @since 0.1.0 */
+/**
+ * A response object sent to the server: it gets no answer. The initialize-era dialects route it to
+ * the server-to-client request it answers (see runtime/ClientRequests).
+ *
+ * @since 0.1.0
+ */
 export interface Response {
   readonly _tag: "Response"
+  /** The id of the request it answers (`undefined` when absent or not a valid id). */
+  readonly id: RequestId | undefined
+  /** The `result` member, when it answers with one. */
+  readonly result: unknown
+  /** The `error` member, when it answers with one. */
+  readonly error: unknown
 }
 
 /** A frame that must be answered with an error (`id` is `null` when it could not be read). @since 0.1.0 */
@@ -116,7 +127,7 @@ export const classify = (value: unknown, idLexeme: string | undefined): Incoming
   const id = hasId ? readId(value["id"], idLexeme) : undefined
   const method = value["method"]
   if (method === undefined && (Object.hasOwn(value, "result") || Object.hasOwn(value, "error"))) {
-    return { _tag: "Response" }
+    return { _tag: "Response", id: hasId ? readId(value["id"], idLexeme) : undefined, result: value["result"], error: value["error"] }
   }
   if (hasId && id === undefined) {
     return invalid(null, new InvalidRequest({ message: "Invalid request: id must be a string of at most 256 bytes or an int64 integer" }))

@@ -49,7 +49,7 @@ import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
  *
  * @since 0.1.0
  */
-export type Capability = "tools" | "resources" | "prompts" | "completions" | "subscriptions"
+export type Capability = "tools" | "resources" | "prompts" | "completions" | "subscriptions" | "logging"
 
 /**
  * What a route answers with: a result (before shaping) and its cache hint, or, for a stream the

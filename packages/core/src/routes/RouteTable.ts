@@ -3,7 +3,9 @@
  *
  * Built once with the runtime from the enabled dialects and extensions: a route whose capability
  * the server does not offer is left out (its method is then unknown, -32601), extension wraps
- * replace the dialect routes they name, and each route's params decoder is compiled here.
+ * replace the dialect routes they name, and each route's params decoder is compiled here. A
+ * dialect that takes no extensions (`extensions: false`, the initialize era) gets neither their
+ * methods nor their wraps: it serves its own routes as they are.
  * Transports ask the table what a method is (does it stream, which param is `Mcp-Name`).
  *
  * @example
@@ -46,8 +48,11 @@ export interface RouteTable {
   readonly find: (method: string) => Route.Any | undefined
   /** Every method served, in table order. */
   readonly methods: ReadonlyArray<string>
-  /** The -32601 for a method: removed methods say why, so a legacy client has something to show. */
-  readonly notFound: (method: string) => MethodNotFound
+  /**
+   * The -32601 for a method under `dialect` (default: the preferred one): a method the dialect
+   * removed says so, so a client of another revision has something to show.
+   */
+  readonly notFound: (method: string, dialect?: Dialect) => MethodNotFound
 }
 
 /** An extension's contribution, named. @since 0.1.0 */
@@ -99,24 +104,26 @@ export const make = (options: {
     }
   }
   const byDialect = new Map<Dialect, Map<string, Entry>>()
-  // A route shared by several dialects is wrapped and compiled once.
+  // A route shared by several dialects is wrapped and compiled once (once more, unwrapped, for the
+  // dialects that take no extensions).
   const shared = new Map<Route.Any, Entry>()
+  const plain = new Map<Route.Any, Entry>()
   for (const dialect of dialects) {
+    const extended = dialect.extensions !== false
     const entries = new Map<string, Entry>()
     for (const route of dialect.routes) {
       if (!enabled(route)) continue
-      let entry = shared.get(route)
+      const cache = extended ? shared : plain
+      let entry = cache.get(route)
       if (entry === undefined) {
-        entry = entryOf(wrapped(route), undefined)
-        shared.set(route, entry)
+        entry = entryOf(extended ? wrapped(route) : route, undefined)
+        cache.set(route, entry)
       }
       entries.set(route.method, entry)
     }
-    for (const [method, entry] of extensionEntries) if (!entries.has(method)) entries.set(method, entry)
+    if (extended) for (const [method, entry] of extensionEntries) if (!entries.has(method)) entries.set(method, entry)
     byDialect.set(dialect, entries)
   }
-  const removed = new Set<string>()
-  for (const dialect of dialects) for (const method of dialect.removed) removed.add(method)
   // A method an extension reserves is unknown even if a dialect served it.
   const reserved = new Set(extensions.flatMap(({ contribution }) => contribution.removed ?? []))
   const all = new Map<string, Route.Any>()
@@ -133,15 +140,18 @@ export const make = (options: {
   }
   for (const method of reserved) known.delete(method)
   const supported = dialects.map((dialect) => dialect.version).join(", ")
+  const preferred = dialects[0]
   return {
     lookup: (dialect, method) => reserved.has(method) ? undefined : byDialect.get(dialect)?.get(method),
     serves: (method) => all.has(method),
     find: (method) => all.get(method) ?? known.get(method),
     methods: [...all.keys()],
-    notFound: (method) =>
+    notFound: (method, dialect = preferred) =>
       new MethodNotFound({
-        message: removed.has(method) && !reserved.has(method)
-          ? `Method not found: ${method} is not part of MCP ${supported} (stateless; supported versions: ${supported})`
+        message: dialect !== undefined && dialect.removed.has(method) && !reserved.has(method)
+          ? `Method not found: ${method} is not part of MCP ${dialect.version} (${
+            dialect.session === undefined ? "stateless" : "initialize-era"
+          }; supported versions: ${supported})`
           : `Method not found: ${method}`
       })
   }

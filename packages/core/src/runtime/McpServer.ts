@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { type Context, Effect, Layer, Option, Pipeable } from "effect"
+import { type Context, type Duration, Effect, Layer, Option, Pipeable } from "effect"
 import * as BasicJsonSchema from "../catalog/BasicJsonSchema.ts"
 import * as Catalog from "../catalog/Catalog.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
@@ -33,7 +33,7 @@ import type * as Tool from "../catalog/Tool.ts"
 import type { McpInput } from "../mrtr/Input.ts"
 import type * as Extension from "../extension/Extension.ts"
 import { Keyring } from "../mrtr/Keyring.ts"
-import { Dialect2026_07_28, DialectRegistry } from "../pipeline/Dialect.ts"
+import { type Dialect, Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "../pipeline/Dialect.ts"
 import { AuthorizationPolicy } from "./Authorization.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
@@ -84,7 +84,45 @@ export interface Options {
    * `.extend` (for an extension the application implements outside snodo's seam).
    */
   readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /**
+   * The protocol revisions the server speaks, preferred first: the built-in ones by version, or
+   * dialect values of your own. Default `["2026-07-28"]`; add `"2025-11-25"` to serve
+   * initialize-era clients too (see docs/dialects.md). Given, it wins over a `DialectRegistry`
+   * in context.
+   */
+  readonly dialects?: ReadonlyArray<BuiltInVersion | Dialect>
+  /**
+   * How long a handler waits for the client's answer when the initialize-era dialect sends its
+   * `Input` asks as server-to-client requests (default 60 s).
+   */
+  readonly clientRequestTimeout?: Duration.Input
 }
+
+/** The versions snodo ships a dialect for. @since 0.1.0 */
+export type BuiltInVersion = "2026-07-28" | "2025-11-25"
+
+const builtIn: Readonly<Record<BuiltInVersion, Dialect>> = {
+  "2026-07-28": Dialect2026_07_28,
+  "2025-11-25": Dialect2025_11_25
+}
+
+/** The registry the `dialects` option names, or why it names none. */
+const registryOf = (dialects: ReadonlyArray<BuiltInVersion | Dialect>): Effect.Effect<DialectRegistry["Service"], Catalog.CatalogError> =>
+  Effect.suspend(() => {
+    const resolved: Array<Dialect> = []
+    for (const entry of dialects) {
+      const dialect = typeof entry === "string" ? builtIn[entry] : entry
+      if (dialect === undefined) {
+        return Effect.fail(new Catalog.CatalogError({ message: `dialects: unknown version ${String(entry)} (built in: ${Object.keys(builtIn).join(", ")})` }))
+      }
+      resolved.push(dialect)
+    }
+    const versions = resolved.map((dialect) => dialect.version)
+    if (versions.length === 0 || new Set(versions).size !== versions.length) {
+      return Effect.fail(new Catalog.CatalogError({ message: `dialects: name at least one version, each once (got ${JSON.stringify(versions)})` }))
+    }
+    return Effect.succeed(DialectRegistry.make(resolved))
+  })
 
 /** The services a component's handlers require. @since 0.1.0 */
 export type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
@@ -167,8 +205,8 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
 
 /**
  * Builds the runtime of a definition. The validator is the application's `SchemaValidator` when it
- * provides one, else the core's basic backend; the dialects are the application's registry when
- * provided, else 2026-07-28 only; the executor is the application's `Executor` when provided, else
+ * provides one, else the core's basic backend; the dialects are those of the `dialects` option,
+ * else the application's registry when provided, else 2026-07-28 only; the executor is the application's `Executor` when provided, else
  * one with the `executor` options; the MRTR keyring is the application's `Keyring` when provided,
  * else an ephemeral one (with a warning on stderr when a round first uses it). With a
  * `SubscriptionHub` in context the server serves `subscriptions/listen` and advertises
@@ -186,7 +224,9 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
     Effect.gen(function*() {
       const options = server.options
       const validator = Option.getOrElse(yield* Effect.serviceOption(SchemaValidator), () => BasicJsonSchema.make())
-      const dialects = Option.getOrElse(yield* Effect.serviceOption(DialectRegistry), () => DialectRegistry.make([Dialect2026_07_28]))
+      const dialects = options.dialects === undefined
+        ? Option.getOrElse(yield* Effect.serviceOption(DialectRegistry), () => DialectRegistry.make([Dialect2026_07_28]))
+        : yield* registryOf(options.dialects)
       const catalog = yield* Catalog.make(
         server.components,
         options.pageSize === undefined ? undefined : { pageSize: options.pageSize }
@@ -206,7 +246,8 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
           cache,
           logging: options.logging === true,
           progress: { ...defaultProgressLimits, ...options.progress },
-          listen: { ...defaultListenLimits, ...options.subscriptions }
+          listen: { ...defaultListenLimits, ...options.subscriptions },
+          ...(options.clientRequestTimeout === undefined ? {} : { clientRequestTimeout: options.clientRequestTimeout })
         },
         catalog,
         dialects,

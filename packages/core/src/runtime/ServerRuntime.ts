@@ -5,12 +5,14 @@
  * encoded response, through these steps (each a module of its own):
  *
  * 1. **look up** the method in the route table (routes/RouteTable): unknown → -32601;
- * 2. **admit** the request's `_meta` with the dialect of its version (pipeline/Admission);
+ * 2. **admit** the request's `_meta` with the dialect of its version (pipeline/Admission), or,
+ *    when it names none, from the transport's initialize-era session (runtime/Session);
  * 3. **negotiate**: an extension's route needs the extension in this request's capabilities (-32021);
  * 4. **decode** the params with the route's wire schema (-32602 naming the path);
  * 5. **resolve** what the request is about: the tool, resource, prompt (routes/*);
  * 6. **authorize** the invocation of that component (runtime/Authorization);
- * 7. **run** the route: as an MRTR round when it may ask for input (internal/Round), in the bounded
+ * 7. **run** the route: as an MRTR round when it may ask for input (internal/Round; an
+ *    initialize-era dialect sends the asks to the client instead, internal/ClientInput), in the bounded
  *    executor when it runs the application's handlers (runtime/Executor), with the request's
  *    services (runtime/RequestServices);
  * 8. **shape** the result as the dialect says, and **encode** it.
@@ -21,9 +23,10 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect } from "effect"
+import { Cause, Context, type Duration, Effect } from "effect"
 import { type Catalog, CatalogError } from "../catalog/Catalog.ts"
 import * as Extension from "../extension/Extension.ts"
+import * as ClientInput from "../internal/ClientInput.ts"
 import * as Round from "../internal/Round.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import { generate as generateKeyring } from "../mrtr/Keyring.ts"
@@ -45,6 +48,7 @@ import { fromContext, type Principal } from "./Principal.ts"
 import type { Limits as ProgressLimits } from "./Progress.ts"
 import * as RequestServices from "./RequestServices.ts"
 import type { RequestSink } from "./RequestSink.ts"
+import type { Session } from "./Session.ts"
 import type { SubscriptionHub } from "./SubscriptionHub.ts"
 
 /** What a transport knows about one request. @since 0.1.0 */
@@ -57,6 +61,11 @@ export interface RequestContext {
    * HTTP server). Without it, the runtime's own streams apply (capped at 32).
    */
   readonly subscriptions?: Listen.Streams
+  /**
+   * The initialize-era session the request belongs to (a stdio connection, an HTTP session), when
+   * the transport keeps one: admission reads the version of a request without `_meta` from it.
+   */
+  readonly session?: Session
 }
 
 /**
@@ -103,6 +112,11 @@ export interface Settings {
   readonly logging: boolean
   readonly progress: ProgressLimits
   readonly listen: Listen.Limits
+  /**
+   * How long a handler waits for the client's answer to a server-to-client request
+   * (initialize-era dialects; default 60 s).
+   */
+  readonly clientRequestTimeout?: Duration.Input
 }
 
 /** @since 0.1.0 */
@@ -277,7 +291,14 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     let body: Effect.Effect<Route.Reply, McpError>
     if (route.mayAskInput) {
       const provideWith = provider(request, meta, context, principal)
-      body = Effect.flatMap(Round.run(keyring, request, meta, principal.id, provideWith, (provide) => bounded(callWith(provide))), sealed)
+      body = dialect.inputs === "requests"
+        ? ClientInput.run(
+          { requests: context.session?.requests, sink: context.sink, timeout: settings.clientRequestTimeout },
+          meta,
+          provideWith,
+          (provide) => bounded(callWith(provide))
+        )
+        : Effect.flatMap(Round.run(keyring, request, meta, principal.id, provideWith, (provide) => bounded(callWith(provide))), sealed)
     } else {
       let provideWith: RequestServices.ProvideWith | undefined
       body = bounded(callWith((effect) => (provideWith ??= provider(request, meta, context, principal))(effect, undefined)))
@@ -287,14 +308,23 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     return Effect.andThen(Authorization.checkInvocation(policy, guard.component, info, guard.notFound), body)
   }
 
+  /** The dialect an initialize-era session negotiated, for the -32601 of a method no dialect serves. */
+  const sessionDialect = (context: RequestContext): Dialect | undefined => {
+    const version = context.session?.negotiated?.version
+    return version === undefined ? undefined : dialects.get(version)
+  }
+
   const handle = (request: Envelope.Request, context: RequestContext): Effect.Effect<Outcome> => {
     const { id, method } = request
-    if (!routes.serves(method)) return Effect.succeed(errorOutcome(id, routes.notFound(method), preferred))
-    const admitted = admit(dialects, request.params)
-    if (isMcpError(admitted)) return Effect.succeed(errorOutcome(id, admitted, preferred))
+    if (!routes.serves(method)) {
+      const negotiated = sessionDialect(context)
+      return Effect.succeed(errorOutcome(id, routes.notFound(method, negotiated), negotiated ?? preferred))
+    }
+    const admitted = admit(dialects, request, context.session)
+    if (isMcpError(admitted)) return Effect.succeed(errorOutcome(id, admitted, sessionDialect(context) ?? preferred))
     const { dialect, meta } = admitted
     const entry = routes.lookup(dialect, method)
-    if (entry === undefined) return Effect.succeed(errorOutcome(id, routes.notFound(method), dialect))
+    if (entry === undefined) return Effect.succeed(errorOutcome(id, routes.notFound(method, dialect), dialect))
     if (entry.extension !== undefined && !Extension.negotiated(meta.clientCapabilities, entry.extension)) {
       return Effect.succeed(errorOutcome(id, Extension.required(entry.extension), dialect))
     }

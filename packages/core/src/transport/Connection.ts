@@ -10,6 +10,11 @@
  * closed it, and `end` closes its streams gracefully before draining. It knows framing and
  * lifetimes, not MCP semantics: those live in {@link ServerRuntime}.
  *
+ * When the server enables an initialize-era dialect the connection is that era's session
+ * (runtime/Session): every request carries it, `notifications/initialized` marks it, the responses
+ * the client sends answer the server-to-client requests of its handlers, and the hub's changes it
+ * follows are written on this channel. Closing the connection ends the session.
+ *
  * A request's fiber is started synchronously by `receiveUnsafe` (a transport calls it straight
  * from its input callback, no fiber in between) or `receive`. One that answers without suspending
  * is done there; one that suspends is kept in a `FiberMap` by id until it exits, and closing the
@@ -25,7 +30,9 @@ import { InvalidRequest, type McpError, toWire } from "../pipeline/McpError.ts"
 import * as Listen from "../runtime/Listen.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestSink } from "../runtime/RequestSink.ts"
-import { type Outcome, ServerRuntime } from "../runtime/ServerRuntime.ts"
+import * as ClientRequests from "../runtime/ClientRequests.ts"
+import { type Outcome, type RequestContext, ServerRuntime } from "../runtime/ServerRuntime.ts"
+import * as Session from "../runtime/Session.ts"
 
 /** @since 0.1.0 */
 export interface Connection {
@@ -82,11 +89,24 @@ export const make = Effect.fnUntraced(function*(options: {
   const services = (yield* Effect.context<never>()) as Context.Context<never>
   const forkHere = Effect.runForkWith(services)
   const subscriptions = Listen.makeStreams(options.maxSubscriptions ?? Listen.defaultStdioStreams)
-  const context = { transport: options.transport, sink: options.sink, subscriptions }
   let closed = false
   // What the requests in flight hold, for the transport's read backpressure.
   let inFlight = 0
   let inFlightChars = 0
+  // Only a server that enables an initialize-era dialect keeps a session per connection. Its
+  // notifications (list changes, resource updates) are dropped beyond 64 waiting to be written.
+  let notifying = 0
+  const notify = (frame: string): void => {
+    if (closed || notifying >= Session.maxWaitingNotifications) return
+    notifying++
+    forkHere(Effect.ensuring(write(frame), Effect.sync(() => void notifying--)))
+  }
+  const session = runtime.dialects.legacy.length === 0
+    ? undefined
+    : Session.make({ outbound: notify, requests: ClientRequests.make() })
+  const context: RequestContext = session === undefined
+    ? { transport: options.transport, sink: options.sink, subscriptions }
+    : { transport: options.transport, sink: options.sink, subscriptions, session }
 
   const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
   const respond = (outcome: Outcome): Effect.Effect<void> =>
@@ -113,6 +133,7 @@ export const make = Effect.fnUntraced(function*(options: {
   }
 
   const onNotification = (notification: Envelope.Notification): void => {
+    if (notification.method === "notifications/initialized") return session?.markInitialized()
     if (notification.method !== "notifications/cancelled") return
     const id = notification.params["requestId"]
     if (typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))) {
@@ -133,11 +154,14 @@ export const make = Effect.fnUntraced(function*(options: {
       case "Invalid":
         return writeUnsafe(fork, runtime.reject(message.id, message.error).frame)
       case "Response":
+        return void session?.requests?.receive(message)
       case "Ignored":
         return
     }
   }
 
+  // Runs after `closed` is set (finalizers run in reverse): waiting server-to-client requests fail.
+  if (session !== undefined) yield* Scope.addFinalizer(scope, session.end)
   yield* Scope.addFinalizer(scope, Effect.sync(() => void (closed = true)))
 
   return {

@@ -1,0 +1,61 @@
+/**
+ * `resources/subscribe` and `resources/unsubscribe` (initialize-era dialects): the URIs whose
+ * `notifications/resources/updated` the session receives, from the same `SubscriptionHub` that
+ * feeds 2026-07-28's `subscriptions/listen` streams.
+ *
+ * Served with a hub (the server then advertises `resources.subscribe`). The URI must be absolute;
+ * a session holds at most `subscriptions.maxResourceSubscriptions` of them (-32602 beyond).
+ * Subscribing to a URI no resource has yet is allowed (a resource may appear later); unsubscribing
+ * from one never subscribed is acknowledged too. Refused (-32601) on a session that cannot notify
+ * (sessionless HTTP, which does not advertise `resources.subscribe`).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { InvalidParams, MethodNotFound, type McpError } from "../pipeline/McpError.ts"
+import type { Session } from "../runtime/Session.ts"
+import { SubscribeRequestParams } from "../wire/Lifecycle.ts"
+import * as Route from "./Route.ts"
+
+const absoluteUri = /^[A-Za-z][A-Za-z0-9+.-]*:/
+
+const sessionOf = (call: Route.Call, method: string): Session | MethodNotFound => {
+  const session = call.transport.session
+  return session === undefined || !session.persistent
+    ? new MethodNotFound({ message: `Method not found: ${method} needs a session (this server runs sessionless)` })
+    : session
+}
+
+/** `resources/subscribe`. @since 0.1.0 */
+export const subscribe = Route.make({
+  method: "resources/subscribe",
+  capability: "subscriptions",
+  params: SubscribeRequestParams.schema,
+  run: (call) =>
+    Effect.suspend((): Effect.Effect<Route.Reply, McpError> => {
+      const session = sessionOf(call, "resources/subscribe")
+      if (session instanceof MethodNotFound) return Effect.fail(session)
+      const uri = call.params.uri
+      if (!absoluteUri.test(uri)) return Effect.fail(new InvalidParams({ message: "Invalid params: uri must be an absolute URI" }))
+      const max = call.environment.settings.listen.maxResourceSubscriptions
+      if (!session.resourceSubscriptions.has(uri) && session.resourceSubscriptions.size >= max) {
+        return Effect.fail(new InvalidParams({ message: `Invalid params: at most ${max} resource subscriptions per session` }))
+      }
+      session.subscribe(uri)
+      return Effect.succeed(Route.acknowledged)
+    })
+})
+
+/** `resources/unsubscribe`. @since 0.1.0 */
+export const unsubscribe = Route.make({
+  method: "resources/unsubscribe",
+  capability: "subscriptions",
+  params: SubscribeRequestParams.schema,
+  run: (call) =>
+    Effect.suspend((): Effect.Effect<Route.Reply, McpError> => {
+      const session = sessionOf(call, "resources/unsubscribe")
+      if (session instanceof MethodNotFound) return Effect.fail(session)
+      session.unsubscribe(call.params.uri)
+      return Effect.succeed(Route.acknowledged)
+    })
+})

@@ -1,0 +1,143 @@
+/**
+ * Requests from the server to the client, for the initialize-era dialects (2025-11-25):
+ * `elicitation/create`, `sampling/createMessage` and `roots/list` sent on the stream of the request
+ * whose handler asked, each waiting for the client's response.
+ *
+ * One registry per session (a stdio connection, an HTTP `Mcp-Session-Id`) numbers the requests it
+ * sends (`"snodo-1"`, `"snodo-2"`, …, never reused) and hands each response the transport
+ * receives to the request it answers; a response to nothing pending is ignored. The wait is
+ * bounded: past its timeout the request fails with `Timeout` and the client is sent
+ * `notifications/cancelled` for it, as it is when the waiting handler is interrupted (the client
+ * cancelled its own request, the deadline passed, the transport closed). At most `maxPending`
+ * requests wait at once (`Busy` beyond); closing the registry fails every waiting one (`Closed`).
+ *
+ * Handlers do not use this module: `Input.elicit`, `Input.sample` and `Input.roots` reach it
+ * through the dialect (see internal/ClientInput).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
+ *
+ * const requests = ClientRequests.make()
+ * const roots = requests.send(sink, "roots/list", {}, "30 seconds")
+ * // the transport, on a response frame: requests.receive(response)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Deferred, Duration, Effect, Exit, Predicate, Schema } from "effect"
+import * as Encoder from "../pipeline/Encoder.ts"
+import type * as Envelope from "../pipeline/Envelope.ts"
+import type { RequestSink } from "./RequestSink.ts"
+
+/**
+ * Why a request to the client produced no result: no answer in time (`Timeout`), the client
+ * answered with a JSON-RPC error (`Refused`, with that error), the session ended (`Closed`), or
+ * too many requests wait already (`Busy`).
+ *
+ * @since 0.1.0
+ */
+export class ClientRequestError extends Schema.TaggedError<ClientRequestError>()("ClientRequestError", {
+  reason: Schema.Literals(["Timeout", "Refused", "Closed", "Busy"]),
+  message: Schema.String,
+  error: Schema.optional(Schema.Struct({ code: Schema.Number, message: Schema.String, data: Schema.optional(Schema.Unknown) }))
+}) {}
+
+/** The server-to-client requests of one session. @since 0.1.0 */
+export interface ClientRequests {
+  /**
+   * Writes a request on `sink` and waits (at most `timeout`) for the client's result.
+   * Interruption withdraws it (`notifications/cancelled`).
+   */
+  readonly send: (
+    sink: RequestSink,
+    method: string,
+    params: Readonly<Record<string, unknown>>,
+    timeout: Duration.Input
+  ) => Effect.Effect<unknown, ClientRequestError>
+  /** Hands a response to the request it answers; `false` when it answers nothing pending. */
+  readonly receive: (response: Envelope.Response) => boolean
+  /** Fails every waiting request with `Closed` and refuses new ones. */
+  readonly close: () => void
+  /** Requests waiting for their answer. */
+  readonly pending: () => number
+}
+
+/** Options of a registry. @since 0.1.0 */
+export interface Options {
+  /** Requests waiting at once (default 64). */
+  readonly maxPending?: number
+}
+
+const readError = (error: unknown): { readonly code: number; readonly message: string; readonly data?: unknown } => {
+  if (!Predicate.isObject(error)) return { code: -32603, message: "The client answered with a malformed error" }
+  const code = typeof error["code"] === "number" ? error["code"] : -32603
+  const message = typeof error["message"] === "string" ? error["message"] : "(no message)"
+  return error["data"] === undefined ? { code, message } : { code, message, data: error["data"] }
+}
+
+/**
+ * A new registry.
+ *
+ * @since 0.1.0
+ */
+export const make = (options?: Options): ClientRequests => {
+  const maxPending = options?.maxPending ?? 64
+  const waiting = new Map<string, Deferred.Deferred<unknown, ClientRequestError>>()
+  let next = 0
+  let closed = false
+
+  const withdraw = (sink: RequestSink, id: string, reason: string) =>
+    Effect.ignore(sink.write(Encoder.notification("notifications/cancelled", { requestId: id, reason })))
+
+  const send: ClientRequests["send"] = (sink, method, params, timeout) =>
+    Effect.suspend(() => {
+      if (closed) return Effect.fail(new ClientRequestError({ reason: "Closed", message: "The session has ended" }))
+      if (waiting.size >= maxPending) {
+        return Effect.fail(new ClientRequestError({ reason: "Busy", message: `At most ${maxPending} requests to the client wait at once` }))
+      }
+      const id = `snodo-${++next}`
+      const answer = Deferred.makeUnsafe<unknown, ClientRequestError>()
+      waiting.set(id, answer)
+      const millis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
+      return sink.write(Encoder.request(id, method, params)).pipe(
+        Effect.catchTag("SinkClosed", () => Effect.fail(new ClientRequestError({ reason: "Closed", message: "The request's stream has ended" }))),
+        Effect.andThen(Deferred.await(answer)),
+        Effect.timeoutOrElse({
+          duration: millis,
+          orElse: () =>
+            Effect.andThen(
+              withdraw(sink, id, "timed out"),
+              Effect.fail(new ClientRequestError({ reason: "Timeout", message: `The client did not answer ${method} within ${millis} ms` }))
+            )
+        }),
+        Effect.onInterrupt(() => withdraw(sink, id, "The request that asked was cancelled")),
+        Effect.ensuring(Effect.sync(() => void waiting.delete(id)))
+      )
+    })
+
+  const receive = (response: Envelope.Response): boolean => {
+    const id = response.id
+    if (typeof id !== "string") return false
+    const answer = waiting.get(id)
+    if (answer === undefined) return false
+    waiting.delete(id)
+    if (response.error !== undefined) {
+      const error = readError(response.error)
+      Deferred.doneUnsafe(answer, Exit.fail(new ClientRequestError({ reason: "Refused", message: error.message, error })))
+    } else {
+      Deferred.doneUnsafe(answer, Exit.succeed(response.result))
+    }
+    return true
+  }
+
+  const close = () => {
+    closed = true
+    const failure = Exit.fail(new ClientRequestError({ reason: "Closed", message: "The session has ended" }))
+    for (const answer of waiting.values()) Deferred.doneUnsafe(answer, failure)
+    waiting.clear()
+  }
+
+  return { send, receive, close, pending: () => waiting.size }
+}

@@ -1,0 +1,221 @@
+/**
+ * Streamable HTTP for the initialize-era dialects (2025-11-25), on the same endpoint as
+ * 2026-07-28. Nothing here runs unless the server enables such a dialect.
+ *
+ * Which era a message belongs to is decided from the message itself, before any header check: a
+ * request naming a version in `_meta` is 2026-07-28's (today's checks, `Mcp-Method` and all); an
+ * `initialize`, a message whose `MCP-Protocol-Version` names an initialize-era version, or (with
+ * sessions) one carrying an `Mcp-Session-Id` without that header is the initialize era's.
+ * Anything else keeps the 2026-07-28 path and its refusals.
+ *
+ * An initialize-era request then finds its session (runtime/Session):
+ * - `initialize`: with sessions on, a new one (503 when `sessions.max` exist; an `initialize`
+ *   carrying an `Mcp-Session-Id` is 400), whose id the answer carries; without, a session of its
+ *   own that ends with it.
+ * - anything else: `MCP-Protocol-Version` is required and must name an enabled initialize-era
+ *   version (400); with sessions on, `Mcp-Session-Id` is required (400), must name a live session
+ *   of the same principal (404) that negotiated that version (400); without sessions, the request
+ *   is a session of its own negotiated from the header, knowing nothing of the client.
+ *
+ * Notifications are answered 202 (`notifications/initialized` marks the session,
+ * `notifications/cancelled` cancels the request of the same principal and session); a JSON-RPC
+ * response answers a server-to-client request of the session (202), and is refused without
+ * sessions, where the server sends none. A GET opens the session's stream for server-initiated
+ * messages, a DELETE ends the session (see {@link openStream}, {@link terminate}); both are 405
+ * without sessions.
+ *
+ * @example
+ * ```ts
+ * import * as InitializeEra from "@snodo/http/InitializeEra"
+ *
+ * if (InitializeEra.belongs(message, head, runtime)) {
+ *   const admitted = InitializeEra.admit(message, head, runtime, sessions, principal)
+ *   // { session, http, created } or the Reply refusing it
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Predicate } from "effect"
+import * as Encoder from "@snodo/core/pipeline/Encoder"
+import type * as Envelope from "@snodo/core/pipeline/Envelope"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Session from "@snodo/core/runtime/Session"
+import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
+import type * as Cancellations from "./Cancellations.ts"
+import type { Delivery } from "./Exchange.ts"
+import * as Negotiation from "./Negotiation.ts"
+import * as Replies from "./Replies.ts"
+import { Repeated, type RequestHead } from "./RequestHead.ts"
+import type { HttpSession, Sessions } from "./Sessions.ts"
+
+/** The session header, as written in answers. @since 0.1.0 */
+export const sessionHeader = "mcp-session-id"
+
+const versionHeader = "mcp-protocol-version"
+
+const namesVersion = (params: Readonly<Record<string, unknown>>): boolean => {
+  const meta = params["_meta"]
+  return Predicate.isObject(meta) && typeof meta[ProtocolVersionKey] === "string"
+}
+
+/**
+ * Whether a message belongs to an initialize-era dialect (see the module description); always
+ * `false` for a server that enables none.
+ *
+ * @since 0.1.0
+ */
+export const belongs = (message: Envelope.Incoming, head: RequestHead, runtime: ServerRuntime["Service"]): boolean => {
+  const registry = runtime.dialects
+  if (registry.legacy.length === 0) return false
+  if (message._tag === "Invalid" || message._tag === "Ignored") return false
+  if (message._tag !== "Response" && namesVersion(message.params)) return false
+  if (message._tag === "Request" && message.method === "initialize") return true
+  const version = head.mcp.get(versionHeader)
+  if (typeof version === "string") return registry.get(version.trim())?.session !== undefined
+  return version === undefined && head.mcp.has(sessionHeader)
+}
+
+/** An initialize-era request with its session. @since 0.1.0 */
+export interface Admitted {
+  readonly session: Session.Session
+  /** The HTTP session, when sessions are on. */
+  readonly http: HttpSession | undefined
+  /** Whether this request created the session (`initialize`): its answer carries the id. */
+  readonly created: boolean
+  /** The cancellation scope: the principal, and the session when there is one. */
+  readonly scope: string
+}
+
+const refuse = (id: Envelope.RequestId | null, status: number, code: number, message: string): Replies.Reply =>
+  Replies.json(Encoder.error(id, { code, message }), status)
+
+/** The cancellation scope of a principal's requests in a session. @since 0.1.0 */
+export const scopeOf = (principal: string, http: HttpSession | undefined): string =>
+  http === undefined ? principal : `${principal}\u0000${http.id}`
+
+/** The single value of a header, `Repeated`, or `undefined`. */
+const single = (head: RequestHead, name: string) => {
+  const value = head.mcp.get(name)
+  return typeof value === "string" ? value.trim() : value
+}
+
+/** The live session a message names, or the refusal (400 without an id, 404 for an unknown one). */
+const sessionNamed = (
+  id: Envelope.RequestId | null,
+  head: RequestHead,
+  sessions: Sessions,
+  principal: string
+): HttpSession | Replies.Reply => {
+  const named = single(head, sessionHeader)
+  if (named === Repeated) return refuse(id, 400, -32600, "Bad Request: Mcp-Session-Id header sent more than once")
+  if (named === undefined || named === "") return refuse(id, 400, -32600, "Bad Request: missing Mcp-Session-Id header")
+  return sessions.find(named, principal) ?? refuse(id, 404, -32600, "Session not found")
+}
+
+const isReply = (value: HttpSession | Replies.Reply): value is Replies.Reply => "status" in value
+
+/**
+ * Finds the session of an initialize-era request, or the refusal to answer with.
+ *
+ * @since 0.1.0
+ */
+export const admit = (
+  request: Envelope.Request,
+  head: RequestHead,
+  runtime: ServerRuntime["Service"],
+  sessions: Sessions | undefined,
+  principal: string
+): Admitted | Replies.Reply => {
+  const { id } = request
+  const opening = runtime.dialects.legacy[0]?.session?.opening
+  if (request.method === "initialize" || (opening?.has(request.method) === true && !head.mcp.has(sessionHeader))) {
+    if (sessions === undefined || request.method !== "initialize") {
+      return { session: Session.make(), http: undefined, created: false, scope: principal }
+    }
+    if (head.mcp.has(sessionHeader)) return refuse(id, 400, -32600, "Bad Request: initialize must not carry an Mcp-Session-Id")
+    const http = sessions.create(principal)
+    if (http === undefined) return refuse(id, 503, -32603, "Server busy: too many sessions")
+    return { session: http.session, http, created: true, scope: scopeOf(principal, http) }
+  }
+  const version = single(head, versionHeader)
+  if (version === Repeated) return refuse(id, 400, -32600, "Bad Request: MCP-Protocol-Version header sent more than once")
+  if (version === undefined) return refuse(id, 400, -32600, "Bad Request: missing MCP-Protocol-Version header (the version initialize negotiated)")
+  if (runtime.dialects.get(version)?.session === undefined) {
+    return refuse(id, 400, -32600, `Bad Request: unsupported MCP-Protocol-Version (supported: ${runtime.dialects.supported.join(", ")})`)
+  }
+  if (sessions === undefined) return { session: Session.stateless(version), http: undefined, created: false, scope: principal }
+  const http = sessionNamed(id, head, sessions, principal)
+  if (isReply(http)) return http
+  if (http.session.negotiated?.version !== version) {
+    return refuse(id, 400, -32600, "Bad Request: MCP-Protocol-Version does not match the version the session negotiated")
+  }
+  return { session: http.session, http, created: false, scope: scopeOf(principal, http) }
+}
+
+/**
+ * Answers an initialize-era notification or response (202, or the refusal).
+ *
+ * @since 0.1.0
+ */
+export const accept = (
+  message: Envelope.Notification | Envelope.Response,
+  head: RequestHead,
+  sessions: Sessions | undefined,
+  registry: Cancellations.Registry,
+  principal: string
+): Replies.Reply => {
+  if (sessions === undefined) {
+    if (message._tag === "Response") return refuse(null, 400, -32600, "Invalid request: this server sends no requests without sessions")
+    if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
+    return Replies.accepted
+  }
+  const http = sessionNamed(null, head, sessions, principal)
+  if (isReply(http)) return http
+  if (message._tag === "Response") {
+    http.session.requests?.receive(message)
+    return Replies.accepted
+  }
+  if (message.method === "notifications/initialized") http.session.markInitialized()
+  else if (message.method === "notifications/cancelled") registry.cancel(scopeOf(principal, http), message.params["requestId"])
+  return Replies.accepted
+}
+
+const conflict = refuse(null, 409, -32600, "Conflict: the session's stream is already open")
+const notAcceptable = refuse(null, 406, -32600, "Not Acceptable: Accept must allow text/event-stream")
+
+/**
+ * A GET: opens the session's stream on `delivery` (the release to call once the response is over),
+ * or the refusal: 406 without `text/event-stream` in `Accept`, 400/404 as for any request of the
+ * session, 409 when its stream is open already.
+ *
+ * @since 0.1.0
+ */
+export const openStream = (
+  head: RequestHead,
+  acceptHeader: string | undefined,
+  sessions: Sessions,
+  principal: string,
+  delivery: Delivery
+): (() => void) | Replies.Reply => {
+  if (!Negotiation.acceptsEventStream(acceptHeader)) return notAcceptable
+  const http = sessionNamed(null, head, sessions, principal)
+  if (isReply(http)) return http
+  const release = sessions.attach(http, delivery)
+  return release === "conflict" ? conflict : release
+}
+
+/**
+ * A DELETE: ends the session it names (200), or the refusal (400 without an id, 404 for an
+ * unknown one).
+ *
+ * @since 0.1.0
+ */
+export const terminate = (head: RequestHead, sessions: Sessions, principal: string): Replies.Reply => {
+  const http = sessionNamed(null, head, sessions, principal)
+  if (isReply(http)) return http
+  sessions.remove(http.id)
+  return ended
+}
+
+const ended: Replies.Reply = { status: 200, body: undefined, headers: {} }
