@@ -36,7 +36,7 @@ const newTask = (taskId = randomName("task")): Task.NewTask => ({
 const scratchSchema = (prefix: string) =>
   Effect.acquireRelease(
     Effect.succeed(randomName(prefix)),
-    (schema) => Effect.ignore(Effect.flatMap(Effect.service(PgClient.PgClient), (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)))
+    (made) => Effect.ignore(Effect.flatMap(Effect.service(PgClient.PgClient), (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${made} CASCADE`)))
   )
 
 const storeLayer = (options: TasksPostgres.PgTaskStore.Options = {}) =>
