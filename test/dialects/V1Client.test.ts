@@ -108,7 +108,12 @@ const behaves = (name: string, connected: () => Connected) =>
       const result = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, {
         onprogress: (progress) => void seen.push(progress.progress)
       })
-      expect(seen).toEqual([0, 50, 100])
+      // The v1 client runs notification handlers a microtask later but settles a response at once,
+      // and drops a request's progress handler with its response: the last report (written just
+      // before the result, often in the same chunk) may reach the callback too late to be seen.
+      // The earlier ones, 50 ms apart, always arrive.
+      expect(seen.slice(0, 2)).toEqual([0, 50])
+      expect([[0, 50], [0, 50, 100]]).toContainEqual(seen)
       expect(textOf(result)).not.toBe("")
     })
 

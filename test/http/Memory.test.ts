@@ -37,7 +37,15 @@ describe("memory within the limits", () => {
         rawRequest(server.port, i % 2 === 0 ? { ...base, "content-length": String(2 * 1024 * 1024) } : { ...base, "transfer-encoding": "chunked" }, (socket) => {
           socket.write(i % 2 === 0 ? chunk : Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]))
         }))
-      await sleep(3000)
+      // Every body arrives (the server is busy reading 600 MiB): wait until the refusals stop coming.
+      const refusals = () => clients.filter((client) => client.status() === 503).length
+      const deadline = Date.now() + 25_000
+      for (let last = -1; Date.now() < deadline;) {
+        await sleep(500)
+        const now = refusals()
+        if (now === last && now > 0) break
+        last = now
+      }
       const held = await server.rssAfterGc()
       const statuses = clients.map((client) => client.status())
       const refused = statuses.filter((status) => status === 503).length
