@@ -41,6 +41,15 @@ interface Principal {
   readonly waiting: Array<Waiter>
 }
 
+/**
+ * A count shared by several bulkheads: requests admitted (running or waiting) in any of them.
+ *
+ * @since 0.1.0
+ */
+export interface Admitted {
+  count: number
+}
+
 /** One component's places and waiters. @since 0.1.0 */
 export interface Bulkhead {
   readonly concurrency: number
@@ -58,10 +67,12 @@ class State implements Bulkhead {
   private waitingCount = 0
   private starts = 0
   private readonly principals = new Map<string, Principal>()
+  private readonly admitted: Admitted
 
-  constructor(concurrency: number, queue: number) {
+  constructor(concurrency: number, queue: number, admitted: Admitted) {
     this.concurrency = concurrency
     this.queue = queue
+    this.admitted = admitted
   }
 
   running(): number {
@@ -91,13 +102,18 @@ class State implements Bulkhead {
     principal.lastStart = ++this.starts
   }
 
+  /** Takes a place at once when one is free and nobody waits for it. */
+  tryStart(id: string): boolean {
+    if (this.runningCount >= this.concurrency || this.waitingCount > 0) return false
+    this.admitted.count++
+    this.start(this.principal(id))
+    return true
+  }
+
   /** Takes a place at once (`"started"`), queues (`waiter`), or refuses (`"full"`). */
   enter(id: string, resume: Waiter["resume"]): "started" | Waiter | "full" {
+    if (this.tryStart(id)) return "started"
     const principal = this.principal(id)
-    if (this.runningCount < this.concurrency && this.waitingCount === 0) {
-      this.start(principal)
-      return "started"
-    }
     if (this.waitingCount >= this.queue) {
       let longest: Principal | undefined
       for (const candidate of this.principals.values()) {
@@ -109,12 +125,14 @@ class State implements Bulkhead {
       }
       const displaced = longest.waiting.pop()!
       this.waitingCount--
+      this.admitted.count--
       this.forgetIfIdle(longest)
       displaced.resume(Effect.succeed(false))
     }
     const waiter: Waiter = { principal, resume, granted: false }
     principal.waiting.push(waiter)
     this.waitingCount++
+    this.admitted.count++
     return waiter
   }
 
@@ -125,6 +143,7 @@ class State implements Bulkhead {
     if (index < 0) return
     waiter.principal.waiting.splice(index, 1)
     this.waitingCount--
+    this.admitted.count--
     this.forgetIfIdle(waiter.principal)
   }
 
@@ -132,6 +151,7 @@ class State implements Bulkhead {
   leave(principal: Principal | string): void {
     const owner = typeof principal === "string" ? this.principals.get(principal) : principal
     if (owner === undefined) return
+    this.admitted.count--
     this.runningCount--
     owner.running--
     this.forgetIfIdle(owner)
@@ -151,11 +171,13 @@ class State implements Bulkhead {
 }
 
 /**
- * A bulkhead of `concurrency` places and `queue` waiting requests.
+ * A bulkhead of `concurrency` places and `queue` waiting requests. Bulkheads given the same
+ * `admitted` count into it every request they hold, running or waiting (a global bound's view).
  *
  * @since 0.1.0
  */
-export const make = (concurrency: number, queue: number): Bulkhead => new State(concurrency, queue)
+export const make = (concurrency: number, queue: number, admitted: Admitted = { count: 0 }): Bulkhead =>
+  new State(concurrency, queue, admitted)
 
 /**
  * Runs `effect` in a place of the bulkhead for `principal`, waiting for one if need be (the wait
@@ -171,8 +193,11 @@ export const withPlace = <A, E, R, E2>(
   refused: () => E2
 ): Effect.Effect<A, E | E2, R> => {
   const state = bulkhead as State
+  const leave = Effect.sync(() => state.leave(principal))
   return Effect.uninterruptibleMask((restore) =>
     Effect.suspend(() => {
+      // A free place and nobody waiting: started without suspending the fiber.
+      if (state.tryStart(principal)) return Effect.ensuring(restore(effect), leave)
       const place = Effect.callback<boolean>((resume) => {
         const entered = state.enter(principal, resume)
         if (entered === "started") return resume(Effect.succeed(true))
@@ -180,7 +205,7 @@ export const withPlace = <A, E, R, E2>(
         return Effect.sync(() => state.abandon(entered))
       })
       return Effect.flatMap(restore(place), (placed): Effect.Effect<A, E | E2, R> =>
-        placed ? Effect.ensuring(restore(effect), Effect.sync(() => state.leave(principal))) : Effect.fail(refused()))
+        placed ? Effect.ensuring(restore(effect), leave) : Effect.fail(refused()))
     })
   )
 }

@@ -66,6 +66,12 @@ export interface RunOptions {
   readonly principal?: string | undefined
 }
 
+/** A component's bulkhead and the refusal it answers when full. */
+interface Places {
+  readonly bulkhead: Bulkhead.Bulkhead
+  readonly refused: () => ServerBusy
+}
+
 /** The component of requests that name none (extension routes, say). */
 const unnamed: Component = { key: "", limits: ComponentOptions.defaults }
 
@@ -85,27 +91,28 @@ export class Executor extends Context.Service<Executor, {
     const maxRunning = options?.maxRunning ?? defaults.maxRunning
     const maxQueued = options?.maxQueued ?? defaults.maxQueued
     const permits = Semaphore.makeUnsafe(maxRunning)
+    // Every bulkhead counts into it what it holds, running or waiting: the global bound's view.
+    const admitted: Bulkhead.Admitted = { count: 0 }
     // One per component of the catalog (keys are definitions', never request data).
-    const bulkheads = new Map<string, Bulkhead.Bulkhead>()
+    const places = new Map<string, Places>()
     const windows = new Map<string, RateWindow.RateWindow>()
-    let active = 0
-    const release = Effect.sync(() => {
-      active--
-    })
     const busy = new ServerBusy({
       message: "Server busy: too many requests in flight",
       data: { retryable: true, limit: maxQueued }
     })
-    const componentBusy = (component: Component) => () =>
-      new ServerBusy({
-        message: `Server busy: ${component.key} has ${component.limits.concurrency} running and ${component.limits.queue} waiting`,
-        data: { retryable: true, limit: component.limits.queue, component: component.key }
-      })
-    const bulkheadOf = (component: Component): Bulkhead.Bulkhead => {
-      let found = bulkheads.get(component.key)
+    const placesOf = (component: Component): Places => {
+      let found = places.get(component.key)
       if (found === undefined) {
-        found = Bulkhead.make(component.limits.concurrency, component.limits.queue)
-        bulkheads.set(component.key, found)
+        const { concurrency, queue } = component.limits
+        found = {
+          bulkhead: Bulkhead.make(concurrency, queue, admitted),
+          refused: () =>
+            new ServerBusy({
+              message: `Server busy: ${component.key} has ${concurrency} running and ${queue} waiting`,
+              data: { retryable: true, limit: queue, component: component.key }
+            })
+        }
+        places.set(component.key, found)
       }
       return found
     }
@@ -128,37 +135,31 @@ export class Executor extends Context.Service<Executor, {
             })
           )
       })
+    const rateLimited = (component: Component, rate: NonNullable<ComponentOptions.Limits["rateLimit"]>, retryAfter: number) =>
+      new RateLimited({
+        message: `Rate limited: ${component.key} admits ${rate.limit} calls per ${rate.windowMillis} ms`,
+        data: { retryable: true, limit: rate.limit, windowMs: rate.windowMillis, retryAfterMs: retryAfter, component: component.key }
+      })
 
     const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
       Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
-        if (active >= maxRunning + maxQueued) return Effect.fail(busy)
+        if (admitted.count >= maxRunning + maxQueued) return Effect.fail(busy)
         const component = runOptions?.component ?? unnamed
         const principal = runOptions?.principal ?? "anonymous"
         const limits = component.limits
         const guarded = limits.timeoutMillis === undefined ? effect : timed(effect, component, limits.timeoutMillis)
-        const body = Effect.suspend(() => {
-          active++
-          return Effect.ensuring(
-            Bulkhead.withPlace(bulkheadOf(component), principal, Semaphore.withPermit(permits, guarded), componentBusy(component)),
-            release
-          )
-        })
+        const { bulkhead, refused } = placesOf(component)
+        const placed = Bulkhead.withPlace(bulkhead, principal, Semaphore.withPermit(permits, guarded), refused)
         const rate = limits.rateLimit
-        if (rate === undefined) return body
+        if (rate === undefined) return placed
         const window = windowOf(component, rate)
         return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
           const retryAfter = window.admit(principal, now)
-          if (retryAfter === undefined) return body
-          return Effect.fail(
-            new RateLimited({
-              message: `Rate limited: ${component.key} admits ${rate.limit} calls per ${rate.windowMillis} ms`,
-              data: { retryable: true, limit: rate.limit, windowMs: rate.windowMillis, retryAfterMs: retryAfter, component: component.key }
-            })
-          )
+          return retryAfter === undefined ? placed : Effect.fail(rateLimited(component, rate, retryAfter))
         })
       })
 
-    return { active: () => active, run, bulkhead: (key) => bulkheads.get(key) }
+    return { active: () => admitted.count, run, bulkhead: (key) => places.get(key)?.bulkhead }
   }
 
   static readonly layer = (options?: Options): Layer.Layer<Executor> => Layer.sync(Executor, () => Executor.make(options))
