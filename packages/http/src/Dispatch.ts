@@ -38,13 +38,18 @@ import * as InitializeEra from "./InitializeEra.ts"
 import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
 import * as Replies from "./Replies.ts"
-import type { RequestHead } from "./RequestHead.ts"
+import type * as RequestHead from "./RequestHead.ts"
 import type { Sessions } from "./Sessions.ts"
 
 /** Where a message goes. @since 0.1.0 */
 export type Route =
-  | { readonly _tag: "Call"; readonly request: Envelope.Request; readonly session?: InitializeEra.Admitted }
-  | { readonly _tag: "Listen"; readonly request: Envelope.Request }
+  | {
+    readonly _tag: "Call"
+    readonly request: Envelope.Request
+    readonly session?: InitializeEra.Admitted
+    readonly trace?: RequestHead.Trace | undefined
+  }
+  | { readonly _tag: "Listen"; readonly request: Envelope.Request; readonly trace?: RequestHead.Trace | undefined }
   | { readonly _tag: "Reply"; readonly reply: Replies.Reply }
 
 /** A route that runs the request's handler. @since 0.1.0 */
@@ -67,7 +72,7 @@ const refuse = (runtime: ServerRuntime["Service"], id: Envelope.RequestId | null
  */
 export const route = (
   message: Envelope.Incoming,
-  head: RequestHead,
+  head: RequestHead.RequestHead,
   runtime: ServerRuntime["Service"],
   registry: Cancellations.Registry,
   principal: string,
@@ -78,7 +83,7 @@ export const route = (
     case "Request": {
       const mismatch = McpHeaders.check(message, head, runtime)
       if (mismatch !== undefined) return refuse(runtime, message.id, mismatch)
-      return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message }
+      return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message, trace: head.trace }
     }
     case "Notification": {
       const mismatch = McpHeaders.checkNotification(message, head)
@@ -101,7 +106,7 @@ export const route = (
 
 const initializeEra = (
   message: Envelope.Incoming,
-  head: RequestHead,
+  head: RequestHead.RequestHead,
   runtime: ServerRuntime["Service"],
   registry: Cancellations.Registry,
   principal: string,
@@ -110,7 +115,7 @@ const initializeEra = (
   switch (message._tag) {
     case "Request": {
       const admitted = InitializeEra.admit(message, head, runtime, sessions, principal)
-      return "status" in admitted ? reply(admitted) : { _tag: "Call", request: message, session: admitted }
+      return "status" in admitted ? reply(admitted) : { _tag: "Call", request: message, session: admitted, trace: head.trace }
     }
     case "Notification":
     case "Response":
@@ -163,15 +168,16 @@ export const start = (
   sessions?: Sessions
 ): (() => void) | Replies.Reply =>
   started._tag === "Listen"
-    ? listen.start(started.request, principal, delivery, context, grant)
+    ? listen.start(started.request, principal, delivery, context, grant, started.trace)
     : started.session === undefined
     ? Exchange.start(environment, started.request, principal, delivery, {
       context,
       notifications: wantsNotifications(started.request.params),
       deadlineMillis: Math.max(0, deadlineAt - Date.now()),
-      grant
+      grant,
+      trace: started.trace
     })
-    : startInSession(started.request, started.session, environment, delivery, context, deadlineAt, grant, sessions)
+    : startInSession(started.request, started.session, environment, delivery, context, deadlineAt, grant, sessions, started.trace)
 
 /** An initialize-era request: on its session, its answer free to stream; an `initialize` that created a session names it. */
 const startInSession = (
@@ -182,7 +188,8 @@ const startInSession = (
   context: Context.Context<never>,
   deadlineAt: number,
   grant: Authentication.Grant["Service"] | undefined,
-  sessions: Sessions | undefined
+  sessions: Sessions | undefined,
+  trace: RequestHead.Trace | undefined
 ): () => void => {
   const { created, http, session } = admitted
   const release = Exchange.start(environment, request, admitted.scope, delivery, {
@@ -191,6 +198,7 @@ const startInSession = (
     deadlineMillis: Math.max(0, deadlineAt - Date.now()),
     grant,
     session,
+    trace,
     headers: created && http !== undefined
       ? (outcome) => outcome._tag === "Result" && session.negotiated !== undefined ? { [InitializeEra.sessionHeader]: http.id } : undefined
       : undefined

@@ -28,6 +28,7 @@ import type { Session } from "@snodo/core/runtime/Session"
 import * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"
 import * as Replies from "./Replies.ts"
+import type * as RequestHead from "./RequestHead.ts"
 
 /**
  * Where an exchange's answer goes, on one platform. Each call happens at most in this order:
@@ -182,6 +183,8 @@ export interface StartOptions {
   readonly session?: Session | undefined
   /** Headers of the answer, once the handler's outcome is known (an `initialize`'s session id). */
   readonly headers?: ((outcome: Outcome) => Readonly<Record<string, string>> | undefined) | undefined
+  /** The request's W3C trace context headers, if it had any. */
+  readonly trace?: RequestHead.Trace | undefined
 }
 
 /**
@@ -202,11 +205,15 @@ export const start = (
 ): () => void => {
   const grant = options.grant
   const exchange = new Exchange(request.id, delivery, options.notifications, grant, options.headers)
-  const context: RequestContext = options.subscriptions === undefined
+  const base: RequestContext = options.subscriptions === undefined
     ? options.session === undefined
       ? { transport: "http", sink: exchange.sink }
       : { transport: "http", sink: exchange.sink, session: options.session }
     : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions }
+  const trace = options.trace
+  const context: RequestContext = trace === undefined
+    ? base
+    : { ...base, traceparent: trace.traceparent, tracestate: trace.tracestate }
   const fiber = Effect.runForkWith(options.context)(
     Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
   )

@@ -27,6 +27,7 @@ import * as CoreListen from "@snodo/core/runtime/Listen"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
 import * as Replies from "./Replies.ts"
+import type * as RequestHead from "./RequestHead.ts"
 
 /** The listen streams of one HTTP application. @since 0.1.0 */
 export interface Listen {
@@ -40,7 +41,8 @@ export interface Listen {
     principal: string,
     delivery: Exchange.Delivery,
     context: Context.Context<never>,
-    grant?: Authentication.Grant["Service"]
+    grant?: Authentication.Grant["Service"],
+    trace?: RequestHead.Trace
   ) => (() => void) | Replies.Reply
   /** Open streams. */
   readonly open: () => number
@@ -80,7 +82,8 @@ export const make = (
     principal: string,
     delivery: Exchange.Delivery,
     context: Context.Context<never>,
-    grant?: Authentication.Grant["Service"]
+    grant?: Authentication.Grant["Service"],
+    trace?: RequestHead.Trace
   ): (() => void) | Replies.Reply => {
     // The runtime refuses too (-32603 inside the stream); answering here keeps the common case a 503.
     if (streams.open() >= streams.limit) return busy(request.id)
@@ -90,7 +93,8 @@ export const make = (
       notifications: true,
       deadlineMillis: undefined,
       subscriptions: streams,
-      grant
+      grant,
+      trace
     })
     return () => {
       release()

@@ -32,7 +32,25 @@ export interface RequestHead {
   readonly mcp: ReadonlyMap<string, string | typeof Repeated>
   /** How many `Host` headers were sent (RFC 9112 §3.2: exactly one; a joined list counts as two). */
   readonly hosts: number
+  /** The W3C trace context headers, when a `traceparent` was sent (validated by the runtime). */
+  readonly trace: Trace | undefined
 }
+
+/**
+ * The raw `traceparent` and `tracestate` of a request: a repeated `traceparent` is kept as sent
+ * twice (joined with `,`, which no valid one contains), repeated `tracestate` headers are one list.
+ *
+ * @since 0.1.0
+ */
+export interface Trace {
+  readonly traceparent: string
+  readonly tracestate: string | undefined
+}
+
+const traceOf = (traceparent: string | undefined, tracestate: string | undefined): Trace | undefined =>
+  traceparent === undefined ? undefined : { traceparent, tracestate }
+
+const joined = (previous: string | undefined, value: string): string => previous === undefined ? value : `${previous},${value}`
 
 const add = (mcp: Map<string, string | typeof Repeated>, name: string, value: string) => {
   mcp.set(name, mcp.has(name) ? Repeated : value)
@@ -51,6 +69,8 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
   let hosts = 0
+  let traceparent: string | undefined
+  let tracestate: string | undefined
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!
     const value = raw[i + 1]!
@@ -58,9 +78,11 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
     if (name.length > 4) {
       const lower = name.toLowerCase()
       if (isMcp(lower)) add(mcp, lower, value)
+      else if (lower === "traceparent") traceparent = joined(traceparent, value)
+      else if (lower === "tracestate") tracestate = joined(tracestate, value)
     } else if (name.length === 4 && name.toLowerCase() === "host") hosts++
   }
-  return { bytes, mcp, hosts }
+  return { bytes, mcp, hosts, trace: traceOf(traceparent, tracestate) }
 }
 
 /**
@@ -81,7 +103,12 @@ export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead 
     if (isMcp(name)) add(mcp, name, value)
   }
   const host = headers["host"]
-  return { bytes, mcp, hosts: host === undefined ? 0 : host.includes(",") ? 2 : 1 }
+  return {
+    bytes,
+    mcp,
+    hosts: host === undefined ? 0 : host.includes(",") ? 2 : 1,
+    trace: traceOf(headers["traceparent"], headers["tracestate"])
+  }
 }
 
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

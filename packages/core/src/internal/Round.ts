@@ -22,6 +22,7 @@ import * as ElicitationForm from "../mrtr/ElicitationForm.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
+import * as Instrumentation from "./Instrumentation.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
 import * as Sampling from "../mrtr/Sampling.ts"
@@ -118,12 +119,15 @@ class RoundSession implements Session {
   readonly responses: RetryEnvelope["responses"]
   readonly requestState: JsonValue | undefined
   private readonly carried: RequestState.Payload
+  /** This round's number: one more than the round that sealed the presented state. */
+  readonly round: number
   private readonly capabilities: RequestMeta["clientCapabilities"]
 
   constructor(envelope: RetryEnvelope, carried: RequestState.Payload, meta: RequestMeta) {
     this.responses = envelope.responses
     this.requestState = carried.raw
     this.carried = carried
+    this.round = envelope.requestState === undefined ? 1 : (carried.round ?? 1) + 1
     this.capabilities = meta.clientCapabilities
   }
 
@@ -251,7 +255,8 @@ export const run = <A>(
     if (opened instanceof InvalidParams) return Effect.fail(opened)
     // The answers carried from earlier rounds are sealed again with the new ones.
     if (responsesBytes > 0 && responsesBytes + jsonBytes(opened.answers) > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge)
-    return runSession(keyring, binding, meta, new RoundSession(envelope, opened, meta), provide, body)
+    const session = new RoundSession(envelope, opened, meta)
+    return Effect.andThen(Instrumentation.annotateRound(session.round), runSession(keyring, binding, meta, session, provide, body))
   })
 }
 
@@ -313,7 +318,8 @@ const inputRequired = <A>(
     const payload: RequestState.Payload = {
       answers: Object.fromEntries(session.consumed),
       states: Object.fromEntries(session.states),
-      ...(raw === undefined ? {} : { raw })
+      ...(raw === undefined ? {} : { raw }),
+      round: session.round
     }
     const sealed = RequestState.seal(keyring, binding, payload, yield* Clock.currentTimeMillis)
     if (typeof sealed !== "string") {

@@ -74,6 +74,8 @@ export interface Payload {
   readonly states: Readonly<Record<string, JsonValue>>
   /** The state of a handler that returned a low-level `InputRequired`. */
   readonly raw?: JsonValue
+  /** The round that sealed it (1 for a request without `requestState`); absent means 1. */
+  readonly round?: number
 }
 
 /**
@@ -135,6 +137,7 @@ const payloadJson = (payload: Payload): string => {
   if (Object.keys(payload.answers).length > 0) body["a"] = payload.answers
   if (Object.keys(payload.states).length > 0) body["s"] = payload.states
   if (payload.raw !== undefined) body["u"] = payload.raw
+  if (payload.round !== undefined && payload.round > 1) body["r"] = payload.round
   return JSON.stringify(body)
 }
 
@@ -183,6 +186,12 @@ export const open = (keyring: Keyring["Service"], binding: Binding, token: strin
   const states = decoded["s"] ?? {}
   if (!Predicate.isObject(answers) || !Predicate.isObject(states)) return invalid()
   const raw = decoded["u"] as JsonValue | undefined
-  const carried = { answers: answers as Payload["answers"], states: states as Payload["states"] }
-  return raw === undefined ? carried : { ...carried, raw }
+  const round = decoded["r"]
+  const carried: Payload = {
+    answers: answers as Payload["answers"],
+    states: states as Payload["states"],
+    ...(raw === undefined ? {} : { raw }),
+    ...(typeof round === "number" && Number.isSafeInteger(round) && round > 1 ? { round } : {})
+  }
+  return carried
 }

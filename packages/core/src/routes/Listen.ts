@@ -42,7 +42,8 @@ export const route = Route.make({
       negotiated: call.negotiated,
       sink: call.transport.sink,
       streams: call.transport.subscriptions ?? environment.listen.streams,
-      principal: call.principal
+      principal: call.principal,
+      observer: environment.instrumentation?.listen(request.id, call.principal.id)
     }).pipe(
       Effect.map((end): Route.Reply =>
         end._tag === "Graceful"

@@ -30,6 +30,7 @@
  */
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
+import type { Instrumentation } from "../internal/Instrumentation.ts"
 import type * as Pagination from "../catalog/Pagination.ts"
 import type { Dialect, DialectRegistry, RequestMeta } from "../pipeline/Dialect.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
@@ -112,6 +113,8 @@ export interface Environment {
     readonly filters: ReadonlyArray<Listen.ExtensionFilter>
     readonly streams: Listen.Streams
   }
+  /** The runtime's spans, metrics and events, when the application observes any. */
+  readonly instrumentation?: Instrumentation | undefined
 }
 
 /**

@@ -48,6 +48,8 @@ interface Principal {
  */
 export interface Admitted {
   count: number
+  /** Of those, the ones waiting for a place. */
+  waiting: number
 }
 
 /** One component's places and waiters. @since 0.1.0 */
@@ -126,6 +128,7 @@ class State implements Bulkhead {
       const displaced = longest.waiting.pop()!
       this.waitingCount--
       this.admitted.count--
+      this.admitted.waiting--
       this.forgetIfIdle(longest)
       displaced.resume(Effect.succeed(false))
     }
@@ -133,6 +136,7 @@ class State implements Bulkhead {
     principal.waiting.push(waiter)
     this.waitingCount++
     this.admitted.count++
+    this.admitted.waiting++
     return waiter
   }
 
@@ -144,6 +148,7 @@ class State implements Bulkhead {
     waiter.principal.waiting.splice(index, 1)
     this.waitingCount--
     this.admitted.count--
+    this.admitted.waiting--
     this.forgetIfIdle(waiter.principal)
   }
 
@@ -163,6 +168,7 @@ class State implements Bulkhead {
       if (next === undefined) return
       const waiter = next.waiting.shift()!
       this.waitingCount--
+      this.admitted.waiting--
       this.start(next)
       waiter.granted = true
       waiter.resume(Effect.succeed(true))
@@ -176,7 +182,7 @@ class State implements Bulkhead {
  *
  * @since 0.1.0
  */
-export const make = (concurrency: number, queue: number, admitted: Admitted = { count: 0 }): Bulkhead =>
+export const make = (concurrency: number, queue: number, admitted: Admitted = { count: 0, waiting: 0 }): Bulkhead =>
   new State(concurrency, queue, admitted)
 
 /**

@@ -83,6 +83,8 @@ export class Executor extends Context.Service<Executor, {
   ) => Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R>
   /** Requests admitted and not yet finished (running plus queued), over all components. */
   readonly active: () => number
+  /** Of those, the ones waiting for a place in their component's bulkhead. */
+  readonly queued: () => number
   /** The bulkhead of a component, once a request ran in it (for tests and metrics). */
   readonly bulkhead: (key: string) => Bulkhead.Bulkhead | undefined
 }>()("@snodo/core/Executor") {
@@ -92,7 +94,7 @@ export class Executor extends Context.Service<Executor, {
     const maxQueued = options?.maxQueued ?? defaults.maxQueued
     const permits = Semaphore.makeUnsafe(maxRunning)
     // Every bulkhead counts into it what it holds, running or waiting: the global bound's view.
-    const admitted: Bulkhead.Admitted = { count: 0 }
+    const admitted: Bulkhead.Admitted = { count: 0, waiting: 0 }
     // One per component of the catalog (keys are definitions', never request data).
     const places = new Map<string, Places>()
     const windows = new Map<string, RateWindow.RateWindow>()
@@ -159,7 +161,7 @@ export class Executor extends Context.Service<Executor, {
         })
       })
 
-    return { active: () => admitted.count, run, bulkhead: (key) => places.get(key)?.bulkhead }
+    return { active: () => admitted.count, queued: () => admitted.waiting, run, bulkhead: (key) => places.get(key)?.bulkhead }
   }
 
   static readonly layer = (options?: Options): Layer.Layer<Executor> => Layer.sync(Executor, () => Executor.make(options))

@@ -32,6 +32,7 @@ import { SubscriptionIdKey } from "../wire/Meta.ts"
 import * as Extension from "../extension/Extension.ts"
 import type { ListenFilter } from "../extension/Extension.ts"
 import type { SubscriptionFilter } from "../wire/Notifications.ts"
+import type { ListenObserver } from "../internal/Instrumentation.ts"
 import type { Principal } from "./Principal.ts"
 import type { RequestSink } from "./RequestSink.ts"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
@@ -322,6 +323,8 @@ export interface Input {
   readonly sink: RequestSink | undefined
   readonly streams: Streams
   readonly principal: Principal["Service"]
+  /** Told when the stream opens, drops changes, closes, or finds no place (instrumentation). */
+  readonly observer?: ListenObserver | undefined
 }
 
 /** The topics and acknowledgements of the extensions' keys present in the request. */
@@ -358,6 +361,8 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const mailbox = new Mailbox(input.limits)
   const held = (input.decoded.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
   const release = input.streams.acquire(() => mailbox.close(), held)
+  const observer = input.observer
+  if (release === "full" || release === "over-budget") observer?.full()
   if (release === "full") {
     return yield* new ServerBusy({
       message: "Server busy: too many open subscriptions",
@@ -385,10 +390,20 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
     yield* input.hub.subscribe({ filter, principal: input.principal, deliver: (change) => mailbox.offer(change) })
     const notifications = { ...acknowledged, ...extensions.acknowledged }
     yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications }))
+    // Until the stream ends itself, an end is the client's (it cancelled, or went away).
+    let ending: "client" | "server" | "overflow" = "client"
+    if (observer !== undefined) {
+      observer.opened()
+      yield* Effect.addFinalizer(() => Effect.sync(() => observer.closed(ending)))
+    }
     for (;;) {
       const next = yield* mailbox.take
-      if (next._tag === "End") return next.end
+      if (next._tag === "End") {
+        ending = next.end._tag === "Overflow" ? "overflow" : "server"
+        return next.end
+      }
       if (next.dropped > 0) {
+        observer?.dropped(next.dropped)
         yield* Effect.logWarning("subscription stream dropped changes: the client is not keeping up").pipe(
           Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
         )
@@ -400,7 +415,10 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
       }
       // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
       const overflow = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(mailbox.overflowed))
-      if (overflow !== undefined) return overflow
+      if (overflow !== undefined) {
+        ending = "overflow"
+        return overflow
+      }
     }
   }))
 })

@@ -25,6 +25,7 @@
  */
 import { Context, type Duration, Effect, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
+import type { ProgressObserver } from "../internal/Instrumentation.ts"
 import type { RequestSink } from "./RequestSink.ts"
 
 /** Why a report was refused. @since 0.1.0 */
@@ -81,7 +82,8 @@ const refuse = (reason: ProgressErrorReason, message: string) => Effect.fail(new
 export const makeReporter = (
   token: string | number | undefined,
   sink: RequestSink | undefined,
-  limits: Limits = defaultLimits
+  limits: Limits = defaultLimits,
+  observer?: ProgressObserver | undefined
 ): Reporter & { readonly close: Effect.Effect<void> } => {
   const enabled = token !== undefined && sink !== undefined
   let last = -Infinity
@@ -97,7 +99,10 @@ export const makeReporter = (
       if (options?.message !== undefined && Buffer.byteLength(options.message, "utf8") > limits.maxMessageBytes) {
         return refuse("MessageTooLong", `Progress message longer than ${limits.maxMessageBytes} bytes`)
       }
-      if (sent >= limits.maxUpdates) return refuse("LimitReached", `At most ${limits.maxUpdates} progress updates per request`)
+      if (sent >= limits.maxUpdates) {
+        observer?.limited()
+        return refuse("LimitReached", `At most ${limits.maxUpdates} progress updates per request`)
+      }
       if (outstanding >= limits.maxOutstanding) return refuse("Busy", "A previous progress report is still being written")
       last = progress
       sent++
@@ -112,7 +117,12 @@ export const makeReporter = (
           // The slot stays taken: a client that stopped reading is not retried without bound.
           orElse: () => Effect.fail(new ProgressError({ reason: "Timeout", message: "The progress report was not written in time" }))
         }),
-        Effect.tap(() => Effect.sync(() => outstanding--)),
+        Effect.tap(() =>
+          Effect.sync(() => {
+            outstanding--
+            observer?.reported()
+          })
+        ),
         Effect.catchTag("SinkClosed", () => {
           closed = true
           return refuse("Closed", "The transport closed")

@@ -13,6 +13,7 @@ import { Context, Effect } from "effect"
 import type { Session } from "../mrtr/Input.ts"
 import { McpInput } from "../mrtr/Input.ts"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { Instrumentation } from "../internal/Instrumentation.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { McpLog, makeLogger } from "./McpLog.ts"
 import { McpRequest } from "./McpRequest.ts"
@@ -44,7 +45,11 @@ export type Provider = (
  *
  * @since 0.1.0
  */
-export const make = (settings: Settings, application: Context.Context<never>): Provider => {
+export const make = (
+  settings: Settings,
+  application: Context.Context<never>,
+  instrumentation?: Instrumentation | undefined
+): Provider => {
   const withApplication = new WeakMap<Context.Context<never>, Context.Context<never>>()
   const applicationOver = (transport: Context.Context<never>): Context.Context<never> => {
     let merged = withApplication.get(transport)
@@ -55,7 +60,7 @@ export const make = (settings: Settings, application: Context.Context<never>): P
     return merged
   }
   return (request, meta, context, principal) => {
-    const reporter = makeReporter(meta.progressToken, context.sink, settings.progress)
+    const reporter = makeReporter(meta.progressToken, context.sink, settings.progress, instrumentation?.progress(request.id))
     const logger = makeLogger(settings.logging, meta.logLevel, context.sink)
     const current: McpRequest["Service"] = {
       id: request.id,

@@ -27,6 +27,7 @@ import { Cause, Context, type Duration, Effect } from "effect"
 import { type Catalog, CatalogError } from "../catalog/Catalog.ts"
 import * as Extension from "../extension/Extension.ts"
 import * as ClientInput from "../internal/ClientInput.ts"
+import * as Instrumentation from "../internal/Instrumentation.ts"
 import * as Round from "../internal/Round.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import { generate as generateKeyring } from "../mrtr/Keyring.ts"
@@ -66,6 +67,12 @@ export interface RequestContext {
    * the transport keeps one: admission reads the version of a request without `_meta` from it.
    */
   readonly session?: Session
+  /**
+   * The W3C `traceparent` / `tracestate` the transport received beside the message (HTTP
+   * headers): the request's span is their child when its `_meta` carries none.
+   */
+  readonly traceparent?: string | undefined
+  readonly tracestate?: string | undefined
 }
 
 /**
@@ -86,6 +93,8 @@ export type Outcome =
     readonly streamEnd?: string
     /** Set when the request was refused by a bound, not failed: HTTP answers 503 or 429 with `Retry-After`. */
     readonly refusal?: Refusal
+    /** Set when a defect (a handler that died) was answered with the generic -32603. */
+    readonly exception?: true
   }
 
 /**
@@ -192,7 +201,8 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const preferred = dialects.dialects[0]!
   const hub = parts.hub === undefined ? undefined : CatalogViews.visibleHub(parts.hub, catalog, policy)
   const filters: Array<Listen.ExtensionFilter> = []
-  const provider = RequestServices.make(settings, parts.services)
+  const instrumentation = Instrumentation.make(parts.services, executor.queued)
+  const provider = RequestServices.make(settings, parts.services, instrumentation)
   const environment: Route.Environment = {
     settings,
     catalog,
@@ -202,7 +212,8 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     supportedVersions: dialects.supported,
     dialects,
     provider,
-    listen: { support: Listen.supportOf(settings.capabilities), filters, streams: Listen.makeStreams(Listen.defaultStdioStreams) }
+    listen: { support: Listen.supportOf(settings.capabilities), filters, streams: Listen.makeStreams(Listen.defaultStdioStreams) },
+    instrumentation
   }
   const contributed: Array<RouteTable.Contributed> = []
   for (const extension of parts.extensions ?? []) {
@@ -256,7 +267,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
     const failure = Cause.findError(cause)
     if (failure._tag === "Success" && isMcpError(failure.success)) return Effect.succeed(errorOutcome(id, failure.success, dialect))
-    return Effect.logError("Handler defect", cause).pipe(Effect.as(errorOutcome(id, internalErrorOfDefect(), dialect)))
+    return Effect.logError("Handler defect", cause).pipe(Effect.as({ ...errorOutcome(id, internalErrorOfDefect(), dialect), exception: true }))
   }
 
   /** Steps 6 and 7: the invocation check, then the route (as a round, in the executor). */
@@ -305,7 +316,13 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     }
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
-    return Effect.andThen(Authorization.checkInvocation(policy, guard.component, info, guard.notFound), body)
+    const checked = Authorization.checkInvocation(policy, guard.component, info, guard.notFound)
+    return Effect.andThen(
+      instrumentation === undefined
+        ? checked
+        : Effect.tapError(checked, (error) => Effect.sync(() => instrumentation.forbidden(request, context, principal.id, error.code))),
+      body
+    )
   }
 
   /** The dialect an initialize-era session negotiated, for the -32601 of a method no dialect serves. */
@@ -343,7 +360,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     catalog,
     dialects,
     routes,
-    handle,
+    handle: instrumentation === undefined ? handle : instrumentation.wrap(handle, routes),
     reject: (id, error) => errorOutcome(id, error, preferred)
   }
 })

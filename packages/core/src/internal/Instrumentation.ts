@@ -1,0 +1,306 @@
+/**
+ * The server's spans, metrics and events around the request pipeline, built once per runtime
+ * from what the application put where the server's Layer was built (see
+ * observability/Observability, observability/McpEvents). {@link make} answers `undefined` when
+ * nothing is observed: the runtime then serves requests without any of this.
+ *
+ * Per request: a SERVER span named `{mcp.method.name} {target}` (a child of the caller's W3C
+ * trace context from `_meta`, else the transport's `traceparent` header, else the current span),
+ * the `mcp.server.*` metrics, and `RequestStart` then `RequestStop` or `RequestException` events.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, Tracer } from "effect"
+import type * as Envelope from "../pipeline/Envelope.ts"
+import type { RouteTable } from "../routes/RouteTable.ts"
+import type { Outcome, RequestContext } from "../runtime/ServerRuntime.ts"
+import { fromContext } from "../runtime/Principal.ts"
+import type * as McpEvents from "../observability/McpEvents.ts"
+import { type McpEvent, McpEvents as McpEventsService } from "../observability/McpEvents.ts"
+import * as McpMetrics from "../observability/McpMetrics.ts"
+import { Observability } from "../observability/Observability.ts"
+import * as TraceContext from "../observability/TraceContext.ts"
+import * as Semconv from "../observability/Semconv.ts"
+import { ProtocolVersionKey } from "../wire/Meta.ts"
+
+/** The runtime's `handle`. */
+export type Handle = (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
+
+/** What a listen stream reports. @since 0.1.0 */
+export interface ListenObserver {
+  readonly opened: () => void
+  readonly closed: (reason: "client" | "server" | "overflow") => void
+  readonly dropped: (count: number) => void
+  readonly full: () => void
+}
+
+/** What a request's progress reporter reports. @since 0.1.0 */
+export interface ProgressObserver {
+  readonly reported: () => void
+  readonly limited: () => void
+}
+
+/** @since 0.1.0 */
+export interface Instrumentation {
+  /** `handle` with a span, metrics and events around it (`routes` tells the methods served). */
+  readonly wrap: (handle: Handle, routes: RouteTable) => Handle
+  /** An observer of one listen stream. */
+  readonly listen: (id: Envelope.RequestId, principal: string) => ListenObserver
+  /** An observer of one request's progress reports. */
+  readonly progress: (id: Envelope.RequestId) => ProgressObserver
+  /** The authorization policy refused an invocation: a `Refusal` event and metric. */
+  readonly forbidden: (request: Envelope.Request, context: RequestContext, principal: string, code: number) => void
+}
+
+/** The spans this module made: only those get a round number from an MRTR round. */
+const requestSpans = new WeakSet<Tracer.Span>()
+
+/**
+ * Records the MRTR round number on the current request's span (a round presenting a
+ * `requestState`; the first round's number is set when its span starts).
+ *
+ * @since 0.1.0
+ */
+export const annotateRound = (round: number): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const span = fiber.cache.span
+    if (span !== undefined && span._tag === "Span" && requestSpans.has(span)) span.attribute(Semconv.mrtrRound, round)
+    return Effect.void
+  })
+
+const maxTargetLength = 256
+
+/** The tool or prompt name, or the resource URI, a request is about (raw params: strings only). */
+const targetOf = (request: Envelope.Request): string | undefined => {
+  const params = request.params
+  const value = request.method === "resources/read" || request.method === "resources/subscribe"
+    ? params["uri"]
+    : params["name"]
+  return typeof value === "string" ? value.slice(0, maxTargetLength) : undefined
+}
+
+const networkTransport = (context: RequestContext): string | undefined => {
+  switch (context.transport) {
+    case "stdio":
+      return "pipe"
+    case "http":
+      return "tcp"
+    default:
+      return undefined
+  }
+}
+
+/** The error message of an encoded error answer (only error answers are parsed). */
+const errorMessage = (frame: string): string => {
+  try {
+    const parsed = JSON.parse(frame) as { readonly error?: { readonly message?: unknown } }
+    return typeof parsed.error?.message === "string" ? parsed.error.message : "JSON-RPC error"
+  } catch {
+    return "JSON-RPC error"
+  }
+}
+
+/** What an error answer's span ends with: the OTLP status is ERROR with this message. */
+class JsonRpcError extends Error {
+  override readonly name = "JsonRpcError"
+  constructor(code: number, message: string) {
+    super(`${code} ${message}`)
+    this.stack = `JsonRpcError: ${code} ${message}`
+  }
+}
+
+/** How a request ended, as metrics and events count it. */
+interface Ended {
+  readonly kind: "result" | "error" | "cancelled" | "exception"
+  readonly code: number | undefined
+  readonly refusal: "busy" | "rate-limited" | undefined
+}
+
+const endOf = (outcome: Outcome | undefined): Ended => {
+  if (outcome === undefined) return { kind: "cancelled", code: undefined, refusal: undefined }
+  if (outcome._tag === "Result") return { kind: "result", code: undefined, refusal: undefined }
+  return { kind: outcome.exception === true ? "exception" : "error", code: outcome.code, refusal: outcome.refusal?.reason }
+}
+
+const stopEvent = (fields: McpEvents.RequestFields, ended: Ended, durationMillis: number): McpEvent =>
+  ended.kind === "exception"
+    ? { _tag: "RequestException", ...fields, durationMillis, code: ended.code! }
+    : { _tag: "RequestStop", ...fields, outcome: ended.kind, durationMillis, ...(ended.code === undefined ? {} : { code: ended.code }) }
+
+/** The request's SERVER span, a child of the caller's trace context or of the current span. */
+const startSpan = (
+  tracer: Tracer.Tracer,
+  fiber: Fiber.Fiber<unknown, unknown>,
+  routes: RouteTable,
+  request: Envelope.Request,
+  context: RequestContext,
+  fields: McpEvents.RequestFields,
+  transport: string | undefined
+): Tracer.Span => {
+  const { method, target } = fields
+  const meta = request.params["_meta"]
+  const caller = TraceContext.fromMeta(meta) ?? TraceContext.parse(context.traceparent, context.tracestate)
+  const parent: Option.Option<Tracer.AnySpan> = caller !== undefined
+    ? Option.some(TraceContext.toSpan(caller))
+    : Option.fromUndefinedOr(fiber.cache.span)
+  const named = target !== undefined && (method === "tools/call" || method === "prompts/get")
+  const span = tracer.span({
+    name: named ? `${method} ${target}` : method,
+    parent,
+    annotations: Context.empty(),
+    links: [],
+    startTime: fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(),
+    kind: "server",
+    root: Option.isNone(parent),
+    sampled: Option.isNone(parent) || parent.value.sampled
+  })
+  requestSpans.add(span)
+  span.attribute(Semconv.methodName, method)
+  span.attribute(Semconv.jsonRpcRequestId, String(request.id))
+  span.attribute(Semconv.jsonRpcProtocolVersion, "2.0")
+  const version = (Predicate.isObject(meta) ? meta[ProtocolVersionKey] : undefined) ?? context.session?.negotiated?.version
+  if (typeof version === "string") span.attribute(Semconv.protocolVersion, version)
+  if (transport !== undefined) span.attribute(Semconv.networkTransport, transport)
+  if (context.transport === "http") span.attribute(Semconv.networkProtocolName, "http")
+  if (target !== undefined) {
+    if (method === "tools/call") {
+      span.attribute(Semconv.toolName, target)
+      span.attribute(Semconv.operationName, "execute_tool")
+    } else if (method === "prompts/get") span.attribute(Semconv.promptName, target)
+    else span.attribute(Semconv.resourceUri, target)
+  }
+  if (routes.find(method)?.mayAskInput === true && request.params["requestState"] === undefined) span.attribute(Semconv.mrtrRound, 1)
+  return span
+}
+
+/** Ends a request's span: OK with a result, ERROR with the code of an error answer, unset when cancelled. */
+const endSpan = (span: Tracer.Span, end: bigint, outcome: Outcome | undefined): void => {
+  if (outcome === undefined) return span.end(end, Exit.interrupt())
+  if (outcome._tag === "Result") return span.end(end, Exit.void)
+  span.attribute(Semconv.errorType, String(outcome.code))
+  span.attribute(Semconv.rpcResponseStatusCode, String(outcome.code))
+  span.end(end, Exit.fail(new JsonRpcError(outcome.code, errorMessage(outcome.frame))))
+}
+
+const nativeOrOff = (tracer: Tracer.Tracer): boolean => tracer === Tracer.nativeTracer
+
+/**
+ * The instrumentation of a runtime over the application's services, or `undefined` when nothing
+ * is observed.
+ *
+ * @since 0.1.0
+ */
+export const make = (services: Context.Context<never>, queued: () => number): Instrumentation | undefined => {
+  const settings = Context.get(services, Observability)
+  const events = Context.getOrUndefined(services, McpEventsService)
+  const appTracer = Context.get(services, Tracer.Tracer)
+  const tracer = settings.tracing === "auto" && !nativeOrOff(appTracer) ? appTracer : undefined
+  const metrics = settings.metrics
+  if (tracer === undefined && !metrics && events === undefined) return undefined
+  const publish = events === undefined ? undefined : (event: McpEvent) => events.publish(event)
+
+  // Metrics with their attributes, made once per attribute set (all bounded by the server).
+  const cache = new Map<string, Metric.Metric<number, unknown>>()
+  const tagged = <S>(metric: Metric.Metric<number, S>, key: string, attributes: Record<string, string>) => {
+    let found = cache.get(key)
+    if (found === undefined) {
+      found = Metric.withAttributes(metric, attributes) as Metric.Metric<number, unknown>
+      cache.set(key, found)
+    }
+    return found
+  }
+  // Set by `wrap`, before any request (the runtime builds its route table after this).
+  let routes: RouteTable | undefined
+  const fieldsOf = (request: Envelope.Request, context: RequestContext, principal: string) => ({
+    id: request.id,
+    method: routes?.serves(request.method) === true ? request.method : "unknown",
+    target: targetOf(request),
+    transport: context.transport,
+    principal
+  })
+  let active = 0
+  let streams = 0
+
+  const refused = (reason: string) => tagged(McpMetrics.refusals, `x|${reason}`, { reason }).updateUnsafe(1, services)
+  const record = (
+    method: string,
+    transport: string | undefined,
+    outcome: string,
+    code: number | undefined,
+    seconds: number,
+    refusal: string | undefined
+  ) => {
+    const durationAttributes: Record<string, string> = { [Semconv.methodName]: method }
+    if (transport !== undefined) durationAttributes[Semconv.networkTransport] = transport
+    if (code !== undefined) durationAttributes[Semconv.errorType] = String(code)
+    tagged(McpMetrics.operationDuration, `d|${method}|${transport}|${code}`, durationAttributes).updateUnsafe(seconds, services)
+    tagged(McpMetrics.requests, `r|${method}|${outcome}`, { [Semconv.methodName]: method, outcome }).updateUnsafe(1, services)
+    if (refusal !== undefined) refused(refusal)
+    McpMetrics.activeRequests.updateUnsafe(active, services)
+    McpMetrics.executorQueued.updateUnsafe(queued(), services)
+  }
+
+  const wrap = (handle: Handle, table: RouteTable): Handle => {
+    routes = table
+    return (request, context) => observed(handle, table, request, context)
+  }
+  const observed = (handle: Handle, table: RouteTable, request: Envelope.Request, context: RequestContext) =>
+    Effect.withFiber((fiber) => {
+      const started = performance.now()
+      const fields = fieldsOf(request, context, fromContext(fiber.context).id)
+      const transport = networkTransport(context)
+      active++
+      if (metrics) {
+        McpMetrics.activeRequests.updateUnsafe(active, services)
+        McpMetrics.executorQueued.updateUnsafe(queued(), services)
+      }
+      publish?.({ _tag: "RequestStart", ...fields })
+      const span = tracer === undefined ? undefined : startSpan(tracer, fiber, table, request, context, fields, transport)
+      const body = span === undefined ? handle(request, context) : Effect.withParentSpan(handle(request, context), span)
+      return Effect.onExit(body, (exit) =>
+        Effect.sync(() => {
+          active--
+          const seconds = (performance.now() - started) / 1000
+          const outcome = Exit.isSuccess(exit) ? exit.value : undefined
+          if (span !== undefined) endSpan(span, fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), outcome)
+          const ended = endOf(outcome)
+          if (metrics) record(fields.method, transport, ended.kind, ended.code, seconds, ended.refusal)
+          if (publish !== undefined) {
+            if (ended.refusal !== undefined) publish({ _tag: "Refusal", ...fields, reason: ended.refusal, code: ended.code! })
+            publish(stopEvent(fields, ended, seconds * 1000))
+          }
+        }))
+    })
+
+  const listen = (id: Envelope.RequestId, principal: string): ListenObserver => ({
+    opened: () => {
+      streams++
+      if (metrics) McpMetrics.listenStreams.updateUnsafe(streams, services)
+      publish?.({ _tag: "ListenOpen", id, principal })
+    },
+    closed: (reason) => {
+      streams--
+      if (metrics) McpMetrics.listenStreams.updateUnsafe(streams, services)
+      publish?.({ _tag: "ListenClose", id, principal, reason })
+    },
+    dropped: (count) => {
+      if (metrics) McpMetrics.listenDropped.updateUnsafe(count, services)
+      publish?.({ _tag: "LimitHit", limit: "listen-queue", id, count })
+    },
+    full: () => publish?.({ _tag: "LimitHit", limit: "listen-streams", id, count: 1 })
+  })
+
+  const progress = (id: Envelope.RequestId): ProgressObserver => ({
+    reported: () => {
+      if (metrics) McpMetrics.progressReports.updateUnsafe(1, services)
+    },
+    limited: () => publish?.({ _tag: "LimitHit", limit: "progress", id, count: 1 })
+  })
+
+  const forbidden = (request: Envelope.Request, context: RequestContext, principal: string, code: number) => {
+    if (metrics) refused("forbidden")
+    publish?.({ _tag: "Refusal", ...fieldsOf(request, context, principal), reason: "forbidden", code })
+  }
+
+  return { wrap, listen, progress, forbidden }
+}

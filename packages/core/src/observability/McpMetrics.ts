@@ -1,0 +1,93 @@
+/**
+ * The server's metrics, named after the OpenTelemetry semantic conventions for MCP where they
+ * exist (`mcp.server.operation.duration`, in seconds), in the `mcp.server.*` namespace where they
+ * do not. They are recorded once `Observability.layer({ metrics: true })` is provided (see
+ * {@link Observability}), into the `Metric` registry that `PrometheusMetrics` and `OtlpMetrics`
+ * read; Prometheus text spells the dots as underscores (`mcp_server_operation_duration_bucket`).
+ *
+ * Attributes are bounded by the server, never by what a client sends: `mcp.method.name` is a
+ * method the server serves (otherwise `"unknown"`), `error.type` a JSON-RPC error code.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { PrometheusMetrics } from "effect/observability"
+ *
+ * // The text a /metrics endpoint would serve.
+ * const scrape = PrometheusMetrics.format()
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Metric } from "effect"
+
+/**
+ * Request durations from receipt to the encoded answer, in seconds, by `mcp.method.name`,
+ * `network.transport` and, on an error answer, `error.type` (the JSON-RPC code). Buckets as the
+ * semantic conventions recommend.
+ *
+ * @since 0.1.0
+ */
+export const operationDuration = Metric.histogram("mcp.server.operation.duration", {
+  description: "MCP request duration as observed on the server, from receipt until the response is encoded (s)",
+  boundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+})
+
+/**
+ * Requests answered, by `mcp.method.name` and `outcome` (`result`, `error`, `cancelled`,
+ * `exception`).
+ *
+ * @since 0.1.0
+ */
+export const requests = Metric.counter("mcp.server.requests", {
+  description: "MCP requests answered, by method and outcome",
+  incremental: true
+})
+
+/** Requests in the pipeline now. @since 0.1.0 */
+export const activeRequests = Metric.gauge("mcp.server.requests.active", {
+  description: "MCP requests being served now"
+})
+
+/** Requests admitted to the executor and waiting for a place, sampled as requests start and end. @since 0.1.0 */
+export const executorQueued = Metric.gauge("mcp.server.executor.queued", {
+  description: "Requests waiting for a place in the executor"
+})
+
+/**
+ * Requests refused before their handler ran, by `reason` (`busy`, `rate-limited`, `forbidden`).
+ *
+ * @since 0.1.0
+ */
+export const refusals = Metric.counter("mcp.server.refusals", {
+  description: "MCP requests refused by a bound, a rate limit or the authorization policy",
+  incremental: true
+})
+
+/** Open `subscriptions/listen` streams. @since 0.1.0 */
+export const listenStreams = Metric.gauge("mcp.server.listen.streams", {
+  description: "Open subscriptions/listen streams"
+})
+
+/** Change notifications a slow listen stream dropped (drop-oldest). @since 0.1.0 */
+export const listenDropped = Metric.counter("mcp.server.listen.dropped", {
+  description: "Change notifications dropped because a listen stream's client did not keep up",
+  incremental: true
+})
+
+/** `notifications/progress` reports written. @since 0.1.0 */
+export const progressReports = Metric.counter("mcp.server.progress.reports", {
+  description: "Progress notifications written",
+  incremental: true
+})
+
+/**
+ * Task state changes (the Tasks extension), by `mcp.task.status` (`working`, `input_required`,
+ * `completed`, `failed`, `cancelled`).
+ *
+ * @since 0.1.0
+ */
+export const taskTransitions = Metric.counter("mcp.server.tasks", {
+  description: "Tasks entering each state",
+  incremental: true
+})
