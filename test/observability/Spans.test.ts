@@ -4,6 +4,7 @@
  * of the test's own is read back as Prometheus text, and the event hub is subscribed to.
  */
 import * as McpEvents from "@snodo/core/observability/McpEvents"
+import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import * as StdioTransport from "@snodo/core/transport/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Context, Effect, Exit, Layer, ManagedRuntime, Metric, Option, Tracer } from "effect"
@@ -39,6 +40,10 @@ type Message = ReturnType<typeof rpc>
 interface Peer {
   readonly transport: "pipe" | "tcp"
   readonly request: (message: Message, headers?: Record<string, string>) => Promise<Frame>
+  /** Opens a listen stream, reads its acknowledgement, then ends it the transport's way (stdio EOF, HTTP abort). */
+  readonly listenOnce: (message: Message) => Promise<Frame>
+  /** How a stream ended by `listenOnce` closes: the server drains it at EOF; an HTTP client goes away. */
+  readonly listenEnd: "server" | "client"
   readonly recorded: Recorded
   readonly registry: Metric.MetricRegistry
   readonly events: Array<McpEvents.McpEvent>
@@ -64,28 +69,46 @@ const stdioPeer = async (): Promise<Peer> => {
     recorded,
     registry,
     events,
-    request: async (message) => {
-      const stdin = new PassThrough()
-      const writes: Array<string> = []
-      const stdout = new Writable({
-        decodeStrings: false,
-        write(chunk: string, _encoding, done) {
-          writes.push(chunk)
-          done()
-        }
-      })
-      stdin.end(`${JSON.stringify(message)}\n`)
-      await runtime.runPromise(StdioTransport.runStreams({ stdin, stdout }))
-      return JSON.parse(writes.join("").split("\n")[0]!) as Frame
+    listenEnd: "server",
+    listenOnce: async (message) => {
+      const frames = await exchange(runtime, message)
+      const first = frames.find((frame) => frame["method"] === "notifications/subscriptions/acknowledged")
+      if (first === undefined) throw new Error(`no acknowledgement: ${JSON.stringify(frames).slice(0, 300)}`)
+      return first
     },
+    request: async (message) => answerOf(await exchange(runtime, message), message),
     dispose: () => runtime.dispose()
   }
+}
+
+/** Serves one message over an in-process stdio transport until EOF; every frame written. */
+const exchange = async (runtime: ManagedRuntime.ManagedRuntime<ServerRuntime, unknown>, message: Message): Promise<Array<Frame>> => {
+  const stdin = new PassThrough()
+  const writes: Array<string> = []
+  const stdout = new Writable({
+    decodeStrings: false,
+    write(chunk: string, _encoding, done) {
+      writes.push(chunk)
+      done()
+    }
+  })
+  stdin.end(`${JSON.stringify(message)}\n`)
+  await runtime.runPromise(StdioTransport.runStreams({ stdin, stdout }))
+  return writes.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Frame)
+}
+
+/** The response among the frames a request got (notifications may come first). */
+const answerOf = (frames: ReadonlyArray<Frame>, message: Message): Frame => {
+  const found = frames.find((frame) => frame["id"] === message.id && !("method" in frame))
+  if (found === undefined) throw new Error(`no answer to ${message.id}: ${JSON.stringify(frames).slice(0, 300)}`)
+  return found
 }
 
 const nameHeader = (message: Message): Record<string, string> => {
   const params = message.params as Record<string, unknown>
   if (message.method === "resources/read") return { "mcp-name": String(params["uri"]) }
   if (message.method === "tools/call" || message.method === "prompts/get") return { "mcp-name": String(params["name"]) }
+  if (message.method.startsWith("tasks/")) return { "mcp-name": String(params["taskId"]) }
   return {}
 }
 
@@ -96,6 +119,26 @@ const httpPeer = async (): Promise<Peer> => {
   const url = `http://127.0.0.1:${address.port}/mcp`
   return {
     transport: "tcp",
+    listenEnd: "client",
+    listenOnce: async (message) => {
+      const aborted = new AbortController()
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": message.method },
+        body: JSON.stringify(message),
+        signal: aborted.signal
+      })
+      const reader = response.body!.getReader()
+      let text = ""
+      while (!text.includes("\n\n")) {
+        const chunk = await reader.read()
+        if (chunk.done) break
+        text += new TextDecoder().decode(chunk.value)
+      }
+      aborted.abort()
+      const data = text.split("\n").find((line) => line.startsWith("data: "))
+      return JSON.parse(data!.slice(6)) as Frame
+    },
     recorded,
     registry,
     events,
@@ -112,7 +155,11 @@ const httpPeer = async (): Promise<Peer> => {
         },
         body: JSON.stringify(message)
       })
-      return await response.json() as Frame
+      if (response.headers.get("content-type")?.startsWith("text/event-stream") !== true) return await response.json() as Frame
+      const frames = (await response.text()).split("\n").filter((line) => line.startsWith("data: ")).map((line) =>
+        JSON.parse(line.slice(6)) as Frame
+      )
+      return answerOf(frames, message)
     },
     dispose: () => runtime.dispose()
   }
@@ -254,6 +301,52 @@ const behaves = (name: string, make: () => Promise<Peer>) =>
       expect(text).toMatch(/mcp_method_name="unknown"/)
       expect(text).not.toContain("no/such-method")
       expect(text).toMatch(/mcp_server_requests_active(\{[^}]*\})? 0/)
+    })
+
+    it("a task's run is a span of its own, linked to the request that created it; tasks are counted by state", async () => {
+      const capabilities = { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } }
+      const create = rpc("tools/call", { name: "job", arguments: {} }, capabilities)
+      const created = await peer.request(create)
+      expect(created.result?.["resultType"]).toBe("task")
+      const taskId = String(created.result?.["taskId"])
+      const deadline = Date.now() + 10_000
+      for (;;) {
+        const got = await peer.request(rpc("tasks/get", { taskId }, capabilities))
+        if (got.result?.["status"] === "completed") break
+        if (Date.now() > deadline) throw new Error(`task not completed: ${JSON.stringify(got)}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      const request = spanOf(peer, create.id)
+      const run = peer.recorded.spans.find((span) => span.name === "tasks/run job" && span.attributes.get("mcp.task.id") === taskId)
+      expect(run?.links.map((link) => link.span.spanId)).toEqual([request.spanId])
+      expect(run?.traceId).not.toBe(request.traceId)
+      expect(Exit.isSuccess(exitOf(run!))).toBe(true)
+      const text = prometheus(peer)
+      expect(text).toMatch(/mcp_server_tasks\{mcp_task_status="working"\} [1-9]/)
+      expect(text).toMatch(/mcp_server_tasks\{mcp_task_status="completed"\} [1-9]/)
+    })
+
+    it("listen streams: open and close events, the open-streams gauge back to 0", async () => {
+      const listen = rpc("subscriptions/listen", { notifications: { toolsListChanged: true } })
+      const first = await peer.listenOnce(listen)
+      expect(first["method"]).toBe("notifications/subscriptions/acknowledged")
+      const deadline = Date.now() + 5_000
+      while (!peer.events.some((event) => event._tag === "ListenClose" && event.id === listen.id) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      const streamEvents = peer.events.filter((event) => (event._tag === "ListenOpen" || event._tag === "ListenClose") && event.id === listen.id)
+      expect(streamEvents).toEqual([
+        { _tag: "ListenOpen", id: listen.id, principal: "anonymous" },
+        { _tag: "ListenClose", id: listen.id, principal: "anonymous", reason: peer.listenEnd }
+      ])
+      expect(prometheus(peer)).toMatch(/mcp_server_listen_streams 0/)
+    })
+
+    it("progress reports are counted", async () => {
+      const before = Number(/mcp_server_progress_reports (\d+)/.exec(prometheus(peer))?.[1] ?? 0)
+      const frame = await peer.request(rpc("tools/call", { name: "steps", arguments: {} }, { progressToken: "p1" }))
+      expect(frame.result?.["content"]).toEqual([{ type: "text", text: "stepped" }])
+      expect(Number(/mcp_server_progress_reports (\d+)/.exec(prometheus(peer))?.[1])).toBe(before + 2)
     })
   })
 

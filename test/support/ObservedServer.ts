@@ -1,9 +1,11 @@
 /**
  * A small server observed by a recording tracer, a metric registry of its own and an event hub,
  * for the observability tests: `echo`, `quota` (an application error), `crash` (a defect),
- * `greet` (asks for a name: MRTR), `secret` (refused by the policy), a prompt and a resource.
+ * `greet` (asks for a name: MRTR), `secret` (refused by the policy), `job` (always a task),
+ * `steps` (reports progress twice), a prompt, a resource, and listen streams.
  */
-import { Content, Input, McpServer, Prompt, Resource, Tool } from "@snodo/core"
+import { Content, Input, McpServer, Progress, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
+import * as Tasks from "@snodo/tasks"
 import * as Authorization from "@snodo/core/runtime/Authorization"
 import * as McpEvents from "@snodo/core/observability/McpEvents"
 import * as Observability from "@snodo/core/observability/Observability"
@@ -29,6 +31,13 @@ const greet = Tool.make("greet", { input: NoInput }, () =>
     }))
     return first.action === "accept" && last.action === "accept" ? `Hello, ${first.content.name} ${last.content.name}` : "no"
   }))
+const job = Tool.make("job", { input: NoInput }, () => Effect.sleep("20 millis").pipe(Effect.as("done")))
+const steps = Tool.make("steps", { input: NoInput }, () =>
+  Effect.gen(function*() {
+    yield* Progress.report(1, { total: 2 })
+    yield* Progress.report(2, { total: 2 })
+    return "stepped"
+  }).pipe(Effect.orDie))
 const summary = Prompt.make("summary", { description: "Summarize" }, () => Effect.succeed([Prompt.user("Summarize, please")]))
 const readme = Resource.make({ uri: "demo://readme", name: "readme" }, () => Effect.succeed(Content.textContents("demo://readme", "hi")))
 
@@ -58,8 +67,13 @@ const policy: Authorization.Policy = {
 
 /** The server with what observes it, and the registry its metrics go to. */
 export const observedServer = (recorded: Recorded, registry: Metric.MetricRegistry, events: McpEvents.McpEvents["Service"]) =>
-  McpServer.make({ name: "observed", version: "1.0.0" }).add(echo, quota, crash, secret, greet, summary, readme).layer.pipe(
+  McpServer.make({ name: "observed", version: "1.0.0" })
+    .add(echo, quota, crash, secret, greet, job, steps, summary, readme)
+    .extend(Tasks.extension({ tools: { job: Tasks.required() } }))
+    .layer.pipe(
     Layer.provide(Layer.mergeAll(
+      Tasks.TaskStore.layerMemory(),
+      SubscriptionHub.layerMemory(),
       Layer.succeed(Tracer.Tracer, recorded.tracer),
       Layer.succeed(Metric.MetricRegistry, registry),
       Layer.succeed(McpEvents.McpEvents, events),

@@ -30,6 +30,7 @@ import { Cause, Duration, Effect, Exit, FiberMap, Latch, type Scope } from "effe
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import * as Task from "./Task.ts"
+import * as TaskObservability from "./TaskObservability.ts"
 import { TaskInput } from "./TaskInput.ts"
 import { TaskSignals } from "./TaskSignals.ts"
 import { TaskStore, type Transition } from "./TaskStore.ts"
@@ -80,6 +81,17 @@ export interface Runner {
 const timedOut = (maxRunMs: number): InternalError =>
   new InternalError({ message: `Task exceeded its maximum run time (${Duration.format(Duration.millis(maxRunMs))})` })
 
+/** The transitions that move a task to another state (a release or a retry leaves it `working`). */
+const entersState: Readonly<Record<Transition["_tag"], boolean>> = {
+  Park: true,
+  Resume: true,
+  Complete: true,
+  Fail: true,
+  Note: false,
+  Release: false,
+  Retry: false
+}
+
 type Outcome =
   | { readonly _tag: "Done"; readonly exit: Exit.Exit<Readonly<Record<string, JsonValue>>, McpError> }
   | { readonly _tag: "TimedOut" }
@@ -93,7 +105,8 @@ type Outcome =
  */
 export const make = Effect.fnUntraced(function*(
   options: Options,
-  publish: (task: Task.TaskRecord) => Effect.Effect<void>
+  publish: (task: Task.TaskRecord) => Effect.Effect<void>,
+  observability: TaskObservability.TaskObservability = TaskObservability.none
 ): Effect.fn.Return<Runner, never, TaskStore | TaskSignals | WorkExecutor | Scope.Scope> {
   const store = yield* TaskStore
   const signals = yield* TaskSignals
@@ -114,7 +127,11 @@ export const make = Effect.fnUntraced(function*(
 
   const write = (task: Task.TaskRecord, transition: Transition) =>
     logged(`task ${task.taskId}: store write failed`, store.transition(task.taskId, task.generation, transition)).pipe(
-      Effect.tap((written) => written === undefined ? Effect.void : publish(written))
+      Effect.tap((written) => {
+        if (written === undefined) return Effect.void
+        if (entersState[transition._tag]) observability.entered(written.status)
+        return publish(written)
+      })
     )
 
   /** Heartbeats until the worker is fenced (then completes), waking early on a signal. */
@@ -177,7 +194,7 @@ export const make = Effect.fnUntraced(function*(
       resume: Effect.asVoid(write(task, { _tag: "Resume" })),
       note: (statusMessage) => Effect.asVoid(write(task, { _tag: "Note", statusMessage }))
     })
-    const work = executor.execute(task, input).pipe(
+    const work = observability.run(task, executor.execute(task, input)).pipe(
       Effect.exit,
       Effect.map((exit): Outcome => ({ _tag: "Done", exit })),
       Effect.timeoutOrElse({ duration: Duration.millis(options.maxRunMs), orElse: () => Effect.succeed<Outcome>({ _tag: "TimedOut" }) })

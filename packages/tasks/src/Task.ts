@@ -45,6 +45,8 @@ export interface Work {
   readonly protocolVersion: string
   readonly clientCapabilities: Readonly<Record<string, JsonValue>>
   readonly clientInfo: { readonly name: string; readonly version: string } | undefined
+  /** The span of the creating request, when it was traced: a task's runs link to it. */
+  readonly trace?: { readonly traceId: string; readonly spanId: string; readonly sampled: boolean } | undefined
 }
 
 /** A task as stored. Times are epoch milliseconds of the store's clock. @since 0.1.0 */

@@ -52,6 +52,7 @@ import { TaskPhase } from "./Phase.ts"
 import type { Policy } from "./Policy.ts"
 import * as Runner from "./Runner.ts"
 import * as Task from "./Task.ts"
+import * as TaskObservability from "./TaskObservability.ts"
 import { TaskSignals } from "./TaskSignals.ts"
 import * as TaskSignalsModule from "./TaskSignals.ts"
 import { type Limits, TaskStore, type TaskStoreError } from "./TaskStore.ts"
@@ -158,7 +159,8 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             principal: task.principal
           }))
 
-        const runner = yield* Runner.make(runnerOptions, publish).pipe(
+        const observability = yield* TaskObservability.make
+        const runner = yield* Runner.make(runnerOptions, publish, observability).pipe(
           Effect.provideService(TaskStore, store),
           Effect.provideService(TaskSignals, signals),
           Effect.provideService(WorkExecutor.WorkExecutor, executor)
@@ -177,7 +179,10 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
           after === undefined || after.revision === before.revision
             ? Effect.void
             : Effect.andThen(
-              Effect.sync(() => runner.changed(after.taskId)),
+              Effect.sync(() => {
+                if (after.status !== before.status) observability.entered(after.status)
+                runner.changed(after.taskId)
+              }),
               Effect.andThen(signals.changed(after.taskId), publish(after))
             )
 
@@ -220,13 +225,15 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
         const create = (call: Route.Call<ToolCall.Params>, target: ToolCall.Target, answers: Readonly<Record<string, JsonValue>>) =>
           Effect.gen(function*() {
             yield* within(target.arguments, maxInputBytes, "the arguments of a task")
+            const trace = yield* observability.origin
             const work: Task.Work = {
               tool: target.tool.tool.name,
               arguments: asJson(target.arguments),
               principal: { id: call.principal.id, claims: asJson(call.principal.claims) },
               protocolVersion: call.meta.protocolVersion,
               clientCapabilities: asJson(call.meta.clientCapabilities),
-              clientInfo: call.meta.clientInfo
+              clientInfo: call.meta.clientInfo,
+              ...(trace === undefined ? {} : { trace })
             }
             const lease = runner.hasCapacity() ? { owner: runner.owner, leaseMs: runnerOptions.leaseMs } : undefined
             const task = yield* store.create({ taskId: Task.makeId(), work, ttlMs, pollIntervalMs, answers }, limits, lease).pipe(
@@ -239,6 +246,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
                 TaskStoreError: storeFailed
               })
             )
+            observability.entered(task.status)
             if (lease === undefined) yield* signals.work
             else yield* runner.start(task)
             return Route.result(Task.created(task))

@@ -22,6 +22,7 @@ export { defaults, extension, name, type Options, TaskIdParams, topicOf, UpdateT
 export * as Runner from "./Runner.ts"
 export * as Task from "./Task.ts"
 export * as TaskInput from "./TaskInput.ts"
+export * as TaskObservability from "./TaskObservability.ts"
 export * as TaskSignals from "./TaskSignals.ts"
 export * as TaskStore from "./TaskStore.ts"
 export * as WorkExecutor from "./WorkExecutor.ts"
