@@ -4,15 +4,27 @@
  * pipeline (decode, admission, routing, validation, the handler, result shaping, encoding) apart
  * from sockets and pipes.
  *
- *   npx node bench/hotpath.ts [calls]
+ *   npx node bench/hotpath.ts [calls] [--traced] [--metered]
+ *
+ * `--traced` installs a tracing backend that makes Effect's own spans and drops them (the cost of
+ * our span per request, without an exporter's); `--metered` turns the server's metrics on.
  */
-import { Effect } from "effect"
+import * as Observability from "@snodo/core/observability/Observability"
+import { Effect, Layer, Tracer } from "effect"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
 import { ServerLayer } from "../examples/everything/server.ts"
 import { echoBody } from "./wire.ts"
 
-const calls = Number(process.argv[2] ?? 200_000)
+const flags = process.argv.slice(2)
+const calls = Number(flags.find((flag) => !flag.startsWith("--")) ?? 200_000)
+const traced = flags.includes("--traced")
+const metered = flags.includes("--metered")
+const dropping = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
+const Observed = Layer.mergeAll(
+  traced ? Layer.succeed(Tracer.Tracer, dropping) : Layer.empty,
+  Observability.layer({ metrics: metered })
+)
 const text = echoBody()
 
 const program = Effect.gen(function*() {
@@ -37,7 +49,7 @@ const program = Effect.gen(function*() {
   }
 })
 
-Effect.runPromise(Effect.provide(Effect.scoped(program), ServerLayer)).then(() => process.exit(0), (error) => {
+Effect.runPromise(Effect.provide(Effect.scoped(program), ServerLayer.pipe(Layer.provide(Observed)))).then(() => process.exit(0), (error) => {
   process.stderr.write(`${String(error)}\n`)
   process.exit(1)
 })

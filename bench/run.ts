@@ -30,6 +30,7 @@ import { startHttp, startStdio, verify } from "./probe.ts"
 import { textTable, writeReport } from "./report.ts"
 import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Results } from "./results.ts"
 import { type ListenTarget, peerTarget, runListenBench, snodoTarget } from "./listen.ts"
+import * as OtlpSink from "./otlp-sink.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
@@ -54,7 +55,7 @@ const rounds = Math.round(flag("--rounds", 2))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks", "stores"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks", "stores", "observability"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -216,6 +217,15 @@ for (const backend of ["pg", "sqlite"] as const) {
     })
   }
 }
+declare("observability.off.rps", { group: "observability", label: "HTTP echo, 16 conn, no telemetry (default)", unit: "req/s", better: "higher" })
+declare("observability.otlp.rps", {
+  group: "observability",
+  label: "HTTP echo, 16 conn, --otlp (a span per request and metrics, exported every 1-2 s)",
+  unit: "req/s",
+  better: "higher"
+})
+declare("observability.off.cpu", { group: "observability", label: "HTTP echo, 16 conn, no telemetry, server CPU per request", unit: "µs", better: "lower" })
+declare("observability.otlp.cpu", { group: "observability", label: "HTTP echo, 16 conn, --otlp, server CPU per request", unit: "µs", better: "lower" })
 declare("startup.rss.http", { group: "memory", label: "RSS idle after start-up, one echo tool (HTTP)", unit: "MiB", better: "lower" })
 declare("startup.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool (stdio)", unit: "MiB", better: "lower" })
 declare("startup.http.cold", { group: "startup", label: "start-up to first answer, one echo tool (HTTP)", unit: "ms", better: "lower" })
@@ -644,6 +654,67 @@ const stores = async (): Promise<void> => {
   }
 }
 
+/**
+ * The cost of telemetry, in one run: the raw floor, the everything server as it ships (no
+ * telemetry) and the same server with `--otlp` to a local stand-in collector, all up at once and
+ * loaded in turn (16 connections, rotating who goes first); the best round of each is kept. Both
+ * snodo rows are recorded against the same raw floor, so their ratios compare directly.
+ */
+const observability = async (): Promise<void> => {
+  if (typeof oursHttp === "string") return problem("snodo", "observability", oursHttp)
+  const sink = await OtlpSink.start()
+  const probe = { body: echoBody(), headers: echoHeaders, check: (frame: unknown) => checkEcho(frame) }
+  const launches = {
+    raw: peers.raw.http as Launch,
+    off: oursHttp,
+    otlp: { ...oursHttp, args: (port: number) => [...oursHttp.args(port), "--otlp", sink.url] }
+  }
+  const running: Array<{ readonly variant: keyof typeof launches; readonly child: Child; readonly url: string }> = []
+  try {
+    for (const [variant, launch] of Object.entries(launches) as Array<[keyof typeof launches, Launch]>) {
+      const port = await freePort()
+      const url = `http://127.0.0.1:${port}${launch.path}`
+      const { child } = await startHttp(launch.script, launch.args(port), url, probe)
+      running.push({ variant, child, url })
+    }
+    const best = new Map<string, Measured>()
+    for (let round = 0; round < rounds && !overBudget(); round++) {
+      for (const { child, url, variant } of rotate(running, round)) {
+        if (round === 0) await load(loadSpec(url, 16, warmupS, echoBody(), echoHeaders), child.pid)
+        const result = await load(loadSpec(url, 16, durationS, echoBody(), echoHeaders), child.pid)
+        progress(`   ${variant} round ${round + 1}: ${Math.round(result.rps)} req/s, ${Math.round(result.cpuUs)} µs CPU/req, ${result.errors} errors`)
+        const previous = best.get(variant)
+        if (previous === undefined || result.rps > previous.rps) best.set(variant, { ...result, cpuUs: Math.min(result.cpuUs, previous?.cpuUs ?? Infinity) })
+        else best.set(variant, { ...previous, cpuUs: Math.min(result.cpuUs, previous.cpuUs) })
+      }
+    }
+    const raw = best.get("raw")
+    for (const variant of ["off", "otlp"] as const) {
+      const measured = best.get(variant)
+      if (measured === undefined) continue
+      record(`observability.${variant}.rps`, "snodo", measured.rps)
+      record(`observability.${variant}.cpu`, "snodo", measured.cpuUs)
+      if (raw !== undefined) {
+        record(`observability.${variant}.rps`, "raw", raw.rps)
+        record(`observability.${variant}.cpu`, "raw", raw.cpuUs)
+      }
+      if (measured.errors > 0) problem("snodo", `observability ${variant}`, `${measured.errors} errors`)
+    }
+  } catch (error) {
+    problem("snodo", "observability", error)
+  } finally {
+    await Promise.all(running.map(({ child }) => child.stop()))
+    const received = sink.received()
+    progress(`   collector received ${received.traces} trace and ${received.metrics} metric exports, ~${received.spans} spans, ${(received.bytes / 1024 / 1024).toFixed(1)} MiB`)
+    if (received.spans === 0) problem("snodo", "observability", "the --otlp server exported no spans")
+    else {
+      notes.push(`Observability: with --otlp the server exported ~${received.spans.toLocaleString("en-US")} spans in ` +
+        `${received.traces} OTLP/JSON posts (${(received.bytes / 1024 / 1024).toFixed(1)} MiB) to a local stand-in collector (\`bench/otlp-sink.ts\`) during the scenario.`)
+    }
+    await sink.close()
+  }
+}
+
 // ---- run --------------------------------------------------------------------------------------
 
 const notes: Array<string> = [
@@ -740,6 +811,10 @@ if (scenarios.has("tasks") && !overBudget()) {
 if (scenarios.has("stores") && !overBudget()) {
   progress("task stores: claim+complete throughput beside a bare loop (PostgreSQL, SQLite)")
   await stores()
+}
+if (scenarios.has("observability") && !overBudget()) {
+  progress("observability: HTTP echo without telemetry and with --otlp, beside the raw floor")
+  await observability()
 }
 if (overBudget()) notes.push("The run hit its 14-minute budget; later scenarios were skipped.")
 

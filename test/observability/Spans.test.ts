@@ -292,7 +292,12 @@ const behaves = (name: string, make: () => Promise<Peer>) =>
     it("metrics read back as Prometheus text: durations and counts by method and outcome, refusals by reason", async () => {
       await peer.request(rpc("tools/call", { name: "echo", arguments: { text: "m" } }))
       await peer.request(rpc("tools/call", { name: "secret", arguments: {} }))
-      await peer.request(rpc("no/such-method", {}))
+      const unserved = rpc("no/such-method", { name: "client-chosen" })
+      await peer.request(unserved)
+      // what a client names in an unserved method is no target: not in the span, not in the events
+      expect(spanOf(peer, unserved.id).name).toBe("unknown")
+      expect(spanOf(peer, unserved.id).attributes.has("mcp.resource.uri")).toBe(false)
+      expect(peer.events.find((event) => event._tag === "RequestStop" && event.id === unserved.id)).toMatchObject({ method: "unknown", target: undefined, code: -32601 })
       const text = prometheus(peer)
       expect(text).toMatch(new RegExp(`mcp_server_operation_duration_count\\{[^}]*mcp_method_name="tools/call"[^}]*network_transport="${peer.transport}"[^}]*\\} [1-9]`))
       expect(text).toMatch(/mcp_server_requests\{[^}]*mcp_method_name="tools\/call"[^}]*outcome="result"[^}]*\} [1-9]/)

@@ -41,7 +41,7 @@ interface TracesBody {
 interface MetricsBody {
   readonly resourceMetrics: ReadonlyArray<{
     readonly resource: { readonly attributes: ReadonlyArray<OtlpAttribute> }
-    readonly scopeMetrics: ReadonlyArray<{ readonly metrics: ReadonlyArray<{ readonly name: string }> }>
+    readonly scopeMetrics: ReadonlyArray<{ readonly metrics: ReadonlyArray<{ readonly name: string; readonly unit?: string }> }>
   }>
 }
 
@@ -134,6 +134,12 @@ const spansOf = (collector: Collector): ReadonlyArray<OtlpSpan> =>
 const metricNamesOf = (collector: Collector): ReadonlySet<string> =>
   new Set(collector.metrics.flatMap((body) => body.resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics.map((metric) => metric.name)))))
 
+/** The unit each metric was exported with. */
+const metricUnitsOf = (collector: Collector): ReadonlyMap<string, string | undefined> =>
+  new Map(collector.metrics.flatMap((body) =>
+    body.resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics.map((metric) => [metric.name, metric.unit] as const)))
+  ))
+
 const serviceNamesOf = (collector: Collector): ReadonlySet<string> =>
   new Set([
     ...collector.traces.flatMap((body) => body.resourceSpans.map((resource) => resource.resource.attributes)),
@@ -179,6 +185,7 @@ describe("everything --otlp: spans and metrics to an OTLP/HTTP collector", () =>
     expect(attributesOf(span()!)).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo", "network.transport": "pipe" })
     expect([...metricNamesOf(otlp)], describeCollected(otlp)).toContain("mcp.server.operation.duration")
     expect([...serviceNamesOf(otlp)]).toEqual(["snodo-everything"])
+    expect(metricUnitsOf(otlp).get("mcp.server.operation.duration")).toBe("s")
   })
 
   it("over HTTP: the span is a child of the traceparent header; exporters flush on SIGTERM", async () => {

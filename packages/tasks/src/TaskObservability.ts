@@ -21,15 +21,15 @@ export interface TaskObservability {
   readonly entered: (status: Task.Status) => void
   /** Runs one attempt of a task's work in its span. */
   readonly run: <A, E, R>(task: Task.TaskRecord, work: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** The trace context to store with a new task: the current span's, when there is one to link to. */
-  readonly origin: Effect.Effect<Task.Work["trace"]>
+  /** The trace context to store with a new task: its creating request's span, when it was traced. */
+  readonly origin: (span: Tracer.AnySpan | undefined) => Task.Work["trace"]
 }
 
 /** Observes nothing. @since 0.1.0 */
 export const none: TaskObservability = {
   entered: () => {},
   run: (_task, work) => work,
-  origin: Effect.succeed(undefined)
+  origin: () => undefined
 }
 
 /**
@@ -62,18 +62,14 @@ export const make: Effect.Effect<TaskObservability> = Effect.map(Effect.context<
       attributes: {
         [Semconv.taskId]: task.taskId,
         [Semconv.toolName]: task.work.tool,
-        "mcp.task.attempt": task.attempt
+        [Semconv.taskAttempt]: task.attempt
       }
     }).pipe(
       // A task created here starts on the creating request's fiber, whose tracer is the transport's.
       Effect.provideService(Tracer.Tracer, tracer)
     )
   }
-  const origin: Effect.Effect<Task.Work["trace"]> = tracing
-    ? Effect.withFiber((fiber) => {
-      const span = fiber.cache.span
-      return Effect.succeed(span === undefined ? undefined : { traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })
-    })
-    : Effect.succeed(undefined)
+  const origin = (span: Tracer.AnySpan | undefined): Task.Work["trace"] =>
+    span === undefined || !tracing ? undefined : { traceId: span.traceId, spanId: span.spanId, sampled: span.sampled }
   return { entered, run, origin }
 })

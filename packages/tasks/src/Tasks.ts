@@ -225,7 +225,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
         const create = (call: Route.Call<ToolCall.Params>, target: ToolCall.Target, answers: Readonly<Record<string, JsonValue>>) =>
           Effect.gen(function*() {
             yield* within(target.arguments, maxInputBytes, "the arguments of a task")
-            const trace = yield* observability.origin
+            const trace = observability.origin(call.transport.span)
             const work: Task.Work = {
               tool: target.tool.tool.name,
               arguments: asJson(target.arguments),

@@ -52,31 +52,22 @@ export interface Instrumentation {
   readonly forbidden: (request: Envelope.Request, context: RequestContext, principal: string, code: number) => void
 }
 
-/** The spans this module made: only those get a round number from an MRTR round. */
-const requestSpans = new WeakSet<Tracer.Span>()
-
-/**
- * Records the MRTR round number on the current request's span (a round presenting a
- * `requestState`; the first round's number is set when its span starts).
- *
- * @since 0.1.0
- */
-export const annotateRound = (round: number): Effect.Effect<void> =>
-  Effect.withFiber((fiber) => {
-    const span = fiber.cache.span
-    if (span !== undefined && span._tag === "Span" && requestSpans.has(span)) span.attribute(Semconv.mrtrRound, round)
-    return Effect.void
-  })
-
 const maxTargetLength = 256
 
 /** The tool or prompt name, or the resource URI, a request is about (raw params: strings only). */
 const targetOf = (request: Envelope.Request): string | undefined => {
   const params = request.params
-  const value = request.method === "resources/read" || request.method === "resources/subscribe"
-    ? params["uri"]
-    : params["name"]
-  return typeof value === "string" ? value.slice(0, maxTargetLength) : undefined
+  switch (request.method) {
+    case "tools/call":
+    case "prompts/get":
+      return typeof params["name"] === "string" ? params["name"].slice(0, maxTargetLength) : undefined
+    case "resources/read":
+    case "resources/subscribe":
+    case "resources/unsubscribe":
+      return typeof params["uri"] === "string" ? params["uri"].slice(0, maxTargetLength) : undefined
+    default:
+      return undefined
+  }
 }
 
 const networkTransport = (context: RequestContext): string | undefined => {
@@ -154,7 +145,6 @@ const startSpan = (
     root: Option.isNone(parent),
     sampled: Option.isNone(parent) || parent.value.sampled
   })
-  requestSpans.add(span)
   span.attribute(Semconv.methodName, method)
   span.attribute(Semconv.jsonRpcRequestId, String(request.id))
   span.attribute(Semconv.jsonRpcProtocolVersion, "2.0")
@@ -256,7 +246,9 @@ export const make = (services: Context.Context<never>, queued: () => number): In
       }
       publish?.({ _tag: "RequestStart", ...fields })
       const span = tracer === undefined ? undefined : startSpan(tracer, fiber, table, request, context, fields, transport)
-      const body = span === undefined ? handle(request, context) : Effect.withParentSpan(handle(request, context), span)
+      // The span reaches the handler through its request services (RequestServices), not the
+      // fiber's context: that would make every request's transport context a new one.
+      const body = handle(request, span === undefined ? context : { ...context, span })
       return Effect.onExit(body, (exit) =>
         Effect.sync(() => {
           active--

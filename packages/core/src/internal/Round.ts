@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Exit, Predicate, Result } from "effect"
+import { Cause, Clock, Effect, Exit, Predicate, Result, type Tracer } from "effect"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
 import type { Request } from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
@@ -22,7 +22,7 @@ import * as ElicitationForm from "../mrtr/ElicitationForm.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
-import * as Instrumentation from "./Instrumentation.ts"
+import * as Semconv from "../observability/Semconv.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
 import * as Sampling from "../mrtr/Sampling.ts"
@@ -229,7 +229,8 @@ class RoundSession implements Session {
 const empty: RequestState.Payload = { answers: {}, states: {} }
 
 /**
- * Runs one round for a principal (its id binds the sealed state). `body` receives the `provide` to
+ * Runs one round for a principal (its id binds the sealed state); a traced request's `span` gets
+ * the round's number (`mcp.mrtr.round`) once a presented state is verified. `body` receives the `provide` to
  * use for the handler's effect: it adds the {@link McpInput} session (with the request's other
  * services, through `provide`) and turns a returned `InputRequired` into the end of the round.
  *
@@ -241,7 +242,8 @@ export const run = <A>(
   meta: RequestMeta,
   principal: string,
   provide: ProvideWith,
-  body: (provide: Provide) => Effect.Effect<A, McpError>
+  body: (provide: Provide) => Effect.Effect<A, McpError>,
+  span?: Tracer.Span | undefined
 ): Effect.Effect<Outcome<A>, McpError> => {
   const envelope = envelopeOf(request.params)
   if (envelope instanceof InvalidParams) return Effect.fail(envelope)
@@ -256,7 +258,8 @@ export const run = <A>(
     // The answers carried from earlier rounds are sealed again with the new ones.
     if (responsesBytes > 0 && responsesBytes + jsonBytes(opened.answers) > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge)
     const session = new RoundSession(envelope, opened, meta)
-    return Effect.andThen(Instrumentation.annotateRound(session.round), runSession(keyring, binding, meta, session, provide, body))
+    span?.attribute(Semconv.mrtrRound, session.round)
+    return runSession(keyring, binding, meta, session, provide, body)
   })
 }
 

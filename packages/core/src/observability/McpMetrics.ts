@@ -5,7 +5,9 @@
  * {@link Observability}), into the `Metric` registry that `PrometheusMetrics` and `OtlpMetrics`
  * read; Prometheus text spells the dots as underscores (`mcp_server_operation_duration_bucket`).
  *
- * Attributes are bounded by the server, never by what a client sends: `mcp.method.name` is a
+ * Each carries its unit as the `unit` attribute, which `OtlpMetrics` exports as the metric's unit
+ * (`s`, `{request}`, …) and `PrometheusMetrics` leaves out of the labels. Attributes are bounded
+ * by the server, never by what a client sends: `mcp.method.name` is a
  * method the server serves (otherwise `"unknown"`), `error.type` a JSON-RPC error code.
  *
  * @example
@@ -29,6 +31,7 @@ import { Metric } from "effect"
  * @since 0.1.0
  */
 export const operationDuration = Metric.histogram("mcp.server.operation.duration", {
+  attributes: { unit: "s" },
   description: "MCP request duration as observed on the server, from receipt until the response is encoded (s)",
   boundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 })
@@ -40,17 +43,20 @@ export const operationDuration = Metric.histogram("mcp.server.operation.duration
  * @since 0.1.0
  */
 export const requests = Metric.counter("mcp.server.requests", {
+  attributes: { unit: "{request}" },
   description: "MCP requests answered, by method and outcome",
   incremental: true
 })
 
 /** Requests in the pipeline now. @since 0.1.0 */
 export const activeRequests = Metric.gauge("mcp.server.requests.active", {
+  attributes: { unit: "{request}" },
   description: "MCP requests being served now"
 })
 
 /** Requests admitted to the executor and waiting for a place, sampled as requests start and end. @since 0.1.0 */
 export const executorQueued = Metric.gauge("mcp.server.executor.queued", {
+  attributes: { unit: "{request}" },
   description: "Requests waiting for a place in the executor"
 })
 
@@ -60,23 +66,27 @@ export const executorQueued = Metric.gauge("mcp.server.executor.queued", {
  * @since 0.1.0
  */
 export const refusals = Metric.counter("mcp.server.refusals", {
+  attributes: { unit: "{request}" },
   description: "MCP requests refused by a bound, a rate limit or the authorization policy",
   incremental: true
 })
 
 /** Open `subscriptions/listen` streams. @since 0.1.0 */
 export const listenStreams = Metric.gauge("mcp.server.listen.streams", {
+  attributes: { unit: "{stream}" },
   description: "Open subscriptions/listen streams"
 })
 
 /** Change notifications a slow listen stream dropped (drop-oldest). @since 0.1.0 */
 export const listenDropped = Metric.counter("mcp.server.listen.dropped", {
+  attributes: { unit: "{notification}" },
   description: "Change notifications dropped because a listen stream's client did not keep up",
   incremental: true
 })
 
 /** `notifications/progress` reports written. @since 0.1.0 */
 export const progressReports = Metric.counter("mcp.server.progress.reports", {
+  attributes: { unit: "{notification}" },
   description: "Progress notifications written",
   incremental: true
 })
@@ -88,6 +98,7 @@ export const progressReports = Metric.counter("mcp.server.progress.reports", {
  * @since 0.1.0
  */
 export const taskTransitions = Metric.counter("mcp.server.tasks", {
+  attributes: { unit: "{task}" },
   description: "Tasks entering each state",
   incremental: true
 })

@@ -35,3 +35,5 @@ export const rpcResponseStatusCode = "rpc.response.status_code"
 export const taskId = "mcp.task.id"
 /** A task's status (Tasks extension). @since 0.1.0 */
 export const taskStatus = "mcp.task.status"
+/** Which claim of a task a run is (1 for the first). snodo's own. @since 0.1.0 */
+export const taskAttempt = "mcp.task.attempt"

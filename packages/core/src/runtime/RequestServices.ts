@@ -1,7 +1,7 @@
 /**
  * The services a handler runs with: the application's (captured when the server's Layer was
- * built), the transport's, and the request's own (`McpRequest`, `Progress`, `McpLog`, and in an
- * MRTR round `McpInput`).
+ * built), the transport's, and the request's own (`McpRequest`, `Progress`, `McpLog`, in an
+ * MRTR round `McpInput`, and when the request is traced its span as the `ParentSpan`).
  *
  * The transport's context with the application's services over it is merged once per transport
  * context (a stdio connection, an HTTP server: the same object for every request), so a request
@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, Tracer } from "effect"
 import type { Session } from "../mrtr/Input.ts"
 import { McpInput } from "../mrtr/Input.ts"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
@@ -76,7 +76,8 @@ export const make = (
       Effect.ensuring(
         Effect.updateContext(effect as Effect.Effect<A, E, never>, (transport: Context.Context<never>) => {
           const services = Context.add(Context.add(Context.add(applicationOver(transport), McpRequest, current), Progress, reporter), McpLog, logger)
-          return session === undefined ? services : Context.add(services, McpInput, session)
+          const traced = context.span === undefined ? services : Context.add(services, Tracer.ParentSpan, context.span)
+          return session === undefined ? traced : Context.add(traced, McpInput, session)
         }),
         reporter.close
       )

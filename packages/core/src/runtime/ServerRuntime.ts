@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, type Duration, Effect } from "effect"
+import { Cause, Context, type Duration, Effect, type Tracer } from "effect"
 import { type Catalog, CatalogError } from "../catalog/Catalog.ts"
 import * as Extension from "../extension/Extension.ts"
 import * as ClientInput from "../internal/ClientInput.ts"
@@ -73,6 +73,11 @@ export interface RequestContext {
    */
   readonly traceparent?: string | undefined
   readonly tracestate?: string | undefined
+  /**
+   * The request's span, when the runtime traces it (set by its instrumentation, not by
+   * transports): the parent of the handler's spans, and what a task created here links to.
+   */
+  readonly span?: Tracer.Span | undefined
 }
 
 /**
@@ -309,7 +314,10 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
           provideWith,
           (provide) => bounded(callWith(provide))
         )
-        : Effect.flatMap(Round.run(keyring, request, meta, principal.id, provideWith, (provide) => bounded(callWith(provide))), sealed)
+        : Effect.flatMap(
+          Round.run(keyring, request, meta, principal.id, provideWith, (provide) => bounded(callWith(provide)), context.span),
+          sealed
+        )
     } else {
       let provideWith: RequestServices.ProvideWith | undefined
       body = bounded(callWith((effect) => (provideWith ??= provider(request, meta, context, principal))(effect, undefined)))
