@@ -1,5 +1,5 @@
 /**
- * Every fenced `ts` block of README.md and docs/*.md type-checks, against the packages' sources
+ * Every fenced `ts` block of README.md, docs/*.md and the packages' READMEs type-checks, against the packages' sources
  * under the repository's strict compiler options (unused names allowed: snippets show a part).
  *
  * Each block becomes a module of its own, in a folder per document. Markdown comments, invisible
@@ -23,13 +23,17 @@
  * One tsc run checks every module; an error is reported at its line in the document.
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
-const documents = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).toSorted().map((name) => `docs/${name}`)]
+const documents = [
+  "README.md",
+  ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).toSorted().map((name) => `docs/${name}`),
+  ...readdirSync(join(root, "packages")).toSorted().map((name) => `packages/${name}/README.md`).filter((path) => existsSync(join(root, path)))
+]
 
 /** A module written for the check: its lines, each with the document line it came from. */
 interface Module {
@@ -169,7 +173,7 @@ afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true })
 })
 
-describe("the ts snippets of README.md and docs/*.md type-check", () => {
+describe("the ts snippets of README.md, docs/*.md and packages/*/README.md type-check", () => {
   it("finds the snippets, and tsc ran", () => {
     expect(extracted.reduce((sum, { blocks }) => sum + blocks, 0)).toBeGreaterThan(30)
     expect(errors.get("(tsc)") ?? []).toEqual([])
