@@ -1,6 +1,7 @@
 /**
  * Memory within the limits, measured on a real server process: request bodies being read share
- * a budget, and open listen streams are bounded by what they hold as well as by their count.
+ * a budget, open listen streams are bounded by what they hold as well as by their count, and an
+ * open stream holds nothing of the body it was opened with.
  * Each test measures the server's RSS (after a full collection, so that it counts what the server
  * holds rather than what the collector has not reclaimed yet) and asserts a bound the defect
  * exceeded several times over.
@@ -85,6 +86,35 @@ describe("memory within the limits", () => {
       expect(open).toBeGreaterThan(0)
       expect(open).toBeLessThanOrEqual(16)
       expect(statuses.every((status) => status === 200 || status === 503)).toBe(true)
+      for (const client of clients) client.socket.destroy()
+    } finally {
+      await server.stop()
+    }
+  }, 40_000)
+
+  it("64 listen streams opened with 1.5 MiB bodies (mostly whitespace): the server keeps neither their bytes nor their text", async () => {
+    const server = await spawnHttpServer()
+    try {
+      const before = await server.heldAfterGc()
+      const padding = " ".repeat(1.5 * 1024 * 1024)
+      const clients: Array<ReturnType<typeof rawRequest>> = []
+      // In waves of 8, under the budget of bodies being read together (64 MiB).
+      for (let wave = 0; wave < 8; wave++) {
+        for (let index = 0; index < 8; index++) {
+          const message = { ...request("subscriptions/listen", { notifications: { toolsListChanged: true } }), id: `listen-stream-${wave}-${index}` }
+          // Whitespace is valid JSON between members; every string decoded from the body was cut from it.
+          const body = `${JSON.stringify(message).slice(0, -1)}${padding}}`
+          const head = { ...headersFor(message), "content-length": String(Buffer.byteLength(body)) }
+          clients.push(rawRequest(server.port, head, (socket) => socket.write(body)))
+        }
+        const deadline = Date.now() + 10_000
+        while (clients.some((client) => client.status() === undefined) && Date.now() < deadline) await sleep(20)
+      }
+      const held = await server.heldAfterGc()
+      console.info(`padded listen streams: held ${before} → ${held} MiB after GC`)
+      expect(clients.map((client) => client.status())).toEqual(clients.map(() => 200))
+      // 64 × 1.5 MiB of bytes and as much text were held by the streams (~192 MiB); now ~20 KiB a stream.
+      expect(held - before).toBeLessThan(24)
       for (const client of clients) client.socket.destroy()
     } finally {
       await server.stop()

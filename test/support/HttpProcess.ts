@@ -13,6 +13,11 @@ export interface HttpProcess {
   readonly rssMiB: () => number
   /** Resident memory right after a full garbage collection in the server, in MiB. */
   readonly rssAfterGc: () => Promise<number>
+  /**
+   * What the server's objects hold right after a full garbage collection, in MiB: its JavaScript
+   * heap in use and its Buffers (external memory). Unlike the RSS, it falls when memory is freed.
+   */
+  readonly heldAfterGc: () => Promise<number>
   readonly stderr: () => string
   readonly stop: () => Promise<void>
 }
@@ -37,12 +42,15 @@ export const spawnHttpServer = (config: Record<string, unknown> = {}): Promise<H
     const exited = new Promise<void>((done) => child.once("exit", () => done()))
     const timer = setTimeout(() => reject(new Error(`server did not start; stderr: ${stderr}`)), 15_000)
     const rssWaiters: Array<(rss: number) => void> = []
+    const heldWaiters: Array<(held: number) => void> = []
     let started = false
     child.stdout.on("data", (chunk: string) => {
       stdout += chunk
       for (const line of stdout.split("\n").slice(0, -1)) {
         const rss = /^rss ([\d.]+)$/.exec(line)
         if (rss !== null) rssWaiters.shift()?.(Number(rss[1]))
+        const held = /^held ([\d.]+)$/.exec(line)
+        if (held !== null) heldWaiters.shift()?.(Number(held[1]))
       }
       stdout = stdout.slice(stdout.lastIndexOf("\n") + 1)
       if (started) return
@@ -59,6 +67,11 @@ export const spawnHttpServer = (config: Record<string, unknown> = {}): Promise<H
         rssAfterGc: () =>
           new Promise((done) => {
             rssWaiters.push(done)
+            child.kill("SIGUSR2")
+          }),
+        heldAfterGc: () =>
+          new Promise((done) => {
+            heldWaiters.push(done)
             child.kill("SIGUSR2")
           }),
         stderr: () => stderr,

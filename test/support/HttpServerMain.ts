@@ -5,7 +5,8 @@
  *   node test/support/HttpServerMain.ts '{"serve": {…NodeServe options}, "queue": 64, "queueBytes": 65536}'
  *
  * It binds a free loopback port and writes `listening <port>` on stdout once it serves. Started
- * with `--expose-gc`, a `SIGUSR2` collects garbage and writes `rss <MiB>` on stdout: the memory
+ * with `--expose-gc`, a `SIGUSR2` collects garbage and writes `held <MiB>` (the JavaScript heap in
+ * use plus the memory of Buffers and other external objects) and `rss <MiB>` on stdout: the memory
  * the server still holds, without what a collection would free.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -23,7 +24,8 @@ const config = JSON.parse(process.argv[2] ?? "{}") as Config
 const collect = (globalThis as { readonly gc?: () => void }).gc
 process.on("SIGUSR2", () => {
   collect?.()
-  process.stdout.write(`rss ${(process.memoryUsage().rss / 1024 / 1024).toFixed(1)}\n`)
+  const usage = process.memoryUsage()
+  process.stdout.write(`held ${((usage.heapUsed + usage.external) / 1024 / 1024).toFixed(1)}\nrss ${(usage.rss / 1024 / 1024).toFixed(1)}\n`)
 })
 const server = listenServer(config)
 

@@ -80,6 +80,8 @@ export const readSource = (
   const cleanup = () => {
     if (budget !== undefined && bytes > 0) budget.give(bytes)
     bytes = 0
+    // The bytes are decoded (or refused) by now: the stop function the caller may keep holds none.
+    chunks = undefined
     clearTimeout(timer)
     source.off("data", onData)
     source.off("end", onEnd)

@@ -22,7 +22,7 @@
  */
 import { type Context, type Duration, Effect, Latch } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type * as Envelope from "@snodo/core/pipeline/Envelope"
+import * as Envelope from "@snodo/core/pipeline/Envelope"
 import * as CoreListen from "@snodo/core/runtime/Listen"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
@@ -88,7 +88,8 @@ export const make = (
     // The runtime refuses too (-32603 inside the stream); answering here keeps the common case a 503.
     if (streams.open() >= streams.limit) return busy(request.id)
     if (responding++ === 0) idle.closeUnsafe()
-    const release = Exchange.start(environment, request, principal, delivery, {
+    // The stream keeps its request for as long as it is open: not the body it was decoded from.
+    const release = Exchange.start(environment, Envelope.detach(request), principal, delivery, {
       context,
       notifications: true,
       deadlineMillis: undefined,

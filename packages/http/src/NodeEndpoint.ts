@@ -176,7 +176,11 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       if (sessionRequest) return void (release = serveSession(request, response, head, caller, sessions))
       if (expectsContinue) response.writeContinue()
       const bodyDeadline = Math.max(1, startedAt + settings.deadlineMillis - Date.now())
-      stopReading = BodyReader.readSource(request, settings.maxBodyBytes, bodyDeadline, (body) => {
+      let reading = true
+      const stop = BodyReader.readSource(request, settings.maxBodyBytes, bodyDeadline, (body) => {
+        // Read: nothing to stop any more, and a listen stream need not keep the reader for its lifetime.
+        reading = false
+        stopReading = undefined
         try {
           if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
           const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, caller.principal, sessions)
@@ -190,6 +194,8 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
           fail(response, error)
         }
       }, budget)
+      // A body already complete is read before `readSource` returns.
+      if (reading) stopReading = stop
     }
     if (authenticator === undefined) return receive(anonymousCaller)
     // The caller is verified before `100 Continue` and before any byte of the body is read.

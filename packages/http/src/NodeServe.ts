@@ -131,15 +131,19 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       })
       let connections = 0
       const overLimit = new WeakSet<Net.Socket>()
-      server.on("connection", (socket: Net.Socket) => {
-        connections++
-        socket.once("close", () => connections--)
-        if (connections <= maxConnections) return
-        // Beyond the cap a connection gets one answer (503) to a request it sends at once, and
-        // is closed right after it, or within a second if it sends nothing.
+      // One listener for every connection (a closure made per connection stays for its lifetime).
+      const closed = () => void connections--
+      // Beyond the cap a connection gets one answer (503) to a request it sends at once, and is
+      // closed right after it, or within a second if it sends nothing.
+      const overTheCap = (socket: Net.Socket) => {
         overLimit.add(socket)
         const timer = setTimeout(() => socket.destroy(), overLimitGrace)
         socket.once("close", () => clearTimeout(timer))
+      }
+      server.on("connection", (socket: Net.Socket) => {
+        connections++
+        socket.on("close", closed)
+        if (connections > maxConnections) overTheCap(socket)
       })
       let draining = false
       let fallback: NodeHandler | undefined

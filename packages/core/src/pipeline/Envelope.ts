@@ -166,3 +166,43 @@ export const decode = (text: string): Incoming => {
   }
   return classify(parsed.value, parsed.idLexeme)
 }
+
+/**
+ * A string with the same characters that shares no memory with the one it was cut from. A
+ * substring (what the parser makes of every string in a frame) may be a view into the whole frame
+ * in V8, keeping all of it alive for as long as the substring is; concatenating and cutting again
+ * copies the characters into a string of their own.
+ */
+const ownString = (text: string): string => text.length === 0 ? text : (" " + text).slice(1)
+
+const ownValue = (value: unknown): unknown => {
+  if (typeof value === "string") return ownString(value)
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) return value.map(ownValue)
+  const copy: Record<string, unknown> = {}
+  // Object keys are interned by the engine (never views into the frame); the values are copied.
+  for (const key of Object.keys(value)) {
+    const member = ownValue((value as Record<string, unknown>)[key])
+    // A member named "__proto__" is an own data property (as the parser made it), never the prototype.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: member, writable: true, enumerable: true, configurable: true })
+    else copy[key] = member
+  }
+  return copy
+}
+
+/**
+ * The same request, holding no memory of the frame it was decoded from: its method, a string id
+ * and every string in its params are copied. Decoded strings may be views into the frame's text,
+ * so a request kept for long (a `subscriptions/listen` stream lives as long as its client wants)
+ * would otherwise keep the whole frame, however much of it was whitespace or members nothing
+ * reads. Costs one walk of the params; meant for requests that outlive their frame by far, not
+ * for every request.
+ *
+ * @since 0.1.0
+ */
+export const detach = (request: Request): Request => ({
+  _tag: "Request",
+  id: typeof request.id === "string" ? ownString(request.id) : request.id,
+  method: ownString(request.method),
+  params: ownValue(request.params) as Readonly<Record<string, unknown>>
+})
