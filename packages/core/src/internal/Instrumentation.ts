@@ -15,8 +15,7 @@ import type * as Envelope from "../pipeline/Envelope.ts"
 import type { RouteTable } from "../routes/RouteTable.ts"
 import type { Outcome, RequestContext } from "../runtime/ServerRuntime.ts"
 import { fromContext } from "../runtime/Principal.ts"
-import type * as McpEvents from "../observability/McpEvents.ts"
-import { type McpEvent, McpEvents as McpEventsService } from "../observability/McpEvents.ts"
+import * as McpEvents from "../observability/McpEvents.ts"
 import * as McpMetrics from "../observability/McpMetrics.ts"
 import { Observability } from "../observability/Observability.ts"
 import * as TraceContext from "../observability/TraceContext.ts"
@@ -113,7 +112,7 @@ const endOf = (outcome: Outcome | undefined): Ended => {
   return { kind: outcome.exception === true ? "exception" : "error", code: outcome.code, refusal: outcome.refusal?.reason }
 }
 
-const stopEvent = (fields: McpEvents.RequestFields, ended: Ended, durationMillis: number): McpEvent =>
+const stopEvent = (fields: McpEvents.RequestFields, ended: Ended, durationMillis: number): McpEvents.McpEvent =>
   ended.kind === "exception"
     ? { _tag: "RequestException", ...fields, durationMillis, code: ended.code! }
     : { _tag: "RequestStop", ...fields, outcome: ended.kind, durationMillis, ...(ended.code === undefined ? {} : { code: ended.code }) }
@@ -172,7 +171,10 @@ const endSpan = (span: Tracer.Span, end: bigint, outcome: Outcome | undefined): 
   span.end(end, Exit.fail(new JsonRpcError(outcome.code, errorMessage(outcome.frame))))
 }
 
-const nativeOrOff = (tracer: Tracer.Tracer): boolean => tracer === Tracer.nativeTracer
+/** What recording a metric takes: a `Metric` with its attributes, updated in the server's context. */
+interface Recorder {
+  readonly updateUnsafe: (input: number, context: Context.Context<never>) => void
+}
 
 /**
  * The instrumentation of a runtime over the application's services, or `undefined` when nothing
@@ -182,19 +184,20 @@ const nativeOrOff = (tracer: Tracer.Tracer): boolean => tracer === Tracer.native
  */
 export const make = (services: Context.Context<never>, queued: () => number): Instrumentation | undefined => {
   const settings = Context.get(services, Observability)
-  const events = Context.getOrUndefined(services, McpEventsService)
+  const events = Context.getOrUndefined(services, McpEvents.McpEvents)
   const appTracer = Context.get(services, Tracer.Tracer)
-  const tracer = settings.tracing === "auto" && !nativeOrOff(appTracer) ? appTracer : undefined
+  // Effect's native tracer is no backend: its spans go nowhere.
+  const tracer = settings.tracing === "auto" && appTracer !== Tracer.nativeTracer ? appTracer : undefined
   const metrics = settings.metrics
   if (tracer === undefined && !metrics && events === undefined) return undefined
-  const publish = events === undefined ? undefined : (event: McpEvent) => events.publish(event)
+  const publish = events === undefined ? undefined : (event: McpEvents.McpEvent) => events.publish(event)
 
   // Metrics with their attributes, made once per attribute set (all bounded by the server).
-  const cache = new Map<string, Metric.Metric<number, unknown>>()
-  const tagged = <S>(metric: Metric.Metric<number, S>, key: string, attributes: Record<string, string>) => {
+  const cache = new Map<string, Recorder>()
+  const tagged = <S>(metric: Metric.Metric<number, S>, key: string, attributes: Record<string, string>): Recorder => {
     let found = cache.get(key)
     if (found === undefined) {
-      found = Metric.withAttributes(metric, attributes) as Metric.Metric<number, unknown>
+      found = Metric.withAttributes(metric, attributes)
       cache.set(key, found)
     }
     return found
