@@ -190,9 +190,13 @@ const worker = async (url: URL, until: number) => {
   }
 }
 
+/** The shortest a stream is held for: enough for its acknowledgement under load. */
+const minimumListenMs = 5_000
+
 /** One listen stream at a time on its own connection, closed and opened again every 15 s. */
 const listener = async (url: URL, until: number) => {
-  while (Date.now() < until) {
+  // A stream opened in the run's last seconds would be cut before it could be acknowledged.
+  while (until - Date.now() >= minimumListenMs) {
     const message = body("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } })
     await new Promise<void>((resolve) => {
       let acknowledged = false
@@ -214,12 +218,13 @@ const listener = async (url: URL, until: number) => {
         resolve()
       })
       req.end(JSON.stringify(message))
+      const heldMs = Math.min(15_000, until - Date.now())
       setTimeout(() => {
         closing = true
-        if (!acknowledged) fail("listen: no acknowledgement within 15 s")
+        if (!acknowledged) fail(`listen: no acknowledgement within ${heldMs} ms`)
         req.destroy()
         resolve()
-      }, Math.min(15_000, Math.max(0, until - Date.now())))
+      }, heldMs)
     })
   }
 }
