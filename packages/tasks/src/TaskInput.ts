@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import * as AskedKeys from "@snodo/core/mrtr/AskedKeys"
 import * as InputCapabilities from "@snodo/core/mrtr/InputCapabilities"
 import type { Ask, Session } from "@snodo/core/mrtr/Input"
 import * as RequestState from "@snodo/core/mrtr/RequestState"
@@ -44,7 +45,7 @@ export class TaskInput implements Session {
   /** Why the task must fail, when a refusal stopped the handler. */
   refusal: McpError | undefined = undefined
   private current: Task.TaskRecord
-  private readonly asked = new Map<string, string>()
+  private readonly asked = AskedKeys.make()
   private readonly outstanding = new Map<string, InputRequest>()
   private readonly consumed = new Map<string, JsonValue>()
   private readonly states = new Map<string, JsonValue>()
@@ -83,12 +84,8 @@ export class TaskInput implements Session {
     return Effect.gen({ self: this }, function*() {
       const missing: Array<Ask<unknown>> = []
       for (const input of asks) {
-        const fingerprint = RequestState.canonicalJson(input.request)
-        const previous = this.asked.get(input.key)
-        if (previous !== undefined && previous !== fingerprint) {
-          return yield* Effect.die(new Error(`Input key "${input.key}" was asked with two different requests`))
-        }
-        this.asked.set(input.key, fingerprint)
+        const conflict = this.asked.note(input)
+        if (conflict !== undefined) return yield* Effect.die(conflict)
         if (this.answerOf(input.key) === undefined) missing.push(input)
       }
       if (missing.length > 0) {

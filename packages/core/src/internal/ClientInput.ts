@@ -24,6 +24,7 @@
 import { Cause, Duration, Effect, Exit, Result } from "effect"
 import type { RequestMeta } from "../pipeline/Dialect.ts"
 import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import * as AskedKeys from "../mrtr/AskedKeys.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
@@ -81,7 +82,7 @@ class ClientSession implements Session {
   stop: Stop | undefined = undefined
   responses: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {}
   requestState: JsonValue | undefined = undefined
-  private readonly asked = new Map<string, string>()
+  private readonly asked = AskedKeys.make()
   private readonly answered = new Map<string, { readonly value: unknown; readonly carry: JsonValue }>()
   private readonly states = new Map<string, JsonValue>()
   private readonly capabilities: RequestMeta["clientCapabilities"]
@@ -130,12 +131,8 @@ class ClientSession implements Session {
     return Effect.suspend(() => {
       const missing = new Map<string, Ask<unknown>>()
       for (const input of asks) {
-        const fingerprint = RequestState.canonicalJson(input.request)
-        const previous = this.asked.get(input.key)
-        if (previous !== undefined && previous !== fingerprint) {
-          return defect(`Input key "${input.key}" was asked with two different requests`)
-        }
-        this.asked.set(input.key, fingerprint)
+        const conflict = this.asked.note(input)
+        if (conflict !== undefined) return Effect.die(conflict)
         if (!this.answered.has(input.key)) missing.set(input.key, input)
       }
       const values = () => asks.map((input) => this.answered.get(input.key)!.value)

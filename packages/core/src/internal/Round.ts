@@ -18,6 +18,7 @@ import type { Request } from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { JsonValue } from "../wire/Json.ts"
 import type { InputRequest } from "../wire/Mrtr.ts"
+import * as AskedKeys from "../mrtr/AskedKeys.ts"
 import * as ElicitationForm from "../mrtr/ElicitationForm.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
@@ -114,7 +115,7 @@ class RoundSession implements Session {
   stop: Stop | undefined = undefined
   private pendingMap: Map<string, InputRequest> | undefined
   private consumedMap: Map<string, JsonValue> | undefined
-  private askedMap: Map<string, string> | undefined
+  private askedKeys: AskedKeys.AskedKeys | undefined
   private statesMap: Map<string, JsonValue> | undefined
   readonly responses: RetryEnvelope["responses"]
   readonly requestState: JsonValue | undefined
@@ -139,8 +140,8 @@ class RoundSession implements Session {
     return this.consumedMap ??= new Map()
   }
 
-  private get asked(): Map<string, string> {
-    return this.askedMap ??= new Map()
+  private get asked(): AskedKeys.AskedKeys {
+    return this.askedKeys ??= AskedKeys.make()
   }
 
   get states(): Map<string, JsonValue> {
@@ -158,12 +159,8 @@ class RoundSession implements Session {
       const values: Array<unknown> = []
       const missing: Array<Ask<unknown>> = []
       for (const input of asks) {
-        const fingerprint = RequestState.canonicalJson(input.request)
-        const previous = this.asked.get(input.key)
-        if (previous !== undefined && previous !== fingerprint) {
-          return defect(`Input key "${input.key}" was asked with two different requests`)
-        }
-        this.asked.set(input.key, fingerprint)
+        const conflict = this.asked.note(input)
+        if (conflict !== undefined) return Effect.die(conflict)
         const fromState = own(this.carried.answers, input.key)
         const response = fromState ?? own(this.responses, input.key)
         if (response === undefined) {
