@@ -72,50 +72,9 @@ const codings = (value: string | ReadonlyArray<string> | undefined): boolean => 
 const encodingHeaders = { "accept-encoding": "identity" }
 
 /**
- * The refusal of a request before its body is read, or `undefined` when it may proceed.
- * `headBytes` is the size of its head; `inFlight` the requests being answered right now;
- * `framing`, where the platform knows it, its target and `Host` count.
- *
- * @since 0.1.0
- */
-export const beforeBody = (
-  method: string,
-  headers: CheckedHeaders,
-  headBytes: number,
-  settings: Settings,
-  inFlight: number,
-  framing?: Framing
-): Replies.Reply | undefined => {
-  if (method !== "POST") return Replies.methodNotAllowed
-  if (headBytes > settings.maxHeaderBytes) {
-    return Replies.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
-  }
-  if (framing !== undefined && framing.hosts > 1) {
-    return Replies.refuse(400, -32600, "Bad Request: more than one Host header", closeHeaders)
-  }
-  const host = authorityOf(framing?.target, single(headers["host"]))
-  const forbidden = Security.checkHost(settings.allowedHosts, host) ??
-    Security.checkOrigin(settings.allowedOrigins, single(headers["origin"]), host)
-  if (forbidden !== undefined) return Replies.refuse(403, -32600, forbidden)
-  if (inFlight >= settings.maxConcurrent) {
-    return Replies.refuse(503, -32603, "Server busy: too many requests in flight", busyHeaders)
-  }
-  if (!Negotiation.isJson(single(headers["content-type"]))) {
-    return Replies.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
-  }
-  // A coded body read as plain text would be misread: no coding is decoded (RFC 9110 §8.4.1).
-  if (codings(headers["content-encoding"])) {
-    return Replies.refuse(415, -32600, "Unsupported Media Type: Content-Encoding is not supported", encodingHeaders)
-  }
-  if (!Negotiation.acceptsBoth(single(headers["accept"]))) {
-    return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
-  }
-  return undefined
-}
-
-/**
- * The refusal of a GET or DELETE of an initialize-era session (sessions on), or `undefined`: the
- * head size (431), `Host` and `Origin` (403), as for a POST.
+ * The checks of the head every request passes first, or `undefined`: the head size (431), one
+ * `Host` (400), `Host` and `Origin` (403). All a GET or DELETE of an initialize-era session
+ * (sessions on) is checked for; a POST goes on with {@link beforeBody}'s.
  *
  * @since 0.1.0
  */
@@ -136,6 +95,41 @@ export const beforeSession = (
     Security.checkOrigin(settings.allowedOrigins, single(headers["origin"]), host)
   return forbidden === undefined ? undefined : Replies.refuse(403, -32600, forbidden)
 }
+
+/**
+ * The refusal of a request before its body is read, or `undefined` when it may proceed.
+ * `headBytes` is the size of its head; `inFlight` the requests being answered right now;
+ * `framing`, where the platform knows it, its target and `Host` count.
+ *
+ * @since 0.1.0
+ */
+export const beforeBody = (
+  method: string,
+  headers: CheckedHeaders,
+  headBytes: number,
+  settings: Settings,
+  inFlight: number,
+  framing?: Framing
+): Replies.Reply | undefined => {
+  if (method !== "POST") return Replies.methodNotAllowed
+  const head = beforeSession(headers, headBytes, settings, framing)
+  if (head !== undefined) return head
+  if (inFlight >= settings.maxConcurrent) {
+    return Replies.refuse(503, -32603, "Server busy: too many requests in flight", busyHeaders)
+  }
+  if (!Negotiation.isJson(single(headers["content-type"]))) {
+    return Replies.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
+  }
+  // A coded body read as plain text would be misread: no coding is decoded (RFC 9110 §8.4.1).
+  if (codings(headers["content-encoding"])) {
+    return Replies.refuse(415, -32600, "Unsupported Media Type: Content-Encoding is not supported", encodingHeaders)
+  }
+  if (!Negotiation.acceptsBoth(single(headers["accept"]))) {
+    return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
+  }
+  return undefined
+}
+
 
 /**
  * The answer to a body that was not read whole as UTF-8 text.
