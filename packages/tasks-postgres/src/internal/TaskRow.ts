@@ -1,22 +1,24 @@
 /**
- * A row of `snodo_tasks` as `@effect/sql-pg` returns it (int8 as `bigint`, `json` parsed) and the
- * record it stores. Decoded with a Schema: a row the store cannot read is a `TaskStoreError`.
+ * A row of `snodo_tasks` as `@effect/sql-pg` returns it (int8 as `bigint`, `json` parsed), decoded
+ * into the row `@snodo/tasks/TaskRow` turns into a record: a row the store cannot read is a
+ * `TaskStoreError`.
  *
  * @since 0.1.0
  */
-import type { Task } from "@snodo/tasks"
 import { UnknownObject } from "@snodo/core/wire/Json"
-import { TaskStoreError } from "@snodo/tasks/TaskStore"
-import { Effect, Schema } from "effect"
+import * as TaskRow from "@snodo/tasks/TaskRow"
+import { Schema, SchemaTransformation } from "effect"
 
 /** int8 columns arrive as `bigint`; epoch milliseconds fit a double exactly. */
-const Int8 = Schema.Union([Schema.BigInt, Schema.Int])
+const Int8 = Schema.Union([Schema.BigInt, Schema.Int]).pipe(
+  Schema.decodeTo(Schema.Number, SchemaTransformation.transform<number, bigint | number>({ decode: Number, encode: (value) => value }))
+)
 
 /** A row as PostgreSQL returns it. @since 0.1.0 */
-export const Row = Schema.Struct({
+export const Row: Schema.Codec<TaskRow.Row, unknown> = Schema.Struct({
   task_id: Schema.String,
   principal: Schema.String,
-  status: Schema.Literals(["working", "input_required", "completed", "failed", "cancelled"]),
+  status: TaskRow.Status,
   status_message: Schema.NullOr(Schema.String),
   created_at: Int8,
   last_updated_at: Int8,
@@ -36,43 +38,5 @@ export const Row = Schema.Struct({
   next_run_at: Int8
 })
 
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
-
-/** The record a decoded row holds. @since 0.1.0 */
-export const toRecord = (row: typeof Row.Type): Task.TaskRecord => ({
-  taskId: row.task_id,
-  principal: row.principal,
-  status: row.status,
-  statusMessage: row.status_message ?? undefined,
-  createdAt: Number(row.created_at),
-  lastUpdatedAt: Number(row.last_updated_at),
-  ttlMs: row.ttl_ms === null ? null : Number(row.ttl_ms),
-  pollIntervalMs: row.poll_interval_ms,
-  // The store wrote these columns from the record's own fields.
-  work: row.work as unknown as Task.Work,
-  inputRequests: row.input_requests as unknown as Task.TaskRecord["inputRequests"],
-  answers: row.answers as Task.TaskRecord["answers"],
-  result: row.result === null ? undefined : row.result as Task.TaskRecord["answers"],
-  error: row.error === null ? undefined : row.error as unknown as Task.TaskError,
-  revision: Number(row.revision),
-  generation: Number(row.generation),
-  attempt: row.attempt,
-  leaseOwner: row.lease_owner ?? undefined,
-  leaseExpiresAt: row.lease_expires_at === null ? undefined : Number(row.lease_expires_at),
-  nextRunAt: Number(row.next_run_at)
-})
-
-/**
- * Decodes rows into records.
- *
- * @since 0.1.0
- */
-export const records = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Task.TaskRecord>, TaskStoreError> =>
-  decodeRows(rows).pipe(
-    Effect.map((decoded) => decoded.map(toRecord)),
-    Effect.mapError((cause) => new TaskStoreError({ message: "A task row could not be read", cause }))
-  )
-
-/** The one record of a write that returned at most one row. @since 0.1.0 */
-export const first = (rows: ReadonlyArray<unknown>): Effect.Effect<Task.TaskRecord | undefined, TaskStoreError> =>
-  Effect.map(records(rows), (decoded) => decoded[0])
+/** Decodes rows into records (`records`), or the one row of a write (`first`). @since 0.1.0 */
+export const { first, records } = TaskRow.decoder(Row)
