@@ -12,7 +12,7 @@
 import * as Observability from "@snodo/core/observability/Observability"
 import { Effect, Layer, Tracer } from "effect"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { ServerRuntime } from "@snodo/core/server/ServerRuntime"
 import { ServerLayer } from "../examples/everything/server.ts"
 import { echoBody } from "./wire.ts"
 

@@ -13,7 +13,7 @@
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { anonymous } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { ServerRuntime } from "@snodo/core/server/ServerRuntime"
 import * as Tasks from "@snodo/tasks"
 import { Deferred, Effect, Layer, Schema } from "effect"
 

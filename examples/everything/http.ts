@@ -11,7 +11,7 @@ import type { ServeError } from "effect/http/HttpServerError"
 import type { CatalogError } from "@snodo/core/catalog/Catalog"
 import type { SchemaCompileError } from "@snodo/core/catalog/SchemaValidator"
 import * as NodeServe from "@snodo/http/NodeServe"
-import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
+import type { BuiltInVersion } from "@snodo/core/server/McpServer"
 import * as OAuth from "./oauth.ts"
 import { defaultDialects, serverLayerFor } from "./server.ts"
 

@@ -254,12 +254,12 @@ describe("an application outside the workspace, on the packed tarballs", () => {
     const specifiers = [
       ...packageNames.map((name) => `@snodo/${name}`),
       "@snodo/core/catalog/Tool",
-      "@snodo/core/transport/StdioTransport",
+      "@snodo/core/transports/StdioTransport",
       "@snodo/http/McpHttp",
       "@snodo/http/NodeServe",
       "@snodo/oauth/ResourceServer"
     ]
-    const internal = ["@snodo/core/internal/StrictJson", "@snodo/json-schema/internal/compiler"]
+    const internal = ["@snodo/core/pipeline/StrictJson", "@snodo/json-schema/internal/compiler"]
     // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).
     const script = `const out = {}
 for (const specifier of ${JSON.stringify([...specifiers, ...internal])}) {

@@ -4,8 +4,8 @@
  * of the test's own is read back as Prometheus text, and the event hub is subscribed to.
  */
 import * as McpEvents from "@snodo/core/observability/McpEvents"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import type { ServerRuntime } from "@snodo/core/server/ServerRuntime"
+import * as StdioTransport from "@snodo/core/transports/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Context, Effect, Exit, Layer, ManagedRuntime, Metric, Option, Tracer } from "effect"
 import { HttpServer } from "effect/http"

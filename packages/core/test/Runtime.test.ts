@@ -3,7 +3,7 @@ import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { McpServer, Pagination, Progress, Tool } from "@snodo/core"
 import { Executor } from "@snodo/core/runtime/Executor"
 import { SinkClosed } from "@snodo/core/runtime/RequestSink"
-import * as LineFramer from "../src/internal/LineFramer.ts"
+import * as LineFramer from "../src/transports/LineFramer.ts"
 import { McpTestClient } from "@snodo/testing"
 
 const bytes = (text: string) => new TextEncoder().encode(text)

@@ -39,7 +39,7 @@
 import { Predicate } from "effect"
 import * as Encoder from "@snodo/core/pipeline/Encoder"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type { ServerRuntime } from "@snodo/core/server/ServerRuntime"
 import * as Session from "@snodo/core/runtime/Session"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import type * as Cancellations from "./Cancellations.ts"

@@ -25,7 +25,7 @@ import { Predicate } from "effect"
 import type * as Envelope from "@snodo/core/pipeline/Envelope"
 import { HeaderMismatch } from "@snodo/core/pipeline/McpError"
 import type * as Route from "@snodo/core/routes/Route"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type { ServerRuntime } from "@snodo/core/server/ServerRuntime"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import { decodeValue, Repeated, type RequestHead } from "./RequestHead.ts"
 

@@ -38,7 +38,7 @@
 import { Cause, Context, Effect, Exit, Scope } from "effect"
 import * as Envelope from "@snodo/core/pipeline/Envelope"
 import { anonymous, Principal } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { ServerRuntime } from "@snodo/core/server/ServerRuntime"
 import type * as Http from "node:http"
 import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"

@@ -31,7 +31,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { compileSync } from "../internal/JsonSchemaCompiler.ts"
+import { compileSync } from "./JsonSchemaCompiler.ts"
 import { SchemaCompileError, SchemaValidator } from "./SchemaValidator.ts"
 
 /**

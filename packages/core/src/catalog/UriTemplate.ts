@@ -52,7 +52,7 @@ import {
   UNRESERVED,
   UNRESERVED_CHARS,
   VARNAME
-} from "../internal/UriTemplateMatcher.ts"
+} from "./UriTemplateMatcher.ts"
 
 /**
  * The largest template accepted, in UTF-8 bytes.

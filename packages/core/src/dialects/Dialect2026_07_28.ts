@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { admitMeta } from "../pipeline/Admission.ts"
-import type { Dialect } from "../pipeline/Dialect.ts"
+import type { Dialect } from "../routes/Dialect.ts"
 import { shape } from "../pipeline/Shaping.ts"
 import * as Complete from "../routes/Complete.ts"
 import { Discover } from "../routes/Discover.ts"

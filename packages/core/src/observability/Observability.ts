@@ -15,7 +15,7 @@
  * ```ts
  * import { Layer } from "effect"
  * import * as Observability from "@snodo/core/observability/Observability"
- * import * as McpServer from "@snodo/core/runtime/McpServer"
+ * import * as McpServer from "@snodo/core/server/McpServer"
  *
  * declare const Server: Layer.Layer<McpServer.McpServer>
  * const Observed = Server.pipe(Layer.provide(Observability.layer({ metrics: true })))

@@ -18,7 +18,7 @@
  * @example
  * ```ts
  * import { admit } from "@snodo/core/pipeline/Admission"
- * import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/pipeline/Dialect"
+ * import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/routes/Dialect"
  *
  * const registry = DialectRegistry.make([Dialect2026_07_28])
  * admit(registry, { method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -31,7 +31,7 @@
 import { Predicate } from "effect"
 import type { Session } from "../runtime/Session.ts"
 import * as Meta from "../wire/Meta.ts"
-import type { Dialect, DialectRegistry, RequestMeta } from "./Dialect.ts"
+import type { Dialect, DialectRegistry, RequestMeta } from "../routes/Dialect.ts"
 import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "./McpError.ts"
 
 /** A request admitted: the dialect that speaks its version, and what its `_meta` says. @since 0.1.0 */

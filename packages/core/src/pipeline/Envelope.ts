@@ -17,7 +17,7 @@
  */
 import { Predicate } from "effect"
 import { InvalidParams, InvalidRequest, type McpError, ParseError } from "./McpError.ts"
-import * as StrictJson from "../internal/StrictJson.ts"
+import * as StrictJson from "./StrictJson.ts"
 
 /**
  * A JSON-RPC request id as MCP allows it. Integers beyond `Number.MAX_SAFE_INTEGER` (but within

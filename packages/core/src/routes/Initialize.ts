@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { Dialect, DialectRegistry } from "../pipeline/Dialect.ts"
+import type { Dialect, DialectRegistry } from "./Dialect.ts"
 import { InternalError, InvalidRequest, type McpError } from "../pipeline/McpError.ts"
 import type { Session } from "../runtime/Session.ts"
 import { InitializeRequestParams } from "../wire/Lifecycle.ts"

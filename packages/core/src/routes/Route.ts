@@ -30,9 +30,9 @@
  */
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
-import type { Instrumentation } from "../internal/Instrumentation.ts"
+import type { Instrumentation } from "../server/Instrumentation.ts"
 import type * as Pagination from "../catalog/Pagination.ts"
-import type { Dialect, DialectRegistry, RequestMeta } from "../pipeline/Dialect.ts"
+import type { Dialect, DialectRegistry, RequestMeta } from "./Dialect.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
@@ -41,7 +41,7 @@ import type { Executor } from "../runtime/Executor.ts"
 import type * as Listen from "../runtime/Listen.ts"
 import type { Principal } from "../runtime/Principal.ts"
 import type * as RequestServices from "../runtime/RequestServices.ts"
-import type { RequestContext, Settings } from "../runtime/ServerRuntime.ts"
+import type { RequestContext, Settings } from "../server/ServerRuntime.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
 /**

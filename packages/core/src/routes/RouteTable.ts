@@ -18,8 +18,8 @@
  *
  * @since 0.1.0
  */
-import type * as Extension from "../extension/Extension.ts"
-import type { Dialect } from "../pipeline/Dialect.ts"
+import type * as Extension from "./Extension.ts"
+import type { Dialect } from "./Dialect.ts"
 import { InvalidParams, MethodNotFound } from "../pipeline/McpError.ts"
 import * as Route from "./Route.ts"
 

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../routes/Dialect.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import type { Principal } from "./Principal.ts"
 

@@ -25,7 +25,7 @@
  */
 import { Context, type Duration, Effect, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
-import type { ProgressObserver } from "../internal/Instrumentation.ts"
+import type { ProgressObserver } from "../server/Instrumentation.ts"
 import type { RequestSink } from "./RequestSink.ts"
 
 /** Why a report was refused. @since 0.1.0 */

@@ -12,14 +12,14 @@
 import { Context, Effect, Tracer } from "effect"
 import type { Session } from "../mrtr/Input.ts"
 import { McpInput } from "../mrtr/Input.ts"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
-import type { Instrumentation } from "../internal/Instrumentation.ts"
+import type { RequestMeta } from "../routes/Dialect.ts"
+import type { Instrumentation } from "../server/Instrumentation.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { McpLog, makeLogger } from "./McpLog.ts"
 import { McpRequest } from "./McpRequest.ts"
 import type { Principal } from "./Principal.ts"
 import { makeReporter, Progress } from "./Progress.ts"
-import type { RequestContext, Settings } from "./ServerRuntime.ts"
+import type { RequestContext, Settings } from "../server/ServerRuntime.ts"
 
 /**
  * Runs a handler's effect with the request's services and, in an MRTR round, that round's session.

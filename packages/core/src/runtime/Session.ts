@@ -32,7 +32,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../routes/Dialect.ts"
 import type { LoggingLevel } from "../wire/Meta.ts"
 import type { ClientRequests } from "./ClientRequests.ts"
 import type { Support } from "./Listen.ts"

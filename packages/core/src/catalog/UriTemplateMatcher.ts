@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { MatchResult, Part } from "../catalog/UriTemplate.ts"
+import type { MatchResult, Part } from "./UriTemplate.ts"
 
 // ---- Character classes (ASCII lookup tables)
 

@@ -5,8 +5,8 @@
  * @internal
  */
 import { Predicate } from "effect"
-import type { CompiledSchema, JsonSchemaDocument, ValidationIssue, ValidationResult } from "../catalog/SchemaValidator.ts"
-import { refusedKeywords, supportedKeywords } from "../catalog/BasicJsonSchema.ts"
+import type { CompiledSchema, JsonSchemaDocument, ValidationIssue, ValidationResult } from "./SchemaValidator.ts"
+import { refusedKeywords, supportedKeywords } from "./BasicJsonSchema.ts"
 
 /** The bounds a compile is held to. */
 export interface Limits {

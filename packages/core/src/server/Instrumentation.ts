@@ -13,7 +13,7 @@
 import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, Tracer } from "effect"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import type { RouteTable } from "../routes/RouteTable.ts"
-import type { Outcome, RequestContext } from "../runtime/ServerRuntime.ts"
+import type { Outcome, RequestContext } from "./ServerRuntime.ts"
 import { fromContext } from "../runtime/Principal.ts"
 import * as McpEvents from "../observability/McpEvents.ts"
 import * as McpMetrics from "../observability/McpMetrics.ts"

@@ -12,7 +12,7 @@
  * ```ts
  * import { Effect, Schema } from "effect"
  * import * as Tool from "@snodo/core/catalog/Tool"
- * import * as McpServer from "@snodo/core/runtime/McpServer"
+ * import * as McpServer from "@snodo/core/server/McpServer"
  *
  * const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed({ text }))
  *
@@ -31,18 +31,18 @@ import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { SchemaValidator } from "../catalog/SchemaValidator.ts"
 import type * as Tool from "../catalog/Tool.ts"
 import type { McpInput } from "../mrtr/Input.ts"
-import type * as Extension from "../extension/Extension.ts"
+import type * as Extension from "../routes/Extension.ts"
 import { Keyring } from "../mrtr/Keyring.ts"
-import { type Dialect, Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "../pipeline/Dialect.ts"
-import { AuthorizationPolicy } from "./Authorization.ts"
+import { type Dialect, Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "../routes/Dialect.ts"
+import { AuthorizationPolicy } from "../runtime/Authorization.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
-import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
-import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "./Listen.ts"
-import type { McpLog } from "./McpLog.ts"
-import type { McpRequest } from "./McpRequest.ts"
-import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, type Progress } from "./Progress.ts"
+import { Executor, type Options as ExecutorOptions } from "../runtime/Executor.ts"
+import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "../runtime/Listen.ts"
+import type { McpLog } from "../runtime/McpLog.ts"
+import type { McpRequest } from "../runtime/McpRequest.ts"
+import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, type Progress } from "../runtime/Progress.ts"
 import * as ServerRuntime from "./ServerRuntime.ts"
-import { SubscriptionHub } from "./SubscriptionHub.ts"
+import { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
 /** The services snodo provides to every handler. @since 0.1.0 */
 export type RequestServices = McpRequest | Progress | McpLog | McpInput

@@ -31,7 +31,7 @@ import * as Listen from "../runtime/Listen.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestSink } from "../runtime/RequestSink.ts"
 import * as ClientRequests from "../runtime/ClientRequests.ts"
-import { type Outcome, type RequestContext, ServerRuntime } from "../runtime/ServerRuntime.ts"
+import { type Outcome, type RequestContext, ServerRuntime } from "../server/ServerRuntime.ts"
 import * as Session from "../runtime/Session.ts"
 
 /** @since 0.1.0 */

@@ -29,7 +29,7 @@
  * ```ts
  * import { Layer } from "effect"
  * import { admitMeta } from "@snodo/core/pipeline/Admission"
- * import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/pipeline/Dialect"
+ * import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/routes/Dialect"
  *
  * const Next: Dialect = {
  *   ...Dialect2026_07_28,
@@ -43,11 +43,11 @@
  * @since 0.1.0
  */
 import { Context, Layer } from "effect"
-import type * as Route from "../routes/Route.ts"
+import type * as Route from "./Route.ts"
 import type { Session } from "../runtime/Session.ts"
 import type * as Meta from "../wire/Meta.ts"
-import type { McpError } from "./McpError.ts"
-import type { CacheHint } from "./Shaping.ts"
+import type { McpError } from "../pipeline/McpError.ts"
+import type { CacheHint } from "../pipeline/Shaping.ts"
 
 export { Dialect2025_11_25 } from "../dialects/Dialect2025_11_25.ts"
 export { Dialect2026_07_28 } from "../dialects/Dialect2026_07_28.ts"

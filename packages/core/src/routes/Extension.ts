@@ -23,7 +23,7 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Extension from "@snodo/core/extension/Extension"
+ * import * as Extension from "@snodo/core/routes/Extension"
  * import * as Route from "@snodo/core/routes/Route"
  *
  * const Echo = Extension.make({
@@ -45,7 +45,7 @@
 import type { Effect, Scope } from "effect"
 import type { CatalogError } from "../catalog/Catalog.ts"
 import { MissingRequiredClientCapability, type McpError } from "../pipeline/McpError.ts"
-import type * as Route from "../routes/Route.ts"
+import type * as Route from "./Route.ts"
 import type { Principal } from "../runtime/Principal.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Extension")
