@@ -253,8 +253,8 @@ describe("an application outside the workspace, on the packed tarballs", () => {
   it("resolves every import to the compiled JavaScript in dist/, which loads; nothing under internal/", () => {
     const specifiers = [
       ...packageNames.map((name) => `@snodo/${name}`),
-      "@snodo/core/catalog/Tool",
-      "@snodo/core/transports/StdioTransport",
+      "@snodo/core/Tool",
+      "@snodo/core/StdioTransport",
       "@snodo/http/McpHttp",
       "@snodo/http/NodeServe",
       "@snodo/oauth/ResourceServer"

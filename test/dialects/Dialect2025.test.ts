@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Content, Input, InputRequired, McpLog, McpServer, Progress, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
-import * as Connection from "@snodo/core/transports/Connection"
+import * as Connection from "@snodo/core/transport/Connection"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Latch, Layer, Option, Ref, Schedule, Schema } from "effect"
 import { TestClock } from "effect/testing"

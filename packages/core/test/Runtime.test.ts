@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
-import { McpServer, Pagination, Progress, Tool } from "@snodo/core"
-import { Executor } from "@snodo/core/runtime/Executor"
-import { SinkClosed } from "@snodo/core/runtime/RequestSink"
+import { McpServer, Progress, Tool } from "@snodo/core"
+import { Pagination } from "@snodo/core/extension"
+import { Executor } from "@snodo/core/Executor"
+import { SinkClosed } from "@snodo/core/transport/RequestSink"
 import * as LineFramer from "../src/transports/LineFramer.ts"
 import { McpTestClient } from "@snodo/testing"
 

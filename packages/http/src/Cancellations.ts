@@ -22,8 +22,8 @@
  *
  * @since 0.1.0
  */
-import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type { RequestId } from "@snodo/core/pipeline/Envelope"
+import * as Encoder from "@snodo/core/transport/Encoder"
+import type { RequestId } from "@snodo/core/transport/Envelope"
 
 /** What can be cancelled. @since 0.1.0 */
 export interface Cancellable {

@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import * as Dispatch from "@snodo/http/Dispatch"
- * import * as Envelope from "@snodo/core/pipeline/Envelope"
+ * import * as Envelope from "@snodo/core/transport/Envelope"
  *
  * const route = Dispatch.route(Envelope.decode(text), head, runtime, registry, "anonymous")
  * // { _tag: "Call", request } | { _tag: "Listen", request } | { _tag: "Reply", reply }
@@ -26,10 +26,10 @@
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import type { McpError } from "@snodo/core/pipeline/McpError"
-import { anonymous } from "@snodo/core/runtime/Principal"
-import type { ServerRuntime } from "@snodo/core/server/ServerRuntime"
+import type * as Envelope from "@snodo/core/transport/Envelope"
+import type { McpError } from "@snodo/core/McpError"
+import { anonymous } from "@snodo/core/Principal"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Authentication from "./Authentication.ts"
 import type * as Cancellations from "./Cancellations.ts"

@@ -37,10 +37,10 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import type { ServerRuntime } from "@snodo/core/server/ServerRuntime"
-import * as Session from "@snodo/core/runtime/Session"
+import * as Encoder from "@snodo/core/transport/Encoder"
+import type * as Envelope from "@snodo/core/transport/Envelope"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
+import * as Session from "@snodo/core/dialect/Session"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import type * as Cancellations from "./Cancellations.ts"
 import type { Delivery } from "./Exchange.ts"

@@ -33,9 +33,9 @@
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { fromContext } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/server/ServerRuntime"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { fromContext } from "@snodo/core/Principal"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { Grant } from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"

@@ -36,9 +36,9 @@
  * @since 0.1.0
  */
 import { Cause, Context, Effect, Exit, Scope } from "effect"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { anonymous, Principal } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/server/ServerRuntime"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { anonymous, Principal } from "@snodo/core/Principal"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type * as Http from "node:http"
 import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"

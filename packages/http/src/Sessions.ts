@@ -27,8 +27,8 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
-import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
-import * as Session from "@snodo/core/runtime/Session"
+import * as ClientRequests from "@snodo/core/transport/ClientRequests"
+import * as Session from "@snodo/core/dialect/Session"
 import { randomBytes } from "node:crypto"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"

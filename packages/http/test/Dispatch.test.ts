@@ -1,7 +1,7 @@
 /** Where a decoded message goes: run, listen, or a reply; and which requests can stream. */
 import { Effect, ManagedRuntime } from "effect"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { ServerRuntime } from "@snodo/core/server/ServerRuntime"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Cancellations from "@snodo/http/Cancellations"
 import * as Dispatch from "@snodo/http/Dispatch"

@@ -1,5 +1,5 @@
 /** The pure parts of the transport: header values, negotiation, security policies, statuses, the cancel registry. */
-import { Dialect2026_07_28 } from "@snodo/core/routes/Dialect"
+import { Dialect2026_07_28 } from "@snodo/core/dialect"
 import { describe, expect, it } from "vitest"
 import * as Cancellations from "@snodo/http/Cancellations"
 import * as Negotiation from "@snodo/http/Negotiation"

@@ -9,9 +9,9 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Completion from "@snodo/core/catalog/Completion"
- * import * as Content from "@snodo/core/catalog/Content"
- * import * as ResourceTemplate from "@snodo/core/catalog/ResourceTemplate"
+ * import * as Completion from "@snodo/core/Completion"
+ * import * as Content from "@snodo/core/Content"
+ * import * as ResourceTemplate from "@snodo/core/ResourceTemplate"
  *
  * const posts = ResourceTemplate.make({
  *   uriTemplate: "users://{id}/posts{?page}",
@@ -71,7 +71,7 @@ type Simplify<A> = { [K in keyof A]: A[K] } & {}
  *
  * @example
  * ```ts
- * import type * as ResourceTemplate from "@snodo/core/catalog/ResourceTemplate"
+ * import type * as ResourceTemplate from "@snodo/core/ResourceTemplate"
  *
  * type V = ResourceTemplate.Variables<"files://{+root}{/path*}{?rev}">
  * // { readonly root: string; readonly path: ReadonlyArray<string>; readonly rev?: string }

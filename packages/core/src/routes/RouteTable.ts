@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import * as RouteTable from "@snodo/core/routes/RouteTable"
+ * import * as RouteTable from "@snodo/core/extension/RouteTable"
  *
  * const route = runtime.routes.find("tools/call")
  * route?.nameParam // "name": an HTTP client mirrors params.name in Mcp-Name

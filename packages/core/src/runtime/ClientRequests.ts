@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
+ * import * as ClientRequests from "@snodo/core/transport/ClientRequests"
  *
  * const requests = ClientRequests.make()
  * const roots = requests.send(sink, "roots/list", {}, "30 seconds")

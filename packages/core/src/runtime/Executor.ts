@@ -19,8 +19,8 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as ComponentOptions from "@snodo/core/catalog/ComponentOptions"
- * import { Executor } from "@snodo/core/runtime/Executor"
+ * import * as ComponentOptions from "@snodo/core/ComponentOptions"
+ * import { Executor } from "@snodo/core/Executor"
  *
  * const executor = Executor.make()
  * const search = { key: "tool:search", limits: ComponentOptions.resolve({ concurrency: 4 }) }

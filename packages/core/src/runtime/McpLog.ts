@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { McpLog } from "@snodo/core/runtime/McpLog"
+ * import { McpLog } from "@snodo/core/McpLog"
  *
  * const note = McpLog.log("info", { step: "fetching" }, "weather")
  * ```

@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpRequest } from "@snodo/core/runtime/McpRequest"
+ * import { McpRequest } from "@snodo/core/McpRequest"
  *
  * const whoIsAsking = McpRequest.useSync((request) => request.meta.clientInfo?.name)
  * ```
@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { RequestMeta } from "../routes/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import type { Principal } from "./Principal.ts"
 

@@ -20,8 +20,8 @@
  *
  * @example
  * ```ts
- * import * as Session from "@snodo/core/runtime/Session"
- * import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
+ * import * as Session from "@snodo/core/dialect/Session"
+ * import * as ClientRequests from "@snodo/core/transport/ClientRequests"
  *
  * // a transport's session: a channel for notifications, and server-to-client requests
  * const session = Session.make({ outbound: (frame) => write(frame), requests: ClientRequests.make() })
@@ -32,7 +32,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
-import type { RequestMeta } from "../routes/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { LoggingLevel } from "../wire/Meta.ts"
 import type { ClientRequests } from "./ClientRequests.ts"
 import type { Support } from "./Listen.ts"

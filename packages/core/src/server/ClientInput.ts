@@ -22,7 +22,7 @@
  * @since 0.1.0
  */
 import { Cause, Duration, Effect, Exit, Result } from "effect"
-import type { RequestMeta } from "../routes/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"

@@ -23,7 +23,7 @@
  * import { Effect } from "effect"
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as NodeStdio from "@effect/platform-node/NodeStdio"
- * import * as StdioTransport from "@snodo/core/transports/StdioTransport"
+ * import * as StdioTransport from "@snodo/core/StdioTransport"
  *
  * StdioTransport.run().pipe(
  *   Effect.provide(Server.layer),
@@ -105,7 +105,7 @@ export type RunMain = <E, A>(effect: Effect.Effect<A, E>, options?: { readonly d
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as NodeStdio from "@effect/platform-node/NodeStdio"
- * import * as StdioTransport from "@snodo/core/transports/StdioTransport"
+ * import * as StdioTransport from "@snodo/core/StdioTransport"
  *
  * StdioTransport.run().pipe(
  *   Effect.provide(Server.layer),
@@ -359,7 +359,7 @@ export const run = (options?: Options): Effect.Effect<void, StdoutStalled, Serve
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import * as StdioTransport from "@snodo/core/transports/StdioTransport"
+ * import * as StdioTransport from "@snodo/core/StdioTransport"
  *
  * const Stdio = StdioTransport.layer().pipe(Layer.provide(Server.layer), Layer.provide(NodeStdio.layer))
  * ```
