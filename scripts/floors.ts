@@ -41,7 +41,7 @@ const sourcesOf = (directory: string): Array<string> => {
     }
   }
   walk(directory)
-  return found.sort()
+  return found.toSorted()
 }
 
 /** Each module's relative imports, as paths relative to `src`. */
@@ -90,7 +90,7 @@ export const circlesOf = (graph: Map<string, ReadonlyArray<string>>): Array<Arra
       onStack.delete(member)
       component.push(member)
     } while (member !== module)
-    if (component.length > 1 || (graph.get(module) ?? []).includes(module)) circles.push(component.sort())
+    if (component.length > 1 || (graph.get(module) ?? []).includes(module)) circles.push(component.toSorted())
   }
   for (const module of graph.keys()) if (!index.has(module)) visit(module)
   return circles
@@ -121,7 +121,7 @@ export const upwardImportsOf = (graph: Map<string, ReadonlyArray<string>>): Arra
 const main = () => {
   const problems: Array<string> = []
   let modules = 0
-  for (const name of fs.readdirSync(path.join(root, "packages")).sort()) {
+  for (const name of fs.readdirSync(path.join(root, "packages")).toSorted()) {
     const src = path.join(root, "packages", name, "src")
     if (!fs.existsSync(src)) continue
     const graph = graphOf(src)

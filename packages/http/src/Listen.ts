@@ -56,8 +56,8 @@ export interface Listen {
 const busyHeaders = { "retry-after": "1" }
 
 /**
- * The listen side of an HTTP application; its exchanges share the application's cancellation
- * registry, so a posted `notifications/cancelled` reaches a stream too.
+ * The listen side of an HTTP application; its exchanges share the application's
+ * in-flight map, so a posted `notifications/cancelled` reaches a stream too.
  *
  * @since 0.1.0
  */

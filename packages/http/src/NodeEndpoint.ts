@@ -36,6 +36,7 @@
  * @since 0.1.0
  */
 import { Cause, Context, Effect, Exit, Scope } from "effect"
+import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
 import { anonymous, Principal } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
@@ -43,7 +44,6 @@ import type * as Http from "node:http"
 import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
-import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
 import * as Exchange from "./Exchange.ts"
 import * as InitializeEra from "./InitializeEra.ts"
@@ -107,7 +107,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
-  const environment: Exchange.Environment = { runtime, registry: Cancellations.make(), scope: handlers }
+  const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const active = new Set<Http.ServerResponse>()
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
@@ -183,7 +183,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
         stopReading = undefined
         try {
           if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, caller.principal, sessions)
+          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.inFlight, caller.principal, sessions)
           if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
           const deadlineAt = startedAt + settings.deadlineMillis
           const delivery = NodeResponse.delivery(response)

@@ -10,7 +10,6 @@
 export * as Authentication from "./Authentication.ts"
 export * as BodyBudget from "./BodyBudget.ts"
 export * as BodyReader from "./BodyReader.ts"
-export * as Cancellations from "./Cancellations.ts"
 export * as Dispatch from "./Dispatch.ts"
 export * as EffectResponse from "./EffectResponse.ts"
 export * as Exchange from "./Exchange.ts"

@@ -44,7 +44,7 @@ export interface Notification {
 
 /**
  * A response object sent to the server: it gets no answer. The initialize-era dialects route it to
- * the server-to-client request it answers (see runtime/ClientRequests).
+ * the server-to-client request it answers (see runtime/OutgoingRequests).
  *
  * @since 0.1.0
  */

@@ -33,7 +33,7 @@ import * as Negotiation from "../pipeline/Negotiation.ts"
 import type { SubscriptionFilter } from "../wire/Notifications.ts"
 import type { ListenObserver } from "./Observers.ts"
 import type { Principal } from "./Principal.ts"
-import type { RequestSink } from "./RequestSink.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
 
 /** What happens when a stream's queue is full. @since 0.1.0 */

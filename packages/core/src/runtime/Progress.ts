@@ -26,7 +26,7 @@
 import { Context, type Duration, Effect, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type { ProgressObserver } from "./Observers.ts"
-import type { RequestSink } from "./RequestSink.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 
 /** Why a report was refused. @since 0.1.0 */
 export type ProgressErrorReason = "Busy" | "Timeout" | "LimitReached" | "NotIncreasing" | "Closed" | "MessageTooLong"
