@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import * as FrameWriter from "./FrameWriter.ts" // internal: used by the stdio transport
+ * import * as FrameWriter from "@snodo/core/transport/FrameWriter"
  *
  * const writer = FrameWriter.make(
  *   { write: (text, done) => process.stdout.write(text, done) },
