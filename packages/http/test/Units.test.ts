@@ -1,9 +1,9 @@
 /** The pure parts of the transport: header values, negotiation, security policies, statuses. */
 import { Dialect2026_07_28 } from "@snodo/core/dialect"
 import { describe, expect, it } from "vitest"
-import * as Negotiation from "@snodo/http/Negotiation"
+import * as Negotiation from "../src/Negotiation.ts"
 import * as Options from "@snodo/http/Options"
-import * as RequestHead from "@snodo/http/RequestHead"
+import * as RequestHead from "../src/RequestHead.ts"
 import * as Security from "@snodo/http/Security"
 
 describe("RequestHead.decodeValue", () => {
