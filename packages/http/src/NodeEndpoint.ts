@@ -35,7 +35,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
 import { anonymous, Principal } from "@snodo/core/Principal"
@@ -69,6 +69,8 @@ export interface NodeEndpoint {
   readonly settings: Settings
   /** Requests in flight (their responses not closed yet). */
   readonly inFlight: () => number
+  /** Completes once no request is in flight (at once when none is). */
+  readonly idle: Effect.Effect<void>
   /** Ends every open listen stream gracefully and waits (at most 1 s) for their responses to finish. */
   readonly closeSubscriptions: Effect.Effect<void>
   /**
@@ -110,6 +112,8 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const active = new Set<Http.ServerResponse>()
+  // Open while no request is in flight: what a shutdown waits on.
+  const idle = Latch.makeUnsafe(true)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
@@ -163,11 +167,13 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.overBudget, settings), expectsContinue)
     }
     active.add(response)
+    if (active.size === 1) idle.closeUnsafe()
     let release: (() => void) | undefined
     let stopReading: (() => void) | undefined
     // Registered before anything else can throw, so the request is always released.
     response.once("close", () => {
       active.delete(response)
+      if (active.size === 0) idle.openUnsafe()
       stopReading?.()
       release?.()
     })
@@ -235,5 +241,5 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const closeSubscriptions = sessions === undefined
     ? listen.closeAll()
     : Effect.andThen(Effect.sync(() => sessions.closeAll()), listen.closeAll())
-  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, closeSubscriptions, abortAll }
+  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, idle: idle.await, closeSubscriptions, abortAll }
 })
