@@ -40,7 +40,7 @@ import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
 import type { Dialect } from "../routes/Dialect.ts"
 import { AuthorizationPolicy } from "../runtime/Authorization.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
-import { Executor, type Options as ExecutorOptions } from "../runtime/Executor.ts"
+import { Executor, makeUnsafe as makeExecutor, type Options as ExecutorOptions } from "../runtime/Executor.ts"
 import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "../runtime/Listen.ts"
 import type { McpLog } from "../runtime/McpLog.ts"
 import type { McpRequest } from "../runtime/McpRequest.ts"
@@ -221,7 +221,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       const cache = options.cache ?? {}
       if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
       const keyring = Option.getOrUndefined(yield* Effect.serviceOption(Keyring))
-      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => Executor.make(options.executor))
+      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => makeExecutor(options.executor))
       return yield* ServerRuntime.make({
         settings: {
           serverInfo: serverInfoOf(options),
