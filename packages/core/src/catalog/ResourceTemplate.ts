@@ -27,7 +27,6 @@ import type { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
 import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
-import type * as Content from "./Content.ts"
 import type { CacheHint, ReadResult } from "./Resource.ts"
 import type { Annotations, Icon } from "./Tool.ts"
 
@@ -142,5 +141,3 @@ export const make = <const T extends string, E = never, R = never, RC = never>(
   }
 }
 
-/** Re-exported for handlers that build contents. @since 0.1.0 */
-export type Contents = Content.ResourceContents
