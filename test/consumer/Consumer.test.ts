@@ -219,7 +219,7 @@ const newClient = () =>
 
 describe("an application outside the workspace, on the packed tarballs", () => {
   it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
-    expect(packageNames).toEqual(["core", "http", "json-schema", "oauth", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
+    expect(packageNames).toEqual(["core", "http", "json-schema", "oauth", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
     expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
     for (const pack of packed) {
       const paths = pack.files.map((file) => file.path)
@@ -257,7 +257,8 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       "@snodo/core/transport/StdioTransport",
       "@snodo/http/McpHttp",
       "@snodo/http/NodeServe",
-      "@snodo/oauth/ResourceServer"
+      "@snodo/oauth/ResourceServer",
+      "@snodo/skills/NodeSkillSource"
     ]
     const internal = ["@snodo/core/internal/StrictJson", "@snodo/json-schema/internal/compiler"]
     // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).
