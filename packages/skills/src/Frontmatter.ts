@@ -24,7 +24,12 @@ import * as Skill from "./Skill.ts"
 const opening = /^\uFEFF?---[ \t]*\r?\n/
 const closing = /\r?\n---[ \t]*(?:\r?\n|$)/
 
-/** The largest frontmatter block read, in characters. @since 0.1.0 */
+/**
+ * The largest frontmatter block read, in characters.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const maxLength = 64 * 1024
 
 /** Why a value is not plain JSON, or `undefined` when it is. */
@@ -52,6 +57,7 @@ const notJson = (value: unknown, path: string): string | undefined => {
  * The frontmatter of a `SKILL.md`, or why it has none that can be served.
  *
  * @since 0.1.0
+ * @category parsing
  */
 export const parse = (text: string): Skill.Frontmatter | string => {
   const start = opening.exec(text)

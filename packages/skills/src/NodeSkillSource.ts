@@ -25,7 +25,12 @@ import { Effect, Layer } from "effect"
 import { type Files, SkillSource } from "./SkillSource.ts"
 import * as SkillsError from "./SkillsError.ts"
 
-/** Bounds of one read of the directory. @since 0.1.0 */
+/**
+ * Bounds of one read of the directory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Bytes of all files together. Default 64 MiB. */
   readonly maxBytes?: number
@@ -33,7 +38,12 @@ export interface Options {
   readonly maxFiles?: number
 }
 
-/** The defaults. @since 0.1.0 */
+/**
+ * The defaults.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaults = { maxBytes: 64 * 1024 * 1024, maxFiles: 10_000 } as const
 
 const walk = async (root: string, options: Required<Options>): Promise<Files | SkillsError.SkillsError> => {
@@ -70,6 +80,7 @@ const walk = async (root: string, options: Required<Options>): Promise<Files | S
  * A source reading the directory `root`.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (root: string, options: Options = {}): SkillSource["Service"] => {
   const bounds = { ...defaults, ...options }
@@ -85,5 +96,6 @@ export const make = (root: string, options: Options = {}): SkillSource["Service"
  * A source reading the directory `root`, as a Layer.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (root: string, options?: Options): Layer.Layer<SkillSource> => Layer.succeed(SkillSource, make(root, options))

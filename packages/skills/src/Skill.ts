@@ -21,16 +21,36 @@
 import { createHash } from "node:crypto"
 import { Schema } from "effect"
 
-/** The extension identifier. @since 0.1.0 */
+/**
+ * The extension identifier.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const extensionName = "io.modelcontextprotocol/skills"
 
-/** The URI scheme snodo serves skills under. @since 0.1.0 */
+/**
+ * The URI scheme snodo serves skills under.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const scheme = "skill://"
 
-/** The `mimeType` of a directory resource. @since 0.1.0 */
+/**
+ * The `mimeType` of a directory resource.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const directoryMimeType = "inode/directory"
 
-/** The `mimeType` of `SKILL.md`. @since 0.1.0 */
+/**
+ * The `mimeType` of `SKILL.md`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const markdownMimeType = "text/markdown"
 
 /**
@@ -38,13 +58,24 @@ export const markdownMimeType = "text/markdown"
  * (`SKILL.md` included) or more bytes (summed over its files) than these.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const limits = { files: 512, bytes: 16 * 1024 * 1024 } as const
 
-/** The longest `description` the Agent Skills specification allows. @since 0.1.0 */
+/**
+ * The longest `description` the Agent Skills specification allows.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const maxDescriptionLength = 1024
 
-/** The frontmatter `metadata` key prefix reserved for MCP extensions. @since 0.1.0 */
+/**
+ * The frontmatter `metadata` key prefix reserved for MCP extensions.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const reservedMetadataPrefix = "io.modelcontextprotocol/"
 
 const namePattern = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/
@@ -54,6 +85,7 @@ const namePattern = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/
  * leading, trailing or consecutive hyphens.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const isValidName = (name: string): boolean => namePattern.test(name)
 
@@ -61,45 +93,80 @@ export const isValidName = (name: string): boolean => namePattern.test(name)
  * `sha256:` and the 64 lowercase hex digits of the SHA-256 of `bytes`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const digestOf = (bytes: Uint8Array): string => `sha256:${createHash("sha256").update(bytes).digest("hex")}`
 
-/** One file of a skill: what a host verifies a read against. @since 0.1.0 */
+/**
+ * One file of a skill: what a host verifies a read against.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ResourceEntry = Schema.Struct({
   uri: Schema.String,
   digest: Schema.String,
   size: Schema.Int
 })
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export type ResourceEntry = typeof ResourceEntry.Type
 
-/** The frontmatter of a `SKILL.md` as JSON, verbatim (`name` and `description` always present). @since 0.1.0 */
+/**
+ * The frontmatter of a `SKILL.md` as JSON, verbatim (`name` and `description` always present).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Frontmatter = Schema.StructWithRest(
   Schema.Struct({ name: Schema.String, description: Schema.String }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 )
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export type Frontmatter = typeof Frontmatter.Type
 
-/** A skill entry, as `skills/list` and `skills/get` carry it. @since 0.1.0 */
+/**
+ * A skill entry, as `skills/list` and `skills/get` carry it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Skill = Schema.Struct({
   uri: Schema.String,
   frontmatter: Frontmatter,
   resources: Schema.Array(ResourceEntry)
 })
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export type Skill = typeof Skill.Type
 
-/** Params of `skills/get` and the `uri` of `resources/directory/read`. @since 0.1.0 */
+/**
+ * Params of `skills/get` and the `uri` of `resources/directory/read`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UriParams = Schema.Struct({
   _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   uri: Schema.String
 })
 
-/** Params of `resources/directory/read`. @since 0.1.0 */
+/**
+ * Params of `resources/directory/read`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DirectoryParams = Schema.Struct({
   _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   uri: Schema.String,
@@ -143,6 +210,7 @@ const mimeTypes: Readonly<Record<string, string>> = {
  * The `mimeType` of a file, from its extension (`application/octet-stream` when unknown).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const mimeTypeOf = (path: string): string => {
   const base = path.slice(path.lastIndexOf("/") + 1)
@@ -155,6 +223,7 @@ export const mimeTypeOf = (path: string): string => {
  * base64 `blob`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const isTextual = (mimeType: string): boolean =>
   mimeType.startsWith("text/") || ["application/json", "application/xml", "application/yaml", "application/toml", "application/sql", "image/svg+xml"].includes(mimeType)

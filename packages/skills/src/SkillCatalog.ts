@@ -36,7 +36,12 @@ import type { SkillsError } from "./SkillsError.ts"
 import * as Errors from "./SkillsError.ts"
 import { type Files, SkillSource } from "./SkillSource.ts"
 
-/** Options of a catalog; every limit has a default. @since 0.1.0 */
+/**
+ * Options of a catalog; every limit has a default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** An organisational prefix: `"acme"` serves `skill://acme/<skill>/…`. Default none. */
   readonly prefix?: string
@@ -50,7 +55,12 @@ export interface Options {
   readonly pageSize?: number
 }
 
-/** The defaults. @since 0.1.0 */
+/**
+ * The defaults.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaults = {
   maxFilesPerSkill: Skill.limits.files,
   maxBytesPerSkill: Skill.limits.bytes,
@@ -58,7 +68,12 @@ export const defaults = {
   pageSize: Pagination.defaultPageSize
 } as const
 
-/** One file as served. @since 0.1.0 */
+/**
+ * One file as served.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface File {
   readonly uri: string
   readonly bytes: Uint8Array
@@ -69,10 +84,20 @@ export interface File {
   readonly size: number
 }
 
-/** A `Resource` as `resources/list` and `resources/directory/read` carry it. @since 0.1.0 */
+/**
+ * A `Resource` as `resources/list` and `resources/directory/read` carry it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ResourceInfo = Readonly<Record<string, unknown>> & { readonly uri: string }
 
-/** Everything served, as of one load. @since 0.1.0 */
+/**
+ * Everything served, as of one load.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Snapshot {
   /** The entries, sorted by URI, paged for `skills/list`. */
   readonly skills: Pagination.PagedList<Skill.Skill>
@@ -86,7 +111,12 @@ export interface Snapshot {
   readonly listed: ReadonlyArray<ResourceInfo>
 }
 
-/** What a `reload` changed. @since 0.1.0 */
+/**
+ * What a `reload` changed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Changes {
   /** `SKILL.md` URIs of skills added, removed, and changed (frontmatter or any file). */
   readonly added: ReadonlyArray<string>
@@ -127,6 +157,7 @@ const byUri = (a: { readonly uri: string }, b: { readonly uri: string }) => (a.u
  * Builds a snapshot from a source's files, checking every rule.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const build = (files: Files, options: Options = {}): Effect.Effect<Snapshot, SkillsError> =>
   Effect.suspend(() => {
@@ -244,6 +275,7 @@ const buildSync = (files: Files, options: Options): Snapshot | SkillsError => {
  * What changed between two snapshots.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const diff = (before: Snapshot, after: Snapshot): Changes => {
   const added = [...after.byUri.keys()].filter((uri) => !before.byUri.has(uri))
@@ -259,7 +291,10 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
   return { added, removed, changed, updated, listChanged: shown(before) !== shown(after) }
 }
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class SkillCatalog extends Context.Service<SkillCatalog, {
   /** The snapshot serving now (synchronous: requests read it without waiting). */
   readonly snapshot: () => Snapshot
@@ -273,6 +308,7 @@ export class SkillCatalog extends Context.Service<SkillCatalog, {
  * Loads a catalog from the `SkillSource` in context.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<SkillCatalog["Service"], SkillsError, SkillSource> =>
   Effect.gen(function*() {
@@ -299,6 +335,7 @@ export const make = (options: Options = {}): Effect.Effect<SkillCatalog["Service
  * The catalog as a Layer: fails with the {@link SkillsError} of the first broken rule.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<SkillCatalog, SkillsError, SkillSource> =>
   Layer.effect(SkillCatalog, make(options))

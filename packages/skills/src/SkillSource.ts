@@ -21,16 +21,29 @@
 import { Context, Effect, Layer } from "effect"
 import type { SkillsError } from "./SkillsError.ts"
 
-/** Every file of a source: bytes by relative path. @since 0.1.0 */
+/**
+ * Every file of a source: bytes by relative path.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Files = ReadonlyMap<string, Uint8Array>
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category services
+ */
 export class SkillSource extends Context.Service<SkillSource, {
   /** Reads every file afresh. */
   readonly files: Effect.Effect<Files, SkillsError>
 }>()("@snodo/skills/SkillSource") {}
 
-/** Files given as text (UTF-8) or bytes. @since 0.1.0 */
+/**
+ * Files given as text (UTF-8) or bytes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Values = Readonly<Record<string, string | Uint8Array>>
 
 const encoder = new TextEncoder()
@@ -38,7 +51,12 @@ const encoder = new TextEncoder()
 const toFiles = (values: Values): Files =>
   new Map(Object.entries(values).map(([path, value]) => [path, typeof value === "string" ? encoder.encode(value) : value]))
 
-/** A source in memory whose files can be replaced (then `reload` the catalog). @since 0.1.0 */
+/**
+ * A source in memory whose files can be replaced (then `reload` the catalog).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MemorySource = SkillSource["Service"] & {
   /** Replaces every file. */
   readonly replace: (values: Values) => Effect.Effect<void>
@@ -48,6 +66,7 @@ export type MemorySource = SkillSource["Service"] & {
  * A source of values held in memory.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const makeMemory = (values: Values): MemorySource => {
   let current = toFiles(values)
@@ -61,5 +80,6 @@ export const makeMemory = (values: Values): MemorySource => {
  * A source of values held in memory, as a Layer.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerMemory = (values: Values): Layer.Layer<SkillSource> => Layer.sync(SkillSource, () => makeMemory(values))

@@ -60,10 +60,20 @@ import { Effect, Option, PubSub } from "effect"
 import * as Skill from "./Skill.ts"
 import { SkillCatalog } from "./SkillCatalog.ts"
 
-/** The extension's identifier. @since 0.1.0 */
+/**
+ * The extension's identifier.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const name = Skill.extensionName
 
-/** Extension options. @since 0.1.0 */
+/**
+ * Extension options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Serve `resources/directory/read` and advertise `directoryRead: true`. Default false. */
   readonly directoryRead?: boolean
@@ -78,7 +88,12 @@ export interface Options {
   readonly clientMustDeclare?: boolean
 }
 
-/** The URI template of skill files. @since 0.1.0 */
+/**
+ * The URI template of skill files.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const uriTemplate = "skill://{+path}"
 
 const made = new WeakSet<object>()
@@ -88,6 +103,7 @@ const made = new WeakSet<object>()
  * files as `text`, others as a base64 `blob`; an unknown URI (or a folder's) is -32602.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const files = (options: Pick<Options, "cache"> = {}): ResourceTemplate.ResourceTemplate<SkillCatalog> => {
   const template = ResourceTemplate.make({
@@ -114,6 +130,7 @@ const notDirectory = (uri: string) => new InvalidParams({ message: "Invalid para
  * a `SkillCatalog` ({@link serve} adds both pieces to a server).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const extension = (options: Options = {}): Extension.Extension<SkillCatalog> =>
   Extension.make({
@@ -219,6 +236,7 @@ export const extension = (options: Options = {}): Extension.Extension<SkillCatal
  * Adds the Skills extension to a server: the template {@link files} and the {@link extension}.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const serve = (options: Options = {}) => <R>(server: McpServer.McpServer<R>): McpServer.McpServer<R | SkillCatalog> =>
   server.add(files(options)).extend(extension(options))

@@ -10,10 +10,10 @@
  * ```ts
  * import { Effect } from "effect"
  * import * as SkillCatalog from "@snodo/skills/SkillCatalog"
- * import * as SkillSource from "@snodo/skills/SkillSource"
  *
- * const loaded = SkillCatalog.build(new Map([["bad/SKILL.md", new TextEncoder().encode("no frontmatter")]]))
- * // Effect failing with SkillsError { reason: "Frontmatter", path: "bad/SKILL.md", … }
+ * const refused = SkillCatalog.build(new Map([["bad/SKILL.md", new TextEncoder().encode("no frontmatter")]])).pipe(
+ *   Effect.catchTag("SkillsError", (error) => Effect.logError(error.reason, error.path, error.message))
+ * ) // logs: Frontmatter bad/SKILL.md skills: bad/SKILL.md: SKILL.md must begin with YAML frontmatter …
  * ```
  *
  * @since 0.1.0
@@ -32,16 +32,21 @@ import { Schema } from "effect"
  *   source holds more than its bound.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Reason = Schema.Literals(["Source", "Layout", "Frontmatter", "Name", "Limit"])
 
-/** @since 0.1.0 */
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export type Reason = typeof Reason.Type
 
 /**
  * Skills that cannot be served, and why.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SkillsError extends Schema.TaggedError<SkillsError>()("SkillsError", {
   reason: Reason,
@@ -55,6 +60,7 @@ export class SkillsError extends Schema.TaggedError<SkillsError>()("SkillsError"
  * An error for `path` broken by `reason`; the message starts with the path.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (reason: Reason, path: string, detail: string, cause?: unknown): SkillsError =>
   new SkillsError({
