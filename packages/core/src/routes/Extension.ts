@@ -10,6 +10,10 @@
  * - `routes`: methods of its own. They exist only for a request that names the extension in its
  *   `clientCapabilities.extensions`; any other request for them is answered -32021 with
  *   `data.requiredCapabilities.extensions[name] = {}`, before its params are looked at.
+ * - `openRoutes`: methods of its own that every request may call (of a dialect that takes
+ *   extensions), for an extension whose specification makes the server's declaration in
+ *   `server/discover` the whole negotiation (Skills: a client calls `skills/list` once it has seen
+ *   `capabilities.extensions["io.modelcontextprotocol/skills"]`, without declaring anything).
  * - `removed`: methods the extension reserves and does not serve (answered -32601, like an unknown
  *   method, before anything else).
  * - `wraps`: replacements for routes of the dialects (a route wrapped by {@link wrap} receives the
@@ -75,6 +79,7 @@ export const wrap = <P, T>(route: Route.Route<P, T>, f: (route: Route.Route<P, T
 /** What an extension adds to a server. @since 0.1.0 */
 export interface Contribution {
   readonly routes?: ReadonlyArray<Route.Any>
+  readonly openRoutes?: ReadonlyArray<Route.Any>
   readonly removed?: ReadonlyArray<string>
   readonly wraps?: ReadonlyArray<Wrap>
   readonly listen?: ReadonlyArray<ListenFilter>

@@ -11,7 +11,8 @@
  * which param an HTTP client mirrors in `Mcp-Name` (`nameParam`).
  *
  * An extension adds routes of its own (see `extension/Extension`): they exist only for requests
- * that negotiated the extension.
+ * that negotiated the extension (or, as `openRoutes`, for every request of a dialect that takes
+ * extensions).
  *
  * @example
  * ```ts

@@ -102,6 +102,10 @@ export const make = (options: {
     for (const route of contribution.routes ?? []) {
       if (enabled(route)) extensionEntries.set(route.method, entryOf(route, name))
     }
+    // Served without negotiation: the entry names no extension, so the runtime does not ask for one.
+    for (const route of contribution.openRoutes ?? []) {
+      if (enabled(route)) extensionEntries.set(route.method, entryOf(route, undefined))
+    }
   }
   const byDialect = new Map<Dialect, Map<string, Entry>>()
   // A route shared by several dialects is wrapped and compiled once (once more, unwrapped, for the
@@ -136,7 +140,9 @@ export const make = (options: {
     for (const route of dialect.routes) if (!known.has(route.method)) known.set(route.method, wrapped(route))
   }
   for (const { contribution } of extensions) {
-    for (const route of contribution.routes ?? []) if (!known.has(route.method)) known.set(route.method, route)
+    for (const route of [...(contribution.routes ?? []), ...(contribution.openRoutes ?? [])]) {
+      if (!known.has(route.method)) known.set(route.method, route)
+    }
   }
   for (const method of reserved) known.delete(method)
   const supported = dialects.map((dialect) => dialect.version).join(", ")

@@ -1,11 +1,14 @@
 /**
  * The other packages as an application composes them, type-checked under the app's settings and
- * never started by the test: tasks in memory, and the server as an OAuth resource server.
+ * never started by the test: tasks in memory, the server as an OAuth resource server, and skills
+ * from a folder or from memory.
  */
 import { Authorization } from "@snodo/core"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
+import * as Skills from "@snodo/skills"
+import * as NodeSkillSource from "@snodo/skills/NodeSkillSource"
 import * as Tasks from "@snodo/tasks"
 import { Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -23,4 +26,16 @@ const OAuth = ResourceServer.layer({ resource: "https://mcp.example.com/mcp", sc
 export const WithOAuth = ResourceServer.layerServe({ port: 3000, allowedHosts: ["mcp.example.com"] }).pipe(
   Layer.provide(OAuth),
   Layer.provide(Server.layer.pipe(Layer.provide(Authorization.layer(Scopes.requireScopes({ default: ["mcp"] })))))
+)
+
+export const WithSkills = Server.pipe(Skills.serve({ directoryRead: true, cache: { ttlMs: 60_000, cacheScope: "private" } })).layer.pipe(
+  Layer.provide(Skills.SkillCatalog.layer({ prefix: "app" })),
+  Layer.provide(NodeSkillSource.layer("./skills"))
+)
+
+export const WithSkillsInMemory = Server.pipe(Skills.serve()).layer.pipe(
+  Layer.provide(Skills.SkillCatalog.layer()),
+  Layer.provide(Skills.SkillSource.layerMemory({
+    "greeting/SKILL.md": "---\nname: greeting\ndescription: Greets people\n---\n# Greeting\n"
+  }))
 )
