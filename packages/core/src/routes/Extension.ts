@@ -58,6 +58,7 @@ const TypeId: unique symbol = Symbol.for("@snodo/core/Extension")
 /**
  * A replacement of a dialect route, made by {@link wrap}.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Wrap {
@@ -68,6 +69,7 @@ export interface Wrap {
 /**
  * Replaces `route` (a route of the dialects, by identity) with what `f` makes of it.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const wrap = <P, T>(route: Route.Route<P, T>, f: (route: Route.Route<P, T>) => Route.Route<P, T>): Wrap => ({
@@ -76,7 +78,12 @@ export const wrap = <P, T>(route: Route.Route<P, T>, f: (route: Route.Route<P, T
   replace: f as unknown as (route: Route.Any) => Route.Any
 })
 
-/** What an extension adds to a server. @since 0.1.0 */
+/**
+ * What an extension adds to a server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Contribution {
   readonly routes?: ReadonlyArray<Route.Any>
   readonly openRoutes?: ReadonlyArray<Route.Any>
@@ -85,7 +92,12 @@ export interface Contribution {
   readonly listen?: ReadonlyArray<ListenFilter>
 }
 
-/** An extension. @since 0.1.0 */
+/**
+ * An extension.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Extension<out R = never> {
   readonly [TypeId]: typeof TypeId
   /** The extension identifier (`io.modelcontextprotocol/tasks`). */
@@ -96,12 +108,18 @@ export interface Extension<out R = never> {
   readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError | ConfigurationError, R | Scope.Scope>
 }
 
-/** Whether a value is an extension. @since 0.1.0 */
+/**
+ * Whether a value is an extension.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isExtension = (u: unknown): u is Extension<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /**
  * Defines an extension.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <R = never>(options: {

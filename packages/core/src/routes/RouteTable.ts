@@ -27,6 +27,7 @@ import * as Route from "./Route.ts"
  * A route as the table holds it: its decoder, and the extension it belongs to (negotiated per
  * request), if any.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Entry {
@@ -35,7 +36,10 @@ export interface Entry {
   readonly extension: string | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface RouteTable {
   /** The route of `method` under `dialect`, or `undefined` (-32601). */
   readonly lookup: (dialect: Dialect, method: string) => Entry | undefined
@@ -55,7 +59,12 @@ export interface RouteTable {
   readonly notFound: (method: string, dialect?: Dialect) => MethodNotFound
 }
 
-/** An extension's contribution, named. @since 0.1.0 */
+/**
+ * An extension's contribution, named.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Contributed {
   readonly name: string
   readonly contribution: Extension.Contribution
@@ -66,12 +75,18 @@ const entryOf = (route: Route.Any, extension: string | undefined): Entry => {
   return { route, decode: (params) => decode(params), extension }
 }
 
-/** Whether a decode failed. @since 0.1.0 */
+/**
+ * Whether a decode failed.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isInvalid = (decoded: unknown): decoded is InvalidParams => decoded instanceof InvalidParams
 
 /**
  * Builds the table.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: {
