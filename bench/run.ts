@@ -14,7 +14,8 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, tasks, stores)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, listen, tasks, stores, observability)
+ *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
@@ -32,6 +33,7 @@ import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Resul
 import { type ListenTarget, peerTarget, runListenBench, snodoTarget } from "./listen.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
+import * as Clients from "./clients.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
 installCleanup()
@@ -52,10 +54,12 @@ const durationS = flag("--duration", 5)
 const warmupS = flag("--warmup", 1)
 const startupRuns = Math.round(flag("--startup-runs", 3))
 const rounds = Math.round(flag("--rounds", 2))
+const eraSpawns = Math.round(flag("--era-spawns", 20))
+const discoverRuns = Math.round(flag("--discover-runs", 7))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks", "stores", "observability"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "listen", "tasks", "stores", "observability"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -236,6 +240,30 @@ declare("startup.everything.http.cold", { group: "startup", label: "start-up to 
 declare("startup.everything.stdio.cold", { group: "startup", label: "start-up to first answer, everything server (stdio)", unit: "ms", better: "lower" })
 declare("startup.everything.http.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (HTTP)", unit: "ms", better: "lower" })
 declare("startup.everything.stdio.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("clients.discover.npm", {
+  group: "startup",
+  label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (official: its one-tool server, node directly)",
+  unit: "ms",
+  better: "lower"
+})
+declare("clients.discover.bundle", {
+  group: "startup",
+  label: "spawn → first server/discover, everything server bundled (`node everything.bundle.mjs --stdio`; official: its one-tool server)",
+  unit: "ms",
+  better: "lower"
+})
+declare("clients.aisdk.npm", {
+  group: "clients",
+  label: `AI SDK stdio client negotiated 2026-07-28, of ${eraSpawns} fresh spawns (everything via npm run; official: its one-tool server)`,
+  unit: "spawns",
+  better: "higher"
+})
+declare("clients.aisdk.bundle", {
+  group: "clients",
+  label: `AI SDK stdio client negotiated 2026-07-28, of ${eraSpawns} fresh spawns (everything bundled)`,
+  unit: "spawns",
+  better: "higher"
+})
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -585,6 +613,57 @@ const startup = async (): Promise<void> => {
   }
 }
 
+/**
+ * What real stdio clients see (`bench/clients.ts`), interleaved: spawn → first `server/discover`
+ * answer of the everything server started as a user starts it (`npm run -s everything -- --stdio`,
+ * npm's own start-up included, the checkout's TypeScript sources with the compile cache that
+ * `examples/everything/main.ts` turns on) and bundled (`examples/everything/bundle.ts`), beside
+ * the official SDK's one-tool server; then the era the AI SDK's stdio client negotiates over
+ * `eraSpawns` fresh spawns of each. Every command starts once untimed first (compile caches).
+ */
+const clients = async (): Promise<void> => {
+  const { bundle } = await import("../examples/everything/bundle.ts")
+  const bundled = await bundle()
+  const env = Clients.shellEnv()
+  const all: ReadonlyArray<{ readonly key: "npm" | "bundle"; readonly peer: PeerId; readonly command: Clients.Command }> = [
+    { key: "npm", peer: "snodo", command: { command: "npm", args: ["run", "-s", "everything", "--", "--stdio"] } },
+    { key: "bundle", peer: "snodo", command: { command: process.execPath, args: [bundled, "--stdio"] } },
+    { key: "npm", peer: "official", command: { command: process.execPath, args: [path("bench/peers/official.ts"), "--stdio"] } }
+  ]
+  const commands = all.filter(({ peer }) => selected.includes(peer))
+  const times = new Map<string, Array<number>>()
+  for (let run = -1; run < discoverRuns && !overBudget(); run++) {
+    for (const { command, key, peer } of rotate(commands, Math.max(run, 0))) {
+      try {
+        const ms = await Clients.discoverOnce(command, env)
+        if (run >= 0) times.set(`${key} ${peer}`, [...times.get(`${key} ${peer}`) ?? [], ms])
+      } catch (error) {
+        problem(peer, `server/discover (${key})`, error)
+      }
+    }
+  }
+  for (const { key, peer } of commands) {
+    const measured = times.get(`${key} ${peer}`)
+    if (measured === undefined) continue
+    record(`clients.discover.${key}`, peer, median(measured))
+    if (peer === "official") record("clients.discover.bundle", peer, median(measured))
+    progress(`   ${peerLabels[peer]} (${key}) spawn → server/discover: median ${median(measured).toFixed(0)} ms of ${measured.map((ms) => ms.toFixed(0)).join(", ")}`)
+  }
+  const eras = new Map<string, Array<string>>()
+  for (let spawnIndex = 0; spawnIndex < eraSpawns && !overBudget(); spawnIndex++) {
+    for (const { command, key, peer } of rotate(commands, spawnIndex)) {
+      eras.set(`${key} ${peer}`, [...eras.get(`${key} ${peer}`) ?? [], await Clients.aiSdkEra(command, path("."))])
+    }
+  }
+  for (const { key, peer } of commands) {
+    const seen = eras.get(`${key} ${peer}`) ?? []
+    const modern = seen.filter((era) => era === "2026-07-28").length
+    if (seen.length > 0) record(`clients.aisdk.${key}`, peer, modern)
+    const other = [...new Set(seen.filter((era) => era !== "2026-07-28"))]
+    progress(`   ${peerLabels[peer]} (${key}) AI SDK era: 2026-07-28 in ${modern} of ${seen.length}${other.length > 0 ? `; otherwise ${other.join(" / ")}` : ""}`)
+  }
+}
+
 /** The server each peer opens its listen streams on; `undefined`: it has no listen streams (the floors). */
 const listenTargets: Readonly<Record<PeerId, ListenTarget | undefined>> = {
   snodo: snodoTarget(listenStreams),
@@ -799,6 +878,10 @@ if (scenarios.has("stdio") && !overBudget()) {
 if (scenarios.has("startup") && !overBudget()) {
   progress(`start-up (${startupRuns} runs)`)
   await startup()
+}
+if (scenarios.has("clients") && !overBudget()) {
+  progress(`clients: spawn → server/discover (${discoverRuns} runs), the AI SDK's era over ${eraSpawns} spawns`)
+  await clients()
 }
 if (scenarios.has("listen") && !overBudget()) {
   progress(`listen: ${listenStreams} open streams (snodo)`)
