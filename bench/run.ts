@@ -240,6 +240,11 @@ declare("startup.everything.http.cold", { group: "startup", label: "start-up to 
 declare("startup.everything.stdio.cold", { group: "startup", label: "start-up to first answer, everything server (stdio)", unit: "ms", better: "lower" })
 declare("startup.everything.http.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (HTTP)", unit: "ms", better: "lower" })
 declare("startup.everything.stdio.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("startup.bundle.http.cold", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild (HTTP)", unit: "ms", better: "lower" })
+declare("startup.bundle.stdio.cold", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild (stdio)", unit: "ms", better: "lower" })
+declare("startup.bundle.http.cached", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild, compile cache (HTTP)", unit: "ms", better: "lower" })
+declare("startup.bundle.stdio.cached", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("startup.bundle.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool, snodo bundled with esbuild (stdio)", unit: "MiB", better: "lower" })
 declare("clients.discover.npm", {
   group: "startup",
   label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (official: its one-tool server, node directly)",
@@ -544,12 +549,37 @@ interface StartTarget {
 }
 
 /** Every peer on the one-tool echo catalog; snodo's everything server besides. */
-const startTargets = (): ReadonlyArray<StartTarget> =>
+const startTargets = (bundled: string | undefined): ReadonlyArray<StartTarget> =>
   selected.flatMap((peer) => {
     const def = peers[peer]
     const echo: StartTarget = { peer, key: "startup", http: def.startup?.http ?? def.http, stdio: def.startup?.stdio ?? def.stdio }
-    return def.startup === undefined ? [echo] : [echo, { peer, key: "startup.everything", http: def.http, stdio: def.stdio }]
+    if (def.startup === undefined) return [echo]
+    const everything: StartTarget = { peer, key: "startup.everything", http: def.http, stdio: def.stdio }
+    if (bundled === undefined) return [echo, everything]
+    // The one-tool server as docs/startup.md recommends shipping it: one file (esbuild).
+    const bundle: StartTarget = { peer, key: "startup.bundle", http: { ...def.startup.http, script: bundled }, stdio: { ...def.startup.stdio, script: bundled } }
+    return [echo, everything, bundle]
   })
+
+/**
+ * `bench/peers/snodo.ts` bundled into one file with esbuild (from the packages' build, as an
+ * installed application bundles them), in `dir`; `undefined` when esbuild is not installed.
+ */
+const bundleSnodoPeer = async (dir: string): Promise<string | undefined> => {
+  const esbuild = await import("esbuild").catch(() => undefined)
+  if (esbuild === undefined) return undefined
+  const outfile = join(dir, "snodo-peer.bundle.mjs")
+  await esbuild.build({
+    entryPoints: [path("bench/peers/snodo.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    logLevel: "warning"
+  })
+  return outfile
+}
 
 /**
  * Start-up, interleaved: each run starts every target over HTTP and over stdio, cold and with the
@@ -561,22 +591,22 @@ const startup = async (): Promise<void> => {
   const failed = new Set<string>()
   const add = (key: string, ms: number) => times.set(key, [...times.get(key) ?? [], ms])
   const modes: ReadonlyArray<StartMode> = ["cold", "cached"]
-  const targets = startTargets()
   // Made only when start-up is measured, removed when the bench exits (normally or on a signal).
   const cacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
   process.on("exit", () => rmSync(cacheRoot, { recursive: true, force: true }))
+  const targets = startTargets(selected.includes("snodo") ? await bundleSnodoPeer(cacheRoot) : undefined)
   for (let run = -1; run < startupRuns && !overBudget(); run++) {
     for (const target of rotate(targets, Math.max(run, 0))) {
       const { peer, key } = target
       // Run -1 only fills each target's compile cache.
       for (const mode of run < 0 ? ["cached" as const] : modes) {
         const env = startEnv(cacheRoot, `${key}-${peer}`, mode)
-        const withRss = run === 0 && mode === "cold" && key === "startup"
+        const withRss = run === 0 && mode === "cold" && (key === "startup" || key === "startup.bundle")
         if (typeof target.http !== "string" && !failed.has(`${key} ${peer} http`)) {
           try {
             const started = await startupHttp(target.http, env, withRss)
             if (run >= 0) add(`${key}.http.${mode} ${peer}`, started.ms)
-            if (started.rss !== undefined) record("startup.rss.http", peer, mib(started.rss))
+            if (started.rss !== undefined && key === "startup") record("startup.rss.http", peer, mib(started.rss))
           } catch (error) {
             failed.add(`${key} ${peer} http`)
             problem(peer, `HTTP start-up (${key}, ${mode})`, error)
@@ -586,7 +616,10 @@ const startup = async (): Promise<void> => {
           try {
             const started = await startupStdio(target.stdio, env, withRss)
             if (run >= 0) add(`${key}.stdio.${mode} ${peer}`, started.ms)
-            if (started.rss !== undefined) record("startup.rss.stdio", peer, mib(started.rss))
+            if (started.rss !== undefined) {
+              record(key === "startup" ? "startup.rss.stdio" : "startup.bundle.rss.stdio", peer, mib(started.rss))
+              if (key === "startup" && peer !== "snodo") record("startup.bundle.rss.stdio", peer, mib(started.rss))
+            }
             if (run === 0 && mode === "cold" && started.noise.length > 0) {
               problem(peer, "stdio stdout", `wrote non-JSON lines on stdout (a protocol violation; skipped for the timing): ${JSON.stringify(started.noise[0])}`)
             }
@@ -605,10 +638,12 @@ const startup = async (): Promise<void> => {
         const measured = times.get(`${key}.${transport}.${mode} ${peer}`)
         if (measured === undefined) continue
         record(`${key}.${transport}.${mode}`, peer, median(measured))
+        // The bundled rows compare with the other peers' one-tool servers as they ship.
+        if (key === "startup" && peer !== "snodo") record(`startup.bundle.${transport}.${mode}`, peer, median(measured))
         line.push(`${transport === "http" ? "HTTP" : "stdio"} ${mode} ${median(measured).toFixed(0)} ms`)
       }
     }
-    const what = key === "startup" ? "" : " (everything server)"
+    const what = key === "startup" ? "" : key === "startup.bundle" ? " (one tool, bundled)" : " (everything server)"
     progress(`   ${peerLabels[peer]}${what} start-up: ${line.length === 0 ? "n/a" : line.join(", ")}`)
   }
 }
