@@ -576,6 +576,8 @@ const bundleSnodoPeer = async (dir: string): Promise<string | undefined> => {
     platform: "node",
     format: "esm",
     target: "node22",
+    // Bundled CommonJS dependencies (ws, under the platform's HTTP server) call `require` for Node's built-ins.
+    banner: { js: "import { createRequire as __snodoCreateRequire } from \"node:module\"; const require = __snodoCreateRequire(import.meta.url);" },
     logLevel: "warning"
   })
   return outfile
