@@ -862,13 +862,22 @@ const notes: Array<string> = [
   "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
   "stdio: the request is written at spawn), median of the runs, on the same one-tool echo catalog for every peer " +
   "(snodo: `bench/peers/snodo.ts`); snodo's everything server (~30 components, the full JSON Schema validator) has " +
-  "rows of its own. `bench/peers/snodo.ts` imports effect from its `\"effect\"` entry point, as the effect/ai peer does, " +
-  "which loads every module of effect: the one-tool stdio server loads about 310 modules at start, about 230 when it imports " +
-  "effect by module path (`effect/Effect`; the snodo packages' build always does). \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
+  "rows of its own. `bench/peers/snodo.ts` imports effect and @snodo/core by module path (`effect/Effect`, " +
+  "`@snodo/core/Tool`), as docs/startup.md recommends: the one-tool stdio server loads about 265 modules at start " +
+  "(about 355 through the `\"effect\"` and `@snodo/core` entry points; the official SDK's about 120). The \"bundled with " +
+  "esbuild\" rows start the same server bundled into one file (esbuild 0.28.2, from the packages' build), beside the " +
+  "other peers as they ship. \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
   "those one-tool servers. Cold runs start with Node's compile cache disabled " +
   "(`NODE_DISABLE_COMPILE_CACHE=1`); the compile-cache rows start every peer with `NODE_COMPILE_CACHE` set to a " +
   "directory of its own, filled by one untimed start first (what an application gets from " +
   "`module.enableCompileCache()` or that variable: V8 code cache and, for TypeScript sources, the stripped output).",
+  "Clients (`bench/clients.ts`): spawn → first `server/discover` answer, the request written at spawn, for the " +
+  "everything server started as a user starts it from the checkout (`npm run -s everything -- --stdio`: npm's own " +
+  "start-up, then the TypeScript sources with the compile cache `examples/everything/main.ts` turns on) and bundled " +
+  "(`examples/everything/bundle.ts`, `node everything.bundle.mjs --stdio`), beside the official SDK's one-tool server " +
+  "started with node; each command starts once untimed first. Then the Vercel AI SDK's stdio client " +
+  "(`@ai-sdk/mcp` 2.0.99: `server/discover`, 1 s, then `initialize`) connects to 20 fresh spawns of each, " +
+  "interleaved; the row counts the spawns where it negotiated 2026-07-28.",
   "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams (each on its own connection, in waves of " +
   "100) over HTTP on one server at a time, in its own process: snodo's minimal listen server (`echo`, `publish`, " +
   "`open_streams`) and each peer with `--tools listen` (`echo` and `publish`, which publishes one " +
