@@ -25,7 +25,7 @@
  *
  * @since 0.1.0
  */
-import { applyResponses, newRecord, TaskLimitReached, TaskStore, TaskStoreError, type Transition } from "@snodo/tasks/TaskStore"
+import { applyResponses, bytesOf, checkLimits, jsonBytes, newRecord, TaskStore, TaskStoreError, type Transition, type Usage } from "@snodo/tasks/TaskStore"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { checkSchema, type SchemaMismatch, tasksTable } from "./Migrations.ts"
@@ -65,9 +65,9 @@ export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClien
       case "Resume":
         return sql`status = 'working', input_requests = '{}'`
       case "Complete":
-        return sql`status = 'completed', result = ${json(transition.result)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
+        return sql`status = 'completed', result = ${json(transition.result)}, bytes = bytes + ${jsonBytes(transition.result)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
       case "Fail":
-        return sql`status = 'failed', error = ${json(transition.error)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
+        return sql`status = 'failed', error = ${json(transition.error)}, bytes = bytes + ${jsonBytes(transition.error)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
       case "Retry":
         return sql`status = 'working', input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL, next_run_at = ${at + whole(transition.delayMs)}`
       case "Release":
@@ -77,24 +77,31 @@ export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClien
     }
   }
 
+  type Counted = { readonly n: number; readonly bytes: number; readonly soonest: number | null }
+  const usageOf = (row: Counted | undefined): Usage => ({ stored: row?.n ?? 0, bytes: row?.bytes ?? 0, soonest: row?.soonest ?? undefined })
+  /** Tasks not expired yet: what the stored quotas count. */
+  const unexpired = (at: number) => sql`(expires_at IS NULL OR expires_at > ${at})`
+
   const create: TaskStore["Service"]["create"] = (task, limits, lease) =>
     mutation("create", Effect.gen(function*() {
       const at = yield* now
-      const [stored] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${table}`
-      if ((stored?.n ?? 0) >= limits.maxStored) return yield* new TaskLimitReached({ limit: "stored", max: limits.maxStored })
-      const [active] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${table} WHERE principal = ${task.work.principal.id} AND ${live}`
-      if ((active?.n ?? 0) >= limits.maxActivePerPrincipal) {
-        return yield* new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
-      }
+      const principal = task.work.principal.id
+      const [all] = yield* sql<Counted>`SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table} WHERE ${unexpired(at)}`
+      const [mine] = yield* sql<Counted>`SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}
+WHERE principal = ${principal} AND ${unexpired(at)}`
+      const [active] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${table} WHERE principal = ${principal} AND ${live}`
+      const bytes = bytesOf({ ...task, result: undefined, error: undefined })
+      const refused = checkLimits(limits, bytes, { all: usageOf(all), principal: usageOf(mine), active: active?.n ?? 0 }, at)
+      if (refused !== undefined) return yield* refused
       const record = newRecord({ ...task, ttlMs: task.ttlMs === null ? null : whole(task.ttlMs) }, at, lease === undefined ? undefined : { owner: lease.owner, leaseMs: whole(lease.leaseMs) })
       const rows = yield* sql`INSERT INTO ${table} (
   task_id, principal, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms,
-  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at
+  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at, bytes
 ) VALUES (
   ${record.taskId}, ${record.principal}, ${record.status}, NULL, ${record.createdAt}, ${record.lastUpdatedAt}, ${record.ttlMs},
   ${record.ttlMs === null ? null : record.createdAt + record.ttlMs}, ${whole(record.pollIntervalMs)},
   ${json(record.work)}, '{}', ${json(record.answers)}, NULL, NULL, ${record.revision}, ${record.generation}, ${record.attempt},
-  ${record.leaseOwner ?? null}, ${record.leaseExpiresAt ?? null}, ${record.nextRunAt}
+  ${record.leaseOwner ?? null}, ${record.leaseExpiresAt ?? null}, ${record.nextRunAt}, ${bytes}
 ) RETURNING *`.pipe(
         Effect.catchIf(
           (error) => error.reason._tag === "UniqueViolation" || error.reason._tag === "ConstraintError",
@@ -113,9 +120,18 @@ export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClien
 SET generation = generation + 1, attempt = attempt + 1, lease_owner = ${owner}, lease_expires_at = ${at + whole(leaseMs)},
   revision = revision + 1, last_updated_at = ${at}
 WHERE task_id IN (
-  SELECT task_id FROM ${table}
-  WHERE status = 'working' AND next_run_at <= ${at} AND (lease_expires_at IS NULL OR lease_expires_at <= ${at})
-  ORDER BY next_run_at
+  SELECT task_id FROM (
+    SELECT candidate.task_id, candidate.next_run_at,
+      coalesce(running.n, 0) + row_number() OVER (PARTITION BY candidate.principal ORDER BY candidate.next_run_at) AS share
+    FROM ${table} AS candidate
+    LEFT JOIN (
+      SELECT principal, count(*) AS n FROM ${table} WHERE status = 'working' AND lease_expires_at > ${at} GROUP BY principal
+    ) AS running ON running.principal = candidate.principal
+    WHERE candidate.status = 'working' AND candidate.next_run_at <= ${at}
+      AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= ${at})
+      AND (candidate.lease_owner IS NULL OR candidate.lease_owner <> ${owner})
+  )
+  ORDER BY share, next_run_at
   LIMIT ${Math.max(0, Math.floor(limit))}
 )
 RETURNING *`
@@ -147,7 +163,7 @@ RETURNING *`)
       if (next === task) return task
       return yield* first(yield* sql`UPDATE ${table}
 SET status = ${next.status}, input_requests = ${json(next.inputRequests)}, answers = ${json(next.answers)},
-  revision = ${next.revision}, last_updated_at = ${next.lastUpdatedAt}
+  bytes = bytes + ${jsonBytes(next.answers) - jsonBytes(task.answers)}, revision = ${next.revision}, last_updated_at = ${next.lastUpdatedAt}
 WHERE task_id = ${taskId} AND revision = ${task.revision}
 RETURNING *`)
     }))
