@@ -20,6 +20,8 @@ export interface Counters {
 export interface TaskServerOptions {
   readonly ttlMs?: number | null
   readonly maxActivePerPrincipal?: number
+  /** Any other setting of the extension (limits, runner). */
+  readonly tasks?: Omit<Tasks.Options, "tools" | "ttlMs" | "maxActivePerPrincipal">
 }
 
 const ChoiceForm = (question: string) =>
@@ -66,6 +68,7 @@ export const taskServer = (options: TaskServerOptions = {}) => {
   const server = McpServer.make({ name: "tasks-test", version: "1.0.0" })
     .add(job, twoInputs, stats)
     .extend(Tasks.extension({
+      ...options.tasks,
       tools: { job: Tasks.required(), two_inputs: Tasks.required() },
       ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
       ...(options.maxActivePerPrincipal === undefined ? {} : { maxActivePerPrincipal: options.maxActivePerPrincipal })
