@@ -75,7 +75,7 @@ describe("parked tasks and fair places", () => {
     let bobDoneMs: number | undefined
     const finished = new Map<string, number>()
     while (finished.size < 7 && Date.now() - started < 20_000) {
-      for (const [id, user] of [...backlog.map((id) => [id, "alice"] as const), [bobs, "bob"] as const]) {
+      for (const [id, user] of [...backlog.map((taskId) => [taskId, "alice"] as const), [bobs, "bob"] as const]) {
         if (finished.has(id)) continue
         const task = (await post(server.url, "tasks/get", { taskId: id }, as(user))).frame["result"] as { readonly status: string }
         if (terminal(task.status)) finished.set(id, Date.now() - started)
