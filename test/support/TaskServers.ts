@@ -31,12 +31,18 @@ const exited = (child: ChildProcess) =>
     else child.once("exit", () => resolve())
   })
 
-/** Starts `node script ...args --http --port 0` and resolves once it logs its URL. */
-export const start = (script: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<Server> =>
+/** Starts `node script ...args --http --port 0` (as `user` when given) and resolves once it logs its URL. */
+export const start = (
+  script: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> = {},
+  user?: { readonly uid: number; readonly gid: number }
+): Promise<Server> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, "--http", "--port", "0", ...args], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env }
+      env: { ...process.env, ...env },
+      ...user
     })
     // Never outlive the test process, however it ends.
     const orphaned = () => child.kill("SIGKILL")

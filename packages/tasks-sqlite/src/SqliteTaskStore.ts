@@ -12,7 +12,8 @@
  * - **Expired tasks are deleted in bounded batches** (`expire(limit)` deletes at most `limit`).
  *
  * The store never migrates: {@link layer} checks the schema first and fails closed on a database of
- * another version (see `Migrations`).
+ * another version (see `Migrations`), then checks the file (`SqliteFile`: not corrupt, writable)
+ * and, while it serves, that the file was not deleted or replaced under it.
  *
  * @example
  * ```ts
@@ -29,6 +30,7 @@ import { applyResponses, bytesOf, checkLimits, jsonBytes, newRecord, TaskStore, 
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { checkSchema, type SchemaMismatch, tasksTable } from "./Migrations.ts"
+import * as SqliteFile from "./SqliteFile.ts"
 import { first, json, records } from "./internal/TaskRow.ts"
 
 const failed = (message: string) => (cause: SqlError.SqlError) => new TaskStoreError({ message, cause })
@@ -37,19 +39,21 @@ const failed = (message: string) => (cause: SqlError.SqlError) => new TaskStoreE
 const whole = (millis: number): number => Math.ceil(millis)
 
 /**
- * Builds the store on the `SqlClient` in context.
+ * Builds the store on the `SqlClient` in context; with `file`, every write first checks the file is
+ * still the one opened (see `SqliteFile`).
  *
  * @since 0.1.0
  */
-export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClient> = Effect.gen(function*() {
+export const make = (file?: SqliteFile.SqliteFile): Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClient> => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const table = sql(tasksTable)
   const live = sql.unsafe("status IN ('working', 'input_required')")
   const now = Clock.currentTimeMillis
 
   /** A mutation: one BEGIN IMMEDIATE transaction, whatever the client's own BEGIN; SQL failures become TaskStoreError. */
+  const ensure = file?.ensure ?? Effect.void
   const mutation = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
-    sql.withTransaction(effect).pipe(
+    sql.withTransaction(Effect.andThen(ensure, effect)).pipe(
       Effect.provideService(SqlClient.BeginTransaction, "BEGIN IMMEDIATE"),
       Effect.mapError((error) => SqlError.isSqlError(error) ? new TaskStoreError({ message: `Task store: ${what} failed`, cause: error }) : error)
       // TypeScript cannot narrow a generic union by a guard: every SqlError was mapped above.
@@ -204,11 +208,13 @@ RETURNING *`)
 
 /**
  * The store as a Layer, on the `SqlClient` in context: fails closed (`SchemaMismatch`) unless the
- * database holds exactly this version's migrations.
+ * database holds exactly this version's migrations, and (`SqliteFileUnusable`) on a corrupt or
+ * read-only file.
  *
  * @since 0.1.0
  */
-export const layer: Layer.Layer<TaskStore, SchemaMismatch | SqlError.SqlError, SqlClient.SqlClient> = Layer.effect(
-  TaskStore,
-  Effect.andThen(checkSchema, make)
-)
+export const layer: Layer.Layer<TaskStore, SchemaMismatch | SqliteFile.SqliteFileUnusable | SqlError.SqlError, SqlClient.SqlClient> =
+  Layer.effect(
+    TaskStore,
+    Effect.andThen(checkSchema, Effect.flatMap(SqliteFile.check, make))
+  )
