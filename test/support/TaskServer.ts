@@ -4,7 +4,7 @@
  * stdio by `TaskServerMain.ts`, over HTTP by `serveTasksHttp` (callers named by an `x-test-user`
  * header, so tests can be several principals).
  */
-import { Content, Input, McpServer, Principal, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
+import { Content, Input, McpServer, Principal, Progress, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as Replies from "@snodo/http/Replies"
 import * as Tasks from "@snodo/tasks"
@@ -59,6 +59,18 @@ export const taskServer = (options: TaskServerOptions = {}) => {
       return `first=${choice(first)} second=${choice(second)}`
     }))
 
+  const steps = Tool.make("steps", {
+    description: "Reports progress in `count` steps of `ms` milliseconds each",
+    input: Schema.Struct({ count: Schema.Int, ms: Schema.Int })
+  }, ({ count, ms }) =>
+    Effect.gen(function*() {
+      for (let step = 1; step <= count; step++) {
+        yield* Effect.orDie(Progress.report(step, { total: count, message: `step ${step} of ${count}` }))
+        yield* Effect.sleep(`${ms} millis`)
+      }
+      return `${count} steps`
+    }))
+
   const stats = Tool.make("stats", {
     description: "The job counters",
     input: Schema.Struct({}),
@@ -66,10 +78,10 @@ export const taskServer = (options: TaskServerOptions = {}) => {
   }, () => Effect.sync(() => ({ ...counters })))
 
   const server = McpServer.make({ name: "tasks-test", version: "1.0.0" })
-    .add(job, twoInputs, stats)
+    .add(job, twoInputs, steps, stats)
     .extend(Tasks.extension({
       ...options.tasks,
-      tools: { job: Tasks.required(), two_inputs: Tasks.required() },
+      tools: { job: Tasks.required(), two_inputs: Tasks.required(), steps: Tasks.required() },
       ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
       ...(options.maxActivePerPrincipal === undefined ? {} : { maxActivePerPrincipal: options.maxActivePerPrincipal })
     }))
