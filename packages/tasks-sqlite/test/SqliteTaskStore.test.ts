@@ -116,3 +116,23 @@ describe("SQLite task store", () => {
     }).pipe(Effect.scoped)
   })
 })
+
+describe("the store on an application's own SqlClient", () => {
+  it.effect("layerOnSqlClient migrates (when asked) and serves next to the application's own tables", () => {
+    const filename = file()
+    return Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE app_orders (id INTEGER PRIMARY KEY)`
+      const store = yield* TaskStore
+      const created = yield* store.create(newTask("on-own-client"), limits)
+      expect(yield* store.get(created.taskId)).toEqual(created)
+      expect(yield* sql`SELECT count(*) AS n FROM app_orders`).toEqual([{ n: 0 }])
+    }).pipe(Effect.provide(TasksSqlite.layerOnSqlClient({ migrate: true }).pipe(Layer.provideMerge(client(filename)))))
+  })
+
+  it.effect("without migrate it fails closed on an unmigrated database", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksSqlite.layerOnSqlClient().pipe(Layer.provide(client(file())))))
+      expect(refused).toMatchObject({ _tag: "SchemaMismatch" })
+    }))
+})
