@@ -53,8 +53,8 @@ describe("the SQLite file under the store", () => {
     const file = await prepared("corrupt.sqlite")
     const size = statSync(file).size
     const fd = openSync(file, "r+")
-    // Garbage over every page after the first (the header stays readable).
-    for (let at = 4096; at < size; at += 4096) writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, at)
+    // Garbage over the last four pages: rows of tasks, written after the schema (which stays readable).
+    for (let at = Math.max(4096, size - 4 * 4096); at < size; at += 4096) writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, at)
     closeSync(fd)
     const result = await outcome(file)
     let call = "-"
