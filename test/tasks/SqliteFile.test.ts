@@ -32,13 +32,14 @@ const everything = (file: string, user?: { readonly uid: number; readonly gid: n
     return server
   })
 
-/** A migrated file holding a few tasks, closed cleanly (no WAL left beside it). */
-const prepared = async (name: string): Promise<string> => {
+/** A migrated file holding a few tasks, closed cleanly (no WAL left beside it); the last task's id. */
+const prepared = async (name: string): Promise<{ readonly file: string; readonly last: string }> => {
   const file = join(dir, name)
   const server = await everything(file)
-  for (let i = 0; i < 20; i++) await createTask(server.url, "slow_compute", { seconds: 0, label: "x".repeat(2_000) })
+  let last = ""
+  for (let i = 0; i < 20; i++) last = (await createTask(server.url, "slow_compute", { seconds: 0, label: "x".repeat(2_000) })).taskId
   await server.stop()
-  return file
+  return { file, last }
 }
 
 /** What the server says when it does not start (or that it started). */
@@ -50,7 +51,7 @@ const outcome = (file: string, user?: { readonly uid: number; readonly gid: numb
 
 describe("the SQLite file under the store", () => {
   it("a file with corrupt pages is refused at start, with a clear error", async () => {
-    const file = await prepared("corrupt.sqlite")
+    const { file, last } = await prepared("corrupt.sqlite")
     const size = statSync(file).size
     const fd = openSync(file, "r+")
     // Garbage over the last four pages: rows of tasks, written after the schema (which stays readable).
@@ -58,7 +59,7 @@ describe("the SQLite file under the store", () => {
     closeSync(fd)
     const result = await outcome(file)
     let call = "-"
-    if (result.started) call = String((await post(result.server.url, "tasks/get", { taskId: "x" })).status)
+    if (result.started) call = String((await post(result.server.url, "tasks/get", { taskId: last })).status)
     process.stderr.write(`corrupt: started=${result.started} (a task call: HTTP ${call}); ${/is corrupt[^\n]*/.exec(result.stderr)?.[0] ?? "no file error"}\n`)
     expect(result.started).toBe(false)
     expect(result.stderr).toContain("SqliteFileUnusable")
@@ -66,7 +67,7 @@ describe("the SQLite file under the store", () => {
   }, 60_000)
 
   it("a migrated file the server cannot write is refused at start, with a clear error", async () => {
-    const file = await prepared("readonly.sqlite")
+    const { file } = await prepared("readonly.sqlite")
     chmodSync(file, 0o444)
     const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }).trim())
     const result = await outcome(file, { uid: id("-u"), gid: id("-g") })
