@@ -138,30 +138,16 @@ export const make = (options?: Options): Effect.Effect<TaskStore["Service"], Sql
       const principal = task.work.principal.id
       const bytes = bytesOf({ ...task, result: undefined, error: undefined })
       const unexpired = sql.unsafe("(expires_at IS NULL OR expires_at > now.ms)")
+      const counts = sql`all_tasks AS (SELECT count(*) AS stored, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}, now WHERE ${unexpired}),
+mine AS (SELECT count(*) AS stored, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}, now WHERE principal = ${principal} AND ${unexpired}),
+active AS (SELECT count(*) AS n FROM ${table} AS t WHERE t.principal = ${principal} AND ${live})`
+      const most = (limit: number | undefined) => limit === undefined || !Number.isFinite(limit) ? Number.MAX_SAFE_INTEGER : limit
       return guarded("create", sql.withTransaction(Effect.gen(function*() {
         // Held until commit: creates on every instance count and insert one at a time. The
         // statements after it see every task committed before it was granted.
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${n.capacityLock}))`
-        const [raw] = yield* sql`WITH ${clock},
-all_tasks AS (SELECT count(*) AS stored, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}, now WHERE ${unexpired}),
-mine AS (SELECT count(*) AS stored, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}, now WHERE principal = ${principal} AND ${unexpired}),
-active AS (SELECT count(*) AS n FROM ${table} AS t WHERE t.principal = ${principal} AND ${live})
-SELECT now.ms AS now, all_tasks.stored, all_tasks.bytes, all_tasks.soonest, mine.stored AS mine, mine.bytes AS mine_bytes,
-  mine.soonest AS mine_soonest, active.n AS active
-FROM now, all_tasks, mine, active`
-        const counts = yield* Effect.mapError(decodeCounts(raw), storeError("counting tasks"))
-        const usage = (stored: bigint | number, used: bigint | number, soonest: bigint | number | null): Usage => ({
-          stored: Number(stored),
-          bytes: Number(used),
-          soonest: soonest === null ? undefined : Number(soonest)
-        })
-        const refused = checkLimits(limits, bytes, {
-          all: usage(counts.stored, counts.bytes, counts.soonest),
-          principal: usage(counts.mine, counts.mine_bytes, counts.mine_soonest),
-          active: Number(counts.active)
-        }, Number(counts.now))
-        if (refused !== undefined) return yield* refused
-        const rows = yield* sql`WITH ${clock}
+        // One statement while the lock is held: counted and inserted when every limit holds.
+        const rows = yield* sql`WITH ${clock}, ${counts}
 INSERT INTO ${table} (
   task_id, principal, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms,
   work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at, bytes
@@ -170,7 +156,10 @@ SELECT ${template.taskId}, ${template.principal}, ${template.status}, NULL, now.
   ${ttlMs === null ? null : sql`now.ms + ${ttlMs}`}, ${whole(template.pollIntervalMs)},
   ${json(template.work)}::json, '{}'::json, ${json(template.answers)}::json, NULL, NULL, ${template.revision}, ${template.generation},
   ${template.attempt}, ${template.leaseOwner ?? null}, ${lease === undefined ? null : sql`now.ms + ${whole(lease.leaseMs)}`}, now.ms, ${bytes}
-FROM now
+FROM now, all_tasks, mine, active
+WHERE active.n < ${most(limits.maxActivePerPrincipal)} AND mine.stored < ${most(limits.maxStoredPerPrincipal)}
+  AND mine.bytes + ${bytes} <= ${most(limits.maxStoredBytesPerPrincipal)} AND all_tasks.stored < ${most(limits.maxStored)}
+  AND all_tasks.bytes + ${bytes} <= ${most(limits.maxStoredBytes)}
 RETURNING *`.pipe(
           Effect.catchIf(
             (error) => error.reason._tag === "UniqueViolation" || error.reason._tag === "ConstraintError",
@@ -178,8 +167,24 @@ RETURNING *`.pipe(
           )
         )
         const created = yield* first(rows)
-        if (created === undefined) return yield* new TaskStoreError({ message: "Task store: the insert returned no row" })
-        return created
+        if (created !== undefined) return created
+        // Refused: say which limit, and when room is expected (still under the lock: the counts the insert saw).
+        const [raw] = yield* sql`WITH ${clock}, ${counts}
+SELECT now.ms AS now, all_tasks.stored, all_tasks.bytes, all_tasks.soonest, mine.stored AS mine, mine.bytes AS mine_bytes,
+  mine.soonest AS mine_soonest, active.n AS active
+FROM now, all_tasks, mine, active`
+        const counted = yield* Effect.mapError(decodeCounts(raw), storeError("counting tasks"))
+        const usage = (stored: bigint | number, used: bigint | number, soonest: bigint | number | null): Usage => ({
+          stored: Number(stored),
+          bytes: Number(used),
+          soonest: soonest === null ? undefined : Number(soonest)
+        })
+        const refused = checkLimits(limits, bytes, {
+          all: usage(counted.stored, counted.bytes, counted.soonest),
+          principal: usage(counted.mine, counted.mine_bytes, counted.mine_soonest),
+          active: Number(counted.active)
+        }, Number(counted.now))
+        return yield* refused ?? new TaskStoreError({ message: "Task store: the insert returned no row" })
       })))
     }
 
