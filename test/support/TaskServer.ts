@@ -15,6 +15,8 @@ export interface Counters {
   started: number
   interrupted: number
   finished: number
+  /** Runs of `two_inputs` that asked their questions. */
+  asked: number
 }
 
 export interface TaskServerOptions {
@@ -28,7 +30,7 @@ const ChoiceForm = (question: string) =>
   Input.form({ message: question, requestedSchema: { type: "object", properties: { choice: { type: "string" } }, required: ["choice"] } })
 
 export const taskServer = (options: TaskServerOptions = {}) => {
-  const counters: Counters = { started: 0, interrupted: 0, finished: 0 }
+  const counters: Counters = { started: 0, interrupted: 0, finished: 0, asked: 0 }
 
   const job = Tool.make("job", {
     description: "Works for `ms` milliseconds (forever without), counting starts, interruptions and completions",
@@ -51,6 +53,7 @@ export const taskServer = (options: TaskServerOptions = {}) => {
     input: Schema.Struct({})
   }, () =>
     Effect.gen(function*() {
+      counters.asked++
       const { first, second } = yield* Input.all({
         first: Input.elicit("first", ChoiceForm("First?")),
         second: Input.elicit("second", ChoiceForm("Second?"))
@@ -75,7 +78,7 @@ export const taskServer = (options: TaskServerOptions = {}) => {
     description: "The job counters",
     input: Schema.Struct({}),
     output: Schema.Struct({ started: Schema.Int, interrupted: Schema.Int, finished: Schema.Int })
-  }, () => Effect.sync(() => ({ ...counters })))
+  }, () => Effect.sync(() => ({ started: counters.started, interrupted: counters.interrupted, finished: counters.finished })))
 
   const server = McpServer.make({ name: "tasks-test", version: "1.0.0" })
     .add(job, twoInputs, steps, stats)

@@ -91,6 +91,45 @@ describe("parked tasks and fair places", () => {
     expect(bobDoneMs!).toBeLessThan(aliceDone[4]!)
     expect(bobDoneMs!).toBeLessThan(2_500)
   }, 60_000)
+
+  it("past maxParked a parking task gives its run up, and runs again from the top once answered", async () => {
+    const server = await serveTasksHttp({ tasks: { runner: { maxParked: 1, claimIntervalMs: 200 } } })
+    disposers.push(server.dispose)
+    const as = { "x-test-user": "alice" }
+    const ids: Array<string> = []
+    for (let i = 0; i < 3; i++) {
+      const exchange = await post(server.url, "tools/call", { name: "two_inputs", arguments: {} }, as, eliciting)
+      ids.push((exchange.frame["result"] as { readonly taskId: string }).taskId)
+    }
+    const statusOf = async (taskId: string) =>
+      ((await post(server.url, "tasks/get", { taskId }, as, eliciting)).frame["result"] as { readonly status: string; readonly result?: unknown })
+    const deadline = Date.now() + 10_000
+    while ((await Promise.all(ids.map(statusOf))).some((task) => task.status !== "input_required") && Date.now() < deadline) await sleep(50)
+    for (const [index, taskId] of ids.entries()) {
+      await post(server.url, "tasks/update", {
+        taskId,
+        inputResponses: {
+          first: { action: "accept", content: { choice: `a${index}` } },
+          second: { action: "accept", content: { choice: `b${index}` } }
+        }
+      }, as, eliciting)
+    }
+    const results: Array<unknown> = []
+    for (const taskId of ids) {
+      let task = await statusOf(taskId)
+      while (task.status !== "completed" && Date.now() < deadline + 10_000) {
+        await sleep(50)
+        task = await statusOf(taskId)
+      }
+      results.push(task.result)
+    }
+    for (const [index, result] of results.entries()) {
+      expect(result).toMatchObject({ content: [{ type: "text", text: `first=a${index} second=b${index}` }] })
+    }
+    // One run was kept waiting; the two parked past it gave their runs up and ran again once answered.
+    process.stderr.write(`maxParked: 3 tasks parked at a limit of 1: ${server.counters.asked} runs\n`)
+    expect(server.counters.asked).toBe(5)
+  }, 60_000)
 })
 
 /** Polls until every task has `status`; how many do. */

@@ -19,7 +19,9 @@
  * - **Places.** At most `maxRunning` tasks run here at once, in a bulkhead of the core's
  *   (`Bulkhead`: the executor's fair queue, least recently started principal first). A task
  *   waiting for its client (`input_required`) gives its place back while it waits and queues for
- *   one again once answered, so unanswered tasks never starve the others. Which due task this
+ *   one again once answered, so unanswered tasks never starve the others. At most `maxParked`
+ *   such runs are kept (their fibers wait and heartbeat); past it a parking task gives its run up
+ *   and is run again from the top once answered. Which due task this
  *   instance claims next is fair across principals too (see `TaskStore.claim`). One run lasts at
  *   most `maxRunMs` (then `failed`, -32603).
  * - **Outcomes survive a store outage.** The final write (completed, failed, a retry) is retried
@@ -50,6 +52,13 @@ import { WorkExecutor } from "./WorkExecutor.ts"
 export interface Options {
   /** Tasks running on this instance at once. */
   readonly maxRunning: number
+  /**
+   * Tasks waiting for their client (`input_required`) whose run this instance keeps (its fiber
+   * waits, and heartbeats). A task that parks past it gives its run up: the task stays
+   * `input_required` in the store, unleased, and once answered any instance runs it again from the
+   * top, the answers given reused.
+   */
+  readonly maxParked: number
   /** How long a claim lasts without a heartbeat. */
   readonly leaseMs: number
   /** How long one run may last. */
@@ -74,9 +83,10 @@ export const finalWriteRetry: Schedule.Schedule<Duration.Duration> = Schedule.mi
   Schedule.spaced("5 seconds")
 ])
 
-/** Defaults: 32 running, 30 s lease, 1 h per run, retries after 1 s, 5 s, 30 s. @since 0.1.0 */
+/** Defaults: 32 running, 256 parked, 30 s lease, 1 h per run, retries after 1 s, 5 s, 30 s. @since 0.1.0 */
 export const defaults: Options = {
   maxRunning: 32,
+  maxParked: 256,
   leaseMs: 30_000,
   maxRunMs: 3_600_000,
   retryDelaysMs: [1_000, 5_000, 30_000],
@@ -97,6 +107,8 @@ export interface Runner {
   readonly changed: (taskId: string) => void
   /** Tasks running here (holding a place; a task waiting for its client holds none). */
   readonly running: () => number
+  /** Runs kept here while their task waits for its client. */
+  readonly parked: () => number
 }
 
 const timedOut = (maxRunMs: number): InternalError =>
@@ -140,6 +152,8 @@ export const make = Effect.fnUntraced(function*(
   const places = Bulkhead.make(options.maxRunning, Number.MAX_SAFE_INTEGER)
   /** Runs started here that have not asked for their place yet. */
   let starting = 0
+  /** Runs kept here while their task waits for its client. */
+  let parked = 0
   const free = () => options.maxRunning - places.running() - places.waiting() - starting
   const heartbeatMs = Math.max(1, Math.floor(options.leaseMs / 3))
 
@@ -241,8 +255,19 @@ export const make = Effect.fnUntraced(function*(
       park: (inputRequests) => write(task, { _tag: "Park", inputRequests }),
       resume: Effect.asVoid(write(task, { _tag: "Resume" })),
       note: (statusMessage) => Effect.asVoid(write(task, { _tag: "Note", statusMessage })),
-      // Waiting for the client holds no place: it is taken again, fairly, once answered.
-      idle: (waiting) => Effect.uninterruptibleMask((restore) => Effect.andThen(giveBack, Effect.ensuring(restore(waiting), restore(take))))
+      // Waiting for the client holds no place: it is taken again, fairly, once answered. Past
+      // maxParked the run is given up (an interruption: settle releases the lease, and the task,
+      // still input_required, is claimable again once answered).
+      idle: (waiting) =>
+        Effect.suspend(() => {
+          if (parked >= options.maxParked) {
+            return Effect.andThen(Effect.logDebug(`task ${task.taskId}: parked past ${options.maxParked} on this instance; its run is given up until answered`), Effect.interrupt)
+          }
+          parked++
+          return Effect.uninterruptibleMask((restore) =>
+            Effect.andThen(giveBack, Effect.ensuring(restore(waiting), Effect.andThen(Effect.sync(() => parked--), restore(take))))
+          )
+        })
     })
     const work = observability.run(task, executor.execute(task, input)).pipe(
       Effect.exit,
@@ -303,7 +328,8 @@ export const make = Effect.fnUntraced(function*(
     hasCapacity: () => free() > 0,
     start,
     changed,
-    running: () => places.running()
+    running: () => places.running(),
+    parked: () => parked
   }
 })
 
