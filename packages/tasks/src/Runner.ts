@@ -73,7 +73,7 @@ export interface Options {
 }
 
 /**
- * How a final write (completed, failed, retry) is retried while the store cannot answer: 100 ms,
+ * How a final write (completed, failed, retry, a run given up) is retried while the store cannot answer: 100 ms,
  * doubling, at most 5 s apart, for as long as the worker holds the task.
  *
  * @since 0.1.0
@@ -226,7 +226,9 @@ export const make = Effect.fnUntraced(function*(
         if (failure._tag === "Success" && isMcpError(failure.success)) {
           return settleWith(task, { _tag: "Fail", error: wireOf(failure.success) })
         }
-        if (Cause.hasInterruptsOnly(exit.cause)) return Effect.asVoid(write(task, { _tag: "Release" }))
+        // The handler gave its run up (parked past maxParked): the lease goes back, retried too,
+        // since this instance never claims a task whose lease is still its own.
+        if (Cause.hasInterruptsOnly(exit.cause)) return settleWith(task, { _tag: "Release" })
         const delay = options.retryDelaysMs[task.attempt - 1]
         return Effect.logError(`task ${task.taskId}: attempt ${task.attempt} died`, exit.cause).pipe(
           Effect.andThen(
@@ -264,8 +266,13 @@ export const make = Effect.fnUntraced(function*(
             return Effect.andThen(Effect.logDebug(`task ${task.taskId}: parked past ${options.maxParked} on this instance; its run is given up until answered`), Effect.interrupt)
           }
           parked++
+          // Answered: a place is taken again before the handler goes on. Interrupted while
+          // waiting (cancelled, shut down): no place is taken.
           return Effect.uninterruptibleMask((restore) =>
-            Effect.andThen(giveBack, Effect.ensuring(restore(waiting), Effect.andThen(Effect.sync(() => parked--), restore(take))))
+            giveBack.pipe(
+              Effect.andThen(Effect.ensuring(restore(waiting), Effect.sync(() => parked--))),
+              Effect.tap(() => restore(take))
+            )
           )
         })
     })
