@@ -76,6 +76,21 @@ export const belongs = (message: Envelope.Incoming, head: RequestHead, runtime: 
   return version === undefined && head.mcp.has(sessionHeader)
 }
 
+/**
+ * Whether a GET or DELETE (sessions on) is an initialize-era session's: it is, unless it names a
+ * revision without sessions and no session. `MCP-Protocol-Version: 2026-07-28` without an
+ * `Mcp-Session-Id` gets that revision's answer (405, POST only), not the session's 400.
+ *
+ * @since 0.1.0
+ */
+export const concernsSession = (head: RequestHead, runtime: ServerRuntime["Service"]): boolean => {
+  if (head.mcp.has(sessionHeader)) return true
+  const version = head.mcp.get(versionHeader)
+  if (typeof version !== "string") return true
+  const dialect = runtime.dialects.get(version.trim())
+  return dialect === undefined || dialect.session !== undefined
+}
+
 /** An initialize-era request with its session. @since 0.1.0 */
 export interface Admitted {
   readonly session: Session.Session

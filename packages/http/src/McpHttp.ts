@@ -138,8 +138,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const startedAt = Date.now()
     const head = RequestHead.read(request)
-    const framing = { target: targetOf(request), hosts: head.hosts }
-    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE")) {
+    const framing = { target: targetOf(request), hosts: head.hosts, authorizations: head.authorizations }
+    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE") && InitializeEra.concernsSession(head, runtime)) {
       return yield* serveSession(request, head, principal, scope, sessions, framing)
     }
     const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, framing)

@@ -150,8 +150,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
-    const framing = { target: request.url ?? "/", hosts: head.hosts }
-    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE")
+    const framing = { target: request.url ?? "/", hosts: head.hosts, authorizations: head.authorizations }
+    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE") &&
+      InitializeEra.concernsSession(head, runtime)
     const refusal = sessionRequest
       ? RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
       : RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, framing)

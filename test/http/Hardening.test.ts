@@ -1,0 +1,147 @@
+/**
+ * Issue 29, the HTTP half, on real listeners (port 0, loopback): a dual-era endpoint answers a
+ * modern GET/DELETE as 2026-07-28 does; two `Authorization` headers are refused like two `Host`s;
+ * session GET streams are capped (in total and per principal) and bounded in life; one principal
+ * cannot lock others out of sessions, sessions that never sent `notifications/initialized` go
+ * quickly, and the refusal says when to retry; a call waiting for the client is released when its
+ * session is deleted, and the client is told `notifications/cancelled` at the request's deadline.
+ */
+import { Input, McpServer, Principal, SubscriptionHub, Tool } from "@snodo/core"
+import type * as Authentication from "@snodo/http/Authentication"
+import * as NodeServe from "@snodo/http/NodeServe"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { HttpServer } from "effect/http"
+import * as Http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { errorOf, post, request, send, sleep } from "../../packages/http/test/support/Raw.ts"
+
+const NameForm = Input.form({
+  message: "Name?",
+  requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] }
+})
+
+const stats = { askStarted: 0, askEnded: 0 }
+
+const ask = Tool.make("ask", { input: Schema.Struct({}) }, () =>
+  Effect.map(Input.elicit("name", NameForm), (answer) => answer.action === "accept" ? `Hi ${answer.content.name}` : answer.action).pipe(
+    Effect.ensuring(Effect.sync(() => stats.askEnded++)),
+    Effect.onStart(Effect.sync(() => stats.askStarted++))
+  ))
+const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed(text))
+
+/** Callers name themselves in `x-user` (anonymous without it). */
+const byHeader: Authentication.Authenticator = {
+  authenticate: (headers) => {
+    const user = headers["x-user"]
+    return typeof user === "string"
+      ? Effect.succeed({ principal: Principal.Principal.of({ id: user, claims: {} }), grant: undefined })
+      : Effect.succeed({ principal: Principal.anonymous, grant: undefined })
+  }
+}
+
+const serve = async (options: NodeServe.ServeOptions) => {
+  const hub = SubscriptionHub.makeMemory()
+  const server = McpServer.make({ name: "hardening", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] }).add(ask, echo)
+  const runtime = ManagedRuntime.make(
+    NodeServe.layer({ port: 0, authenticate: byHeader, ...options }).pipe(
+      Layer.provide(server.layer.pipe(Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub))))
+    )
+  )
+  const http = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
+  if (http.address._tag === "UnixPathAddress") throw new Error("expected TCP")
+  return { runtime, hub, url: `http://127.0.0.1:${http.address.port}/mcp` }
+}
+
+type Served = Awaited<ReturnType<typeof serve>>
+
+const base = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+
+let nextId = 1
+const legacy = (method: string, params?: Record<string, unknown>) =>
+  params === undefined ? { jsonrpc: "2.0", id: nextId++, method } : { jsonrpc: "2.0", id: nextId++, method, params }
+
+const initializeBody = () =>
+  legacy("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "raw", version: "1.0.0" } })
+
+const postLegacy = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  send(url, body, { rawHeaders: Object.entries({ ...base, ...headers }) })
+
+const sessionHeaders = (session: string, extra: Record<string, string> = {}) => ({
+  "mcp-protocol-version": "2025-11-25",
+  "mcp-session-id": session,
+  ...extra
+})
+
+/** `initialize`, then (unless `initialized: false`) `notifications/initialized`: the session id. */
+const initialize = async (url: string, headers: Record<string, string> = {}, initialized = true) => {
+  const response = await postLegacy(url, initializeBody(), headers)
+  const session = response.headers["mcp-session-id"]
+  if (typeof session === "string" && initialized) {
+    await postLegacy(url, { jsonrpc: "2.0", method: "notifications/initialized" }, sessionHeaders(session, headers))
+  }
+  return { response, session: typeof session === "string" ? session : undefined }
+}
+
+/** A GET stream of a session: its status, its events so far, whether it ended, and how to close it. */
+const openStream = (url: string, headers: Record<string, string>) =>
+  new Promise<{ readonly status: number; readonly headers: Http.IncomingHttpHeaders; readonly ended: () => boolean; readonly close: () => void }>(
+    (resolve, reject) => {
+      const target = new URL(url)
+      let ended = false
+      const req = Http.request({ host: target.hostname, port: target.port, path: target.pathname, method: "GET", headers, agent: false }, (res) => {
+        res.on("data", () => {})
+        res.on("end", () => void (ended = true))
+        res.on("close", () => void (ended = true))
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, ended: () => ended, close: () => req.destroy() })
+      })
+      req.on("error", (error) => (error as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(error))
+      req.end()
+    }
+  )
+
+describe("a dual-era endpoint (defect 10)", () => {
+  let served: Served
+  beforeAll(async () => {
+    served = await serve({ sessions: true })
+  })
+  afterAll(() => served.runtime.dispose())
+
+  it("a GET or DELETE naming 2026-07-28 without a session is 405 (POST only), not the session's 400", async () => {
+    const modern = { "mcp-protocol-version": "2026-07-28" }
+    const get = await send(served.url, undefined, { method: "GET", headers: { ...modern, accept: "text/event-stream" } })
+    expect([get.status, get.headers["allow"]]).toEqual([405, "POST"])
+    const del = await send(served.url, undefined, { method: "DELETE", headers: modern })
+    expect([del.status, del.headers["allow"]]).toEqual([405, "POST"])
+    // The initialize era's own GET still needs its session.
+    const legacyGet = await send(served.url, undefined, { method: "GET", headers: { "mcp-protocol-version": "2025-11-25", accept: "text/event-stream" } })
+    expect(legacyGet.status).toBe(400)
+  })
+})
+
+describe("two Authorization headers (defect 11)", () => {
+  let served: Served
+  beforeAll(async () => {
+    served = await serve({ sessions: true })
+  })
+  afterAll(() => served.runtime.dispose())
+
+  it("are 400 and the connection closed, as two Host headers are; one is served", async () => {
+    const body = request("tools/call", { name: "echo", arguments: { text: "hi" } })
+    const headers = [
+      ["Content-Type", "application/json"],
+      ["Accept", "application/json, text/event-stream"],
+      ["MCP-Protocol-Version", "2026-07-28"],
+      ["Mcp-Method", "tools/call"],
+      ["Mcp-Name", "echo"]
+    ] as const
+    const twice = await send(served.url, body, { rawHeaders: [...headers, ["Authorization", "Bearer a"], ["Authorization", "Bearer b"]] })
+    expect([twice.status, twice.headers["connection"], errorOf(twice).message]).toEqual([400, "close", "Bad Request: more than one Authorization header"])
+    const once = await send(served.url, body, { rawHeaders: [...headers, ["Authorization", "Bearer a"]] })
+    expect(once.status).toBe(200)
+    const session = await send(served.url, undefined, {
+      method: "GET",
+      rawHeaders: [["Accept", "text/event-stream"], ["Mcp-Session-Id", "x"], ["Authorization", "Bearer a"], ["Authorization", "Bearer b"]]
+    })
+    expect(session.status).toBe(400)
+  })
+})
