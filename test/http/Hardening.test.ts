@@ -24,8 +24,7 @@ const stats = { askStarted: 0, askEnded: 0 }
 
 const ask = Tool.make("ask", { input: Schema.Struct({}) }, () =>
   Effect.map(Input.elicit("name", NameForm), (answer) => answer.action === "accept" ? `Hi ${answer.content.name}` : answer.action).pipe(
-    Effect.ensuring(Effect.sync(() => stats.askEnded++)),
-    Effect.onStart(Effect.sync(() => stats.askStarted++))
+    Effect.ensuring(Effect.sync(() => stats.askEnded++))
   ))
 const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed(text))
 
@@ -143,5 +142,102 @@ describe("two Authorization headers (defect 11)", () => {
       rawHeaders: [["Accept", "text/event-stream"], ["Mcp-Session-Id", "x"], ["Authorization", "Bearer a"], ["Authorization", "Bearer b"]]
     })
     expect(session.status).toBe(400)
+  })
+})
+
+describe("session GET streams (defect 2)", () => {
+  it("are capped per principal (and in total, below maxConcurrent): 64 of one principal leave POSTs served", async () => {
+    const served = await serve({ maxConcurrent: 64, sessions: { maxStreamsPerPrincipal: 4 } })
+    const streams: Array<{ readonly status: number; readonly headers: Http.IncomingHttpHeaders; readonly close: () => void }> = []
+    try {
+      const mallory = { "x-user": "mallory" }
+      const sessions = await Promise.all(Array.from({ length: 64 }, () => initialize(served.url, mallory)))
+      for (const { session } of sessions) {
+        streams.push(await openStream(served.url, { ...sessionHeaders(session!, mallory), accept: "text/event-stream" }))
+      }
+      const statuses = streams.map((stream) => stream.status)
+      const refused = streams.find((stream) => stream.status === 503)
+      console.info(`64 GET streams of one principal: ${statuses.filter((status) => status === 200).length} open, ${statuses.filter((status) => status === 503).length} refused 503 (Retry-After ${refused?.headers["retry-after"]})`)
+      expect(statuses.filter((status) => status === 200).length).toBe(4)
+      expect(Number(refused?.headers["retry-after"])).toBeGreaterThanOrEqual(1)
+      // Another principal still opens its stream, and anyone's POST is served.
+      const bob = { "x-user": "bob" }
+      const { session } = await initialize(served.url, bob)
+      const bobs = await openStream(served.url, { ...sessionHeaders(session!, bob), accept: "text/event-stream" })
+      streams.push(bobs)
+      expect(bobs.status).toBe(200)
+      const echoed = await post(served.url, request("tools/call", { name: "echo", arguments: { text: "still served" } }))
+      expect(echoed.status).toBe(200)
+      // In total at most a quarter of maxConcurrent (16 here).
+      const others = await Promise.all(Array.from({ length: 20 }, async (_, index) => {
+        const user = { "x-user": `user-${index}` }
+        const created = await initialize(served.url, user)
+        return openStream(served.url, { ...sessionHeaders(created.session!, user), accept: "text/event-stream" })
+      }))
+      streams.push(...others)
+      expect(others.filter((stream) => stream.status === 200).length).toBe(16 - 5)
+    } finally {
+      for (const stream of streams) stream.close()
+      await served.runtime.dispose()
+    }
+  }, 30_000)
+
+  it("end at their deadline, and do not keep an idle session alive", async () => {
+    const served = await serve({ sessions: { streamTimeout: "300 millis", idleTimeout: "5 seconds" } })
+    const idle = await serve({ sessions: { idleTimeout: "300 millis" } })
+    try {
+      const { session } = await initialize(served.url)
+      const stream = await openStream(served.url, { ...sessionHeaders(session!), accept: "text/event-stream" })
+      expect(stream.status).toBe(200)
+      await sleep(600)
+      expect(stream.ended()).toBe(true)
+      // Opened again, it is a request of the session, which lives on.
+      const again = await openStream(served.url, { ...sessionHeaders(session!), accept: "text/event-stream" })
+      expect(again.status).toBe(200)
+      again.close()
+
+      const idleSession = (await initialize(idle.url)).session!
+      const held = await openStream(idle.url, { ...sessionHeaders(idleSession), accept: "text/event-stream" })
+      expect(held.status).toBe(200)
+      await sleep(500)
+      const ping = await postLegacy(idle.url, legacy("ping"), sessionHeaders(idleSession))
+      expect(ping.status).toBe(404)
+      await sleep(50)
+      expect(held.ended()).toBe(true)
+    } finally {
+      await served.runtime.dispose()
+      await idle.runtime.dispose()
+    }
+  })
+})
+
+describe("session quotas (defect 3)", () => {
+  it("one principal cannot fill the table; uninitialized sessions go quickly; refusals say when to retry", async () => {
+    const served = await serve({ sessions: { max: 32, maxPerPrincipal: 8, initializeTimeout: "400 millis" } })
+    try {
+      const mallory = { "x-user": "mallory" }
+      const flood = await Promise.all(Array.from({ length: 40 }, () => initialize(served.url, mallory)))
+      const created = flood.filter(({ session }) => session !== undefined).length
+      const refused = flood.find(({ response }) => response.status === 503)!.response
+      console.info(`40 initialize of one principal: ${created} sessions, ${40 - created} refused 503 (Retry-After ${refused.headers["retry-after"]})`)
+      expect(created).toBe(8)
+      expect(refused.headers["retry-after"]).toBeDefined()
+      expect(errorOf(refused)).toMatchObject({ code: -32603, data: { retryable: true, limit: 8 } })
+      // Everyone else still gets a session.
+      expect((await initialize(served.url, { "x-user": "alice" })).session).toBeDefined()
+
+      // Anonymous callers that never send notifications/initialized: refused with a short Retry-After, then served.
+      const anonymous = await Promise.all(Array.from({ length: 12 }, () => initialize(served.url, {}, false)))
+      const anonymousRefused = anonymous.find(({ response }) => response.status === 503)!.response
+      expect(anonymousRefused.headers["retry-after"]).toBe("1")
+      await sleep(500)
+      const later = await initialize(served.url)
+      expect(later.session).toBeDefined()
+      // The first of them was ended: it never said initialized.
+      const first = anonymous.find(({ session }) => session !== undefined)!.session!
+      expect((await postLegacy(served.url, legacy("ping"), sessionHeaders(first))).status).toBe(404)
+    } finally {
+      await served.runtime.dispose()
+    }
   })
 })
