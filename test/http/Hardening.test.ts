@@ -241,3 +241,67 @@ describe("session quotas (defect 3)", () => {
     }
   })
 })
+
+/** POSTs an initialize-era call and reads its stream to the end; `onMessage` sees each message as it comes. */
+const streamCall = (url: string, body: Record<string, unknown>, headers: Record<string, string>, onMessage: (message: Record<string, unknown>) => void) =>
+  new Promise<{ readonly status: number; readonly messages: Array<Record<string, unknown>>; readonly millis: number }>((resolve, reject) => {
+    const target = new URL(url)
+    const started = Date.now()
+    const messages: Array<Record<string, unknown>> = []
+    const req = Http.request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { ...base, ...headers }, agent: false }, (res) => {
+      let buffer = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => {
+        buffer += chunk
+        let end = buffer.indexOf("\n\n")
+        while (end >= 0) {
+          const data = buffer.slice(0, end).split("\n").find((line) => line.startsWith("data: "))
+          buffer = buffer.slice(end + 2)
+          end = buffer.indexOf("\n\n")
+          if (data === undefined) continue
+          const message = JSON.parse(data.slice(6)) as Record<string, unknown>
+          messages.push(message)
+          onMessage(message)
+        }
+      })
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, messages, millis: Date.now() - started }))
+    })
+    req.on("error", reject)
+    req.end(JSON.stringify(body))
+  })
+
+describe("waits for the client (defect 7)", () => {
+  it("a call waiting for an elicitation answer is released when its session is deleted", async () => {
+    const served = await serve({ sessions: true, deadline: "5 seconds" })
+    try {
+      const { session } = await initialize(served.url)
+      const ended = stats.askEnded
+      const result = await streamCall(served.url, legacy("tools/call", { name: "ask", arguments: {} }), sessionHeaders(session!), (message) => {
+        if (message["method"] === "elicitation/create") void send(served.url, undefined, { method: "DELETE", headers: sessionHeaders(session!) })
+      })
+      console.info(`session deleted while its call waits for the client: the call's stream ended after ${result.millis} ms`)
+      expect(result.messages.map((message) => message["method"])).toEqual(["elicitation/create"])
+      expect(result.millis).toBeLessThan(2000)
+      expect(stats.askEnded).toBe(ended + 1)
+    } finally {
+      await served.runtime.dispose()
+    }
+  })
+
+  it("at the request's deadline the client is sent notifications/cancelled for the request it did not answer", async () => {
+    const served = await serve({ sessions: true, deadline: "1 second" })
+    try {
+      const { session } = await initialize(served.url)
+      const call = legacy("tools/call", { name: "ask", arguments: {} })
+      const result = await streamCall(served.url, call, sessionHeaders(session!), () => {})
+      const asked = result.messages[0]!
+      expect(asked["method"]).toBe("elicitation/create")
+      expect(result.messages.slice(1)).toEqual([
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: asked["id"], reason: expect.any(String) } },
+        { jsonrpc: "2.0", id: call.id, error: { code: -32603, message: "Request deadline exceeded" } }
+      ])
+    } finally {
+      await served.runtime.dispose()
+    }
+  })
+})
