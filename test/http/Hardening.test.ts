@@ -305,3 +305,63 @@ describe("waits for the client (defect 7)", () => {
     }
   })
 })
+
+describe("publishing to listen streams (defect 7)", () => {
+  /** Opens a 2026-07-28 listen stream for tool list changes; counts its list_changed frames and when the last came. */
+  const listen = (url: string) =>
+    new Promise<{ readonly frames: () => number; readonly lastAt: () => number; readonly close: () => void }>((resolve, reject) => {
+      const target = new URL(url)
+      const body = request("subscriptions/listen", { notifications: { toolsListChanged: true } })
+      let frames = 0
+      let lastAt = 0
+      const req = Http.request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        agent: false,
+        headers: { ...base, "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" }
+      }, (res) => {
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => {
+          const seen = chunk.split("notifications/tools/list_changed").length - 1
+          if (seen > 0) {
+            frames += seen
+            lastAt = Date.now()
+          }
+          if (chunk.includes("acknowledged")) resolve({ frames: () => frames, lastAt: () => lastAt, close: () => req.destroy() })
+        })
+      })
+      req.on("error", (error) => (error as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(error))
+      req.end(JSON.stringify(body))
+    })
+
+  /** Publishes `count` tool list changes, one every 5 ms; resolves with when the last was published. */
+  const publishEvery5ms = async (served: Served, count: number) => {
+    for (let index = 0; index < count; index++) {
+      await Effect.runPromise(served.hub.publish(SubscriptionHub.toolsListChanged))
+      await sleep(5)
+    }
+    return Date.now()
+  }
+
+  it("a stream writes at most once per subscriptionInterval: a publisher's changes coalesce, the last one still arrives", async () => {
+    const paced = await serve({})
+    const unpaced = await serve({ subscriptionInterval: 0 })
+    try {
+      const [stream, control] = [await listen(paced.url), await listen(unpaced.url)]
+      const [lastPublished] = await Promise.all([publishEvery5ms(paced, 100), publishEvery5ms(unpaced, 100)])
+      await sleep(300)
+      console.info(`100 changes, one every 5 ms: ${stream.frames()} frames written at the default interval (100 ms), ${control.frames()} without one`)
+      expect(stream.frames()).toBeGreaterThanOrEqual(2)
+      expect(stream.frames()).toBeLessThanOrEqual(20)
+      expect(stream.lastAt()).toBeGreaterThanOrEqual(lastPublished)
+      expect(control.frames()).toBeGreaterThan(50)
+      stream.close()
+      control.close()
+    } finally {
+      await paced.runtime.dispose()
+      await unpaced.runtime.dispose()
+    }
+  })
+})

@@ -81,7 +81,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const runtime = yield* ServerRuntime
   const settings = resolve(options)
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const services = yield* Effect.context<never>()
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0

@@ -108,7 +108,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
   const environment: Exchange.Environment = { runtime, registry: Cancellations.make(), scope: handlers }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const active = new Set<Http.ServerResponse>()
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0

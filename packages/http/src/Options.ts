@@ -10,6 +10,7 @@
  * | `maxConcurrent` | 1,024 requests in flight | 503 |
  * | `maxSubscriptions` | 256 open `subscriptions/listen` streams (no deadline) | 503 |
  * | `maxSubscriptionBytes` | 32 Mi characters of resource URIs held by open streams | 503 |
+ * | `subscriptionInterval` | 100 ms between two writes of one listen stream (changes meanwhile coalesce) | none |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
  * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` (1,024) sessions or `maxPerPrincipal` (64), or `maxStreams` / `maxStreamsPerPrincipal` GET streams (256 / 16), with `Retry-After`; 404 for an unknown or expired one |
@@ -51,6 +52,12 @@ export interface Options {
    * before new ones are refused with 503 (default 32 Mi).
    */
   readonly maxSubscriptionBytes?: number
+  /**
+   * The least time between two writes of one listen stream (default 100 ms): changes published
+   * meanwhile wait in the stream's queue, repeated ones coalesce, and leave together, so one
+   * publisher cannot make a write per stream per change.
+   */
+  readonly subscriptionInterval?: Duration.Input
   /** `Host` values accepted (DNS rebinding protection). Default: loopback names only. */
   readonly allowedHosts?: Security.HostPolicy
   /** `Origin` values accepted when the header is present. Default: loopback origins only. */
@@ -115,6 +122,7 @@ export interface Settings {
   readonly maxConcurrent: number
   readonly maxSubscriptions: number
   readonly maxSubscriptionBytes: number
+  readonly subscriptionIntervalMillis: number
   readonly allowedHosts: Security.HostPolicy
   readonly allowedOrigins: Security.OriginPolicy
   /** `undefined` when sessions are off. */
@@ -131,6 +139,7 @@ export const defaults: Settings = {
   maxConcurrent: 1024,
   maxSubscriptions: 256,
   maxSubscriptionBytes: 32 * 1024 * 1024,
+  subscriptionIntervalMillis: 100,
   allowedHosts: "loopback",
   allowedOrigins: "loopback",
   sessions: undefined
@@ -194,6 +203,9 @@ export const resolve = (options: Options | undefined): Settings => {
     maxConcurrent,
     maxSubscriptions: positive("maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
     maxSubscriptionBytes: positive("maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
+    subscriptionIntervalMillis: options?.subscriptionInterval === undefined
+      ? defaults.subscriptionIntervalMillis
+      : Math.max(0, Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.subscriptionInterval)))),
     allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
     allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins,
     sessions: sessionsOf(options?.sessions, maxConcurrent)
