@@ -3,6 +3,7 @@
  * the answers cannot grow the server's memory without bound (stdin stops being read), and every
  * way the process ends says why on stderr, never on stdout.
  */
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { requestLine, spawnServer } from "../support/StdioProcess.ts"
@@ -51,6 +52,50 @@ describe("stdio read backpressure", () => {
     server.child.stdin.end()
     expect((await server.exited).code).toBe(0)
   }, 90_000)
+})
+
+describe("stdio memory over a whole flood (issue 29, defect 9)", () => {
+  it("100,000 tools/list lines written at once and every answer read: RSS stays within 70 MiB of idle", async () => {
+    const child = spawn(process.execPath, ["examples/everything/main.ts", "--stdio"], { stdio: ["pipe", "pipe", "pipe"] })
+    let answers = 0
+    // Counted, not kept: the answers are 800 MB.
+    child.stdout.on("data", (chunk: Buffer) => {
+      for (let index = 0; index < chunk.length; index++) if (chunk[index] === 10) answers++
+    })
+    child.stderr.resume()
+    child.stdin.on("error", () => undefined)
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "flood", version: "1.0.0" }
+    }
+    const line = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: meta } })}\n`
+    child.stdin.write(line(0))
+    while (answers < 1) await sleep(20)
+    await sleep(500)
+    const idle = rssMiB(child.pid!)
+    const count = 100_000
+    let batch = ""
+    for (let id = 1; id <= count; id++) {
+      batch += line(id)
+      if (batch.length > 1024 * 1024) {
+        child.stdin.write(batch)
+        batch = ""
+      }
+    }
+    child.stdin.write(batch)
+    let peak = idle
+    const deadline = Date.now() + 120_000
+    while (answers < count + 1 && Date.now() < deadline) {
+      await sleep(50)
+      peak = Math.max(peak, rssMiB(child.pid!))
+    }
+    console.info(`stdio flood of ${count} tools/list, read to the end: RSS ${idle.toFixed(0)} MiB idle, peak +${(peak - idle).toFixed(0)} MiB`)
+    expect(answers).toBe(count + 1)
+    expect(peak - idle).toBeLessThan(70)
+    child.stdin.end()
+    await new Promise((resolve) => child.on("exit", resolve))
+  }, 150_000)
 })
 
 describe("stdio exit paths", () => {
