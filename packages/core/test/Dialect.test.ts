@@ -80,7 +80,7 @@ describe("the route table per dialect", () => {
 
   it("answers -32601 naming the dialect that removed a method", () => {
     expect(table.notFound("initialize", Modern).message).toBe(
-      "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02)"
+      "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02); initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: [\"2026-07-28\", \"2025-11-25\"] })"
     )
     const legacy = RouteTable.make({ dialects: [Dialect2026_07_28, Dialect2025_11_25], extensions: [], offers: () => true })
     expect(legacy.notFound("subscriptions/listen", Dialect2025_11_25).message).toBe(

@@ -88,7 +88,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const settings = resolve(options)
   // The in-flight map lives as long as the application (requests end with their own responses).
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()) }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const services = yield* Effect.context<never>()
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
@@ -145,8 +145,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const startedAt = Date.now()
     const head = RequestHead.read(request)
-    const framing = { target: targetOf(request), hosts: head.hosts }
-    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE")) {
+    const framing = { target: targetOf(request), hosts: head.hosts, authorizations: head.authorizations }
+    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE") && InitializeEra.concernsSession(head, runtime)) {
       return yield* serveSession(request, head, principal, scope, sessions, framing)
     }
     const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, framing)

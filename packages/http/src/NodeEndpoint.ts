@@ -121,7 +121,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const active = new Set<Http.ServerResponse>()
   // Open while no request is in flight: what a shutdown waits on.
   const idle = Latch.makeUnsafe(true)
@@ -165,8 +165,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
-    const framing = { target: request.url ?? "/", hosts: head.hosts }
-    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE")
+    const framing = { target: request.url ?? "/", hosts: head.hosts, authorizations: head.authorizations }
+    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE") &&
+      InitializeEra.concernsSession(head, runtime)
     const refusal = sessionRequest
       ? RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
       : RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, framing)

@@ -140,6 +140,7 @@ describe("sessionless (the default)", () => {
     const asked = await postLegacy(served.url, legacy("tools/call", { name: "ask", arguments: {} }), headers)
     expect(errorOf(asked).code).toBe(-32603)
     expect(errorOf(asked).message).toContain("need a session")
+    expect(errorOf(asked).message).toContain("`sessions: true`")
     expect((await send(served.url, undefined, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(405)
     expect((await send(served.url, undefined, { method: "DELETE" })).status).toBe(405)
     const answer = await postLegacy(served.url, { jsonrpc: "2.0", id: "snodo-1", result: {} }, headers)
@@ -169,7 +170,11 @@ describe("a server with 2026-07-28 only", () => {
   it("refuses a v1 client's initialize as it always did, and serves no GET", async () => {
     const refused = await postLegacy(served.url, initializeBody())
     expect(refused.status).toBe(400)
-    expect(errorOf(refused)).toMatchObject({ code: -32020, message: "Header mismatch: missing MCP-Protocol-Version header" })
+    expect(errorOf(refused)).toMatchObject({ code: -32020 })
+    // The refusal names the option that would serve this client.
+    expect(errorOf(refused).message).toBe(
+      'Header mismatch: missing MCP-Protocol-Version header (initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: ["2026-07-28", "2025-11-25"] }))'
+    )
     expect(refused.headers["mcp-session-id"]).toBeUndefined()
     expect((await send(served.url, undefined, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(405)
   })
