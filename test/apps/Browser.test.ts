@@ -140,7 +140,7 @@ describe("MCP Apps in Chromium", () => {
       await view.locator("#add").click()
       await expect.poll(() => view.locator("#sum").textContent(), { timeout: 10_000 }).toBe("20 + 22 = 42")
     } catch (error) {
-      throw new Error(`${String(error)}\nhost log:\n${await log.textContent()}\npage errors: ${errors.join("; ")}\nconsole:\n${consoleLines.join("\n")}`)
+      throw new Error(`${String(error)}\nhost log:\n${await log.textContent()}\npage errors: ${errors.join("; ")}\nconsole:\n${consoleLines.join("\n")}`, { cause: error })
     }
     expect(await log.textContent()).toContain("connected: 2026-07-28")
     // the host keeps the app-only tool from its model, as the spec asks of it
