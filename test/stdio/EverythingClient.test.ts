@@ -107,7 +107,7 @@ describe("everything over stdio with the official client", () => {
 
   it("reads every resource and the template", async () => {
     const { resources } = await client.listResources()
-    expect(resources.map((resource) => resource.uri)).toEqual(["test://static-text", "test://static-binary"])
+    expect(resources.map((resource) => resource.uri)).toEqual(["test://static-text", "test://static-binary", "ui://everything/calculator.html"])
     const text = await client.readResource({ uri: "test://static-text" })
     expect(text.contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." }])
     const binary = await client.readResource({ uri: "test://static-binary" })
