@@ -17,7 +17,7 @@
  *
  * When the server's Layer is built the extension checks every tool's `_meta.ui` against the
  * ext-apps schema, and that the view it names is a resource of this server with the MCP App MIME
- * type (a `CatalogError` naming the tool otherwise). It is advertised in `server/discover` as
+ * type, and every view's URI and `_meta.ui` (a `CatalogError` naming the tool or view otherwise). It is advertised in `server/discover` as
  * `extensions["io.modelcontextprotocol/ui"] = {}`.
  *
  * On the initialize era (2025-11-25) the extensions' route wraps do not apply (snodo serves that
@@ -46,10 +46,12 @@
  * @since 0.1.0
  */
 import { Catalog, Extension, McpRequest, Pagination, Route } from "@snodo/core"
+import type * as Resource from "@snodo/core/catalog/Resource"
 import type * as Tool from "@snodo/core/catalog/Tool"
 import { InvalidParams } from "@snodo/core/pipeline/McpError"
 import * as List from "@snodo/core/routes/List"
 import { Effect, Exit, Option, Schema } from "effect"
+import * as AppResource from "./AppResource.ts"
 import * as AppTool from "./AppTool.ts"
 import * as McpUi from "./McpUi.ts"
 
@@ -159,6 +161,18 @@ const checkTool = (tool: Tool.Any, catalog: Catalog.Catalog): Effect.Effect<void
   return Effect.void
 }
 
+const decodeResourceMeta = Schema.decodeUnknownExit(McpUi.ResourceMeta, { onExcessProperty: "error" })
+
+/** Checks a view made with `AppResource.make` (its type says as much; JavaScript callers get it here). */
+const checkView = (resource: Resource.Resource<unknown>): Effect.Effect<void, Catalog.CatalogError> => {
+  if (!AppResource.isAppResource(resource)) return Effect.void
+  if (!resource.uri.startsWith(McpUi.scheme)) return fail(`the view ${resource.uri} does not have a ui:// URI`)
+  if (Exit.isFailure(decodeResourceMeta(resource.ui))) {
+    return fail(`the view ${resource.uri} has a _meta.ui that is not an McpUiResourceMeta (csp, permissions, domain, prefersBorder)`)
+  }
+  return Effect.void
+}
+
 /**
  * The MCP Apps extension. Add the view resources and app tools to the server as usual, then
  * `.extend(Apps.extension())`.
@@ -181,6 +195,7 @@ export const extension = (options: Options = {}): Extension.Extension =>
     make: (environment) =>
       Effect.gen(function*() {
         const { catalog } = environment
+        for (const resource of catalog.resources.values()) yield* checkView(resource)
         for (const compiled of catalog.tools.values()) yield* checkTool(compiled.tool, catalog)
         const appOnly = new Set([...catalog.tools.values()].filter((compiled) => AppTool.isAppOnly(compiled.tool)).map((compiled) => compiled.tool.name))
         if (appOnly.size === 0 || options.appOnlyTools === "all") return {}

@@ -55,7 +55,10 @@ export type ViewUri = `ui://${string}`
  */
 export const Visibility = Schema.Literals(["model", "app"])
 
-/** @since 0.1.0 @category models */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Visibility = typeof Visibility.Type
 
 /**
@@ -69,7 +72,10 @@ export const ToolMeta = Schema.Struct({
   visibility: Schema.optionalKey(Schema.Array(Visibility))
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolMeta = typeof ToolMeta.Type
 
 const Origins = Schema.optionalKey(Schema.Array(Schema.String))
@@ -92,7 +98,10 @@ export const Csp = Schema.Struct({
   baseUriDomains: Origins
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Csp = typeof Csp.Type
 
 const Granted = Schema.optionalKey(Schema.Struct({}))
@@ -111,7 +120,10 @@ export const Permissions = Schema.Struct({
   clipboardWrite: Granted
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type Permissions = typeof Permissions.Type
 
 /**
@@ -128,7 +140,10 @@ export const ResourceMeta = Schema.Struct({
   prefersBorder: Schema.optionalKey(Schema.Boolean)
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ResourceMeta = typeof ResourceMeta.Type
 
 /**
@@ -142,5 +157,8 @@ export const ClientCapabilities = Schema.Struct({
   mimeTypes: Schema.optionalKey(Schema.Array(Schema.String))
 })
 
-/** @since 0.1.0 @category models */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ClientCapabilities = typeof ClientCapabilities.Type

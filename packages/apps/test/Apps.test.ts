@@ -125,7 +125,7 @@ describe("Apps", () => {
       expect(discovered.capabilities.extensions).toEqual({ [Apps.name]: {} })
     }).pipe(Effect.provide(Client)))
 
-  it.effect("fails the Layer when a tool's view is missing, not an app view, or its _meta.ui malformed", () =>
+  it.effect("fails the Layer when a tool's view is missing or not an app view, or a _meta.ui is malformed", () =>
     Effect.gen(function*() {
       const build = (definition: McpServer.McpServer<McpRequest.McpRequest>) =>
         Effect.flip(Layer.build(definition.extend(Apps.extension()).layer).pipe(Effect.scoped)).pipe(Effect.map((error) => String(error.message)))
@@ -139,6 +139,10 @@ describe("Apps", () => {
       ))).toContain("has the MIME type text/plain")
       const badVisibility = Tool.make("v", { input: Schema.Struct({}), _meta: { ui: { resourceUri: "ui://x", visibility: ["everyone"] } } }, () => Effect.succeed(""))
       expect(yield* build(base.add(badVisibility))).toContain("is not an McpUiToolMeta")
+      const jsView = AppResource.make({ uri: "https://example.com/view" as McpUi.ViewUri, name: "js" }, "x")
+      expect(yield* build(base.add(jsView))).toContain("the view https://example.com/view does not have a ui:// URI")
+      const badCsp = AppResource.make({ uri: "ui://csp", name: "csp", csp: { connectDomains: "https://api.example.com" } as unknown as McpUi.Csp }, "x")
+      expect(yield* build(base.add(badCsp))).toContain("the view ui://csp has a _meta.ui that is not an McpUiResourceMeta")
       const notUi = Tool.make("u", { input: Schema.Struct({}), _meta: { ui: { resourceUri: "https://example.com/view" } } }, () => Effect.succeed(""))
       expect(yield* build(base.add(notUi))).toContain("which is not a ui:// URI")
     }))
