@@ -1,19 +1,20 @@
 /**
  * MCP Apps end to end in a real browser. The everything server runs on a real listener (port 0);
  * a page server of this test, also on loopback, serves a minimal host page and its script
- * (`host/host.js`, bundled here with esbuild: the official client and the ext-apps host bridge) and
- * passes `/mcp` through to the everything server unchanged, so the page reaches it on its own
- * origin (the server answers no CORS preflight). Headless Chromium (Debian's `chromium`, driven by
- * playwright-core) loads the page; the host lists the tools, reads the `ui://` view of
- * `app_calculator`, renders it in a sandboxed iframe through `AppBridge`, calls the tool and sends
- * the view its result; the view then adds two numbers of its own through the bridge
+ * (`host/host.js`, bundled here with esbuild: the official client and the ext-apps host bridge),
+ * the sandbox proxy (`host/sandbox.js`, reached as `localhost`: another origin than the host's
+ * `127.0.0.1`) and passes `/mcp` through to the everything server unchanged, so the page reaches
+ * it on its own origin (the server answers no CORS preflight). Headless Chromium (Debian's
+ * `chromium`, driven by playwright-core) loads the page; the host lists the tools, reads the
+ * `ui://` view of `app_calculator`, renders it through `AppBridge` and the sandbox proxy in a
+ * sandboxed iframe, calls the tool and sends the view its result; the view then adds two numbers of its own through the bridge
  * (`app_calculator_add`, an app-only tool). The test reads both sums from the view.
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as esbuild from "esbuild"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, request as forward, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -47,6 +48,16 @@ const hostPage = `<!doctype html>
 </html>
 `
 
+const sandboxPage = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>sandbox</title><style>iframe { border: 0; width: 100%; height: 100%; }</style></head>
+<body>
+<script src="/sandbox.js"></script>
+</body>
+</html>
+`
+const sandboxJs = readFileSync(new URL("host/sandbox.js", import.meta.url), "utf8")
+
 let runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown> | undefined
 let pages: Server | undefined
 let context: BrowserContext | undefined
@@ -77,6 +88,10 @@ const servePages = (hostJs: string, mcpPort: number): Promise<Server> =>
         outgoing.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(hostPage)
       } else if (incoming.url === "/host.js") {
         outgoing.writeHead(200, { "content-type": "text/javascript; charset=utf-8" }).end(hostJs)
+      } else if (incoming.url?.startsWith("/sandbox.html?") === true) {
+        outgoing.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(sandboxPage)
+      } else if (incoming.url === "/sandbox.js") {
+        outgoing.writeHead(200, { "content-type": "text/javascript; charset=utf-8" }).end(sandboxJs)
       } else if (incoming.url?.startsWith("/mcp") === true) {
         const upstream = forward({
           host: "127.0.0.1",
@@ -131,7 +146,7 @@ describe("MCP Apps in Chromium", () => {
     page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`))
     await page.goto(`${origin}/`)
     const log = page.locator("#log")
-    const view = page.frameLocator("#apps iframe")
+    const view = page.frameLocator("#apps iframe").frameLocator("iframe")
     try {
       // the result of the call that opened the view, sent by the host
       await expect.poll(() => view.locator("#opened").textContent(), { timeout: 10_000 }).toBe("1 + 2 = 3")
@@ -147,8 +162,11 @@ describe("MCP Apps in Chromium", () => {
     const modelTools = String(await page.locator("#model-tools").textContent()).split(",")
     expect(modelTools).toContain("app_calculator")
     expect(modelTools).not.toContain("app_calculator_add")
-    // the view is sandboxed: scripts only, an origin of its own
-    expect(await page.locator("#apps iframe").getAttribute("sandbox")).toBe("allow-scripts")
+    // the view is sandboxed as the spec asks of a web host: a proxy on another origin, the view inside it with scripts only
+    expect(await page.locator("#apps iframe").getAttribute("sandbox")).toBe("allow-scripts allow-same-origin")
+    expect(new URL(String(await page.locator("#apps iframe").getAttribute("src"))).origin).not.toBe(origin)
+    expect(await page.frameLocator("#apps iframe").locator("iframe").getAttribute("sandbox")).toBe("allow-scripts")
+    expect(await log.textContent()).toContain("sandbox ready")
     expect(errors).toEqual([])
     await page.close()
   })
