@@ -199,6 +199,11 @@ export const extension = (options: Options = {}): Extension.Extension =>
         for (const compiled of catalog.tools.values()) yield* checkTool(compiled.tool, catalog)
         const appOnly = new Set([...catalog.tools.values()].filter((compiled) => AppTool.isAppOnly(compiled.tool)).map((compiled) => compiled.tool.name))
         if (appOnly.size === 0 || options.appOnlyTools === "all") return {}
+        if (environment.settings.cache["tools/list"]?.cacheScope === "public") {
+          return yield* fail(
+            `tools/list differs by host (the app-only tools ${[...appOnly].join(", ")} are left out for hosts without views), so its cache hint cannot be public; make it private, or list them to all with appOnlyTools: "all"`
+          )
+        }
 
         // A principal's view of the list is one object while the catalog stands: its filtered copy is made once.
         const hidden = new WeakMap<Pagination.PagedList<Readonly<Record<string, unknown>>>, Pagination.PagedList<Readonly<Record<string, unknown>>>>()

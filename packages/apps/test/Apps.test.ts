@@ -143,6 +143,8 @@ describe("Apps", () => {
       expect(yield* build(base.add(jsView))).toContain("the view https://example.com/view does not have a ui:// URI")
       const badCsp = AppResource.make({ uri: "ui://csp", name: "csp", csp: { connectDomains: "https://api.example.com" } as unknown as McpUi.Csp }, "x")
       expect(yield* build(base.add(badCsp))).toContain("the view ui://csp has a _meta.ui that is not an McpUiResourceMeta")
+      const cached = McpServer.make({ name: "cached", version: "1.0.0", cache: { "tools/list": { ttlMs: 60_000, cacheScope: "public" } } })
+      expect(yield* build(cached.add(view, bump))).toContain("so its cache hint cannot be public")
       const notUi = Tool.make("u", { input: Schema.Struct({}), _meta: { ui: { resourceUri: "https://example.com/view" } } }, () => Effect.succeed(""))
       expect(yield* build(base.add(notUi))).toContain("which is not a ui:// URI")
     }))
