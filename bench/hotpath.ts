@@ -9,10 +9,10 @@
  * `--traced` installs a tracing backend that makes Effect's own spans and drops them (the cost of
  * our span per request, without an exporter's); `--metered` turns the server's metrics on.
  */
-import * as Observability from "@snodo/core/observability/Observability"
+import * as Observability from "@snodo/core/Observability"
 import { Effect, Layer, Tracer } from "effect"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { ServerLayer } from "../examples/everything/server.ts"
 import { echoBody } from "./wire.ts"
 

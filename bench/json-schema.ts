@@ -9,8 +9,8 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { Effect } from "effect"
-import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
-import type { JsonSchemaDocument } from "@snodo/core/catalog/SchemaValidator"
+import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
+import type { JsonSchemaDocument } from "@snodo/core/SchemaValidator"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 
 /** The input of a typical tool: a search with filters, paging and a nested options object. */

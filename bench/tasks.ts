@@ -11,9 +11,9 @@
  * Completion is observed on the hub, as a listen stream would see it.
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { anonymous } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { anonymous } from "@snodo/core/Principal"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Tasks from "@snodo/tasks"
 import { Deferred, Effect, Layer, Schema } from "effect"
 

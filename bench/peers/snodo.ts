@@ -10,7 +10,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { McpServer, Tool } from "@snodo/core"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import { Effect, Schema } from "effect"
 import { host, listToolNames, parseArgs } from "./args.ts"
 

@@ -10,7 +10,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { Keyring } from "@snodo/core"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import { Effect, Layer } from "effect"
 import { Server } from "./server.ts"
 

@@ -15,7 +15,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { Content, McpServer, Progress, Resource, SubscriptionHub, Tool } from "@snodo/core"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Effect, Layer, Ref, Schema } from "effect"
 

@@ -7,7 +7,7 @@
  * capabilities gets a task for `report` with `months >= 3`; others get the result synchronously.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Effect, Layer } from "effect"
 import { Runtime } from "./server.ts"

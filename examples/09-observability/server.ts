@@ -6,9 +6,9 @@
  * the `forecast` handler's own `Effect.withSpan` nested under it.
  */
 import { McpServer, Tool } from "@snodo/core"
-import * as McpEvents from "@snodo/core/observability/McpEvents"
-import * as Observability from "@snodo/core/observability/Observability"
-import * as Authorization from "@snodo/core/runtime/Authorization"
+import * as McpEvents from "@snodo/core/McpEvents"
+import * as Observability from "@snodo/core/Observability"
+import * as Authorization from "@snodo/core/Authorization"
 import * as McpHttp from "@snodo/http/McpHttp"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { PrometheusMetrics } from "effect/observability"

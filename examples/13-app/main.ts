@@ -6,7 +6,7 @@
  * Point a host that renders MCP Apps at http://127.0.0.1:3013/mcp and ask for the poll.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Effect, Layer } from "effect"
 import { Runtime } from "./server.ts"

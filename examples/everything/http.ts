@@ -8,10 +8,10 @@
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
-import type { CatalogError } from "@snodo/core/catalog/Catalog"
-import type { SchemaCompileError } from "@snodo/core/catalog/SchemaValidator"
+import type { CatalogError } from "@snodo/core/Catalog"
+import type { SchemaCompileError } from "@snodo/core/SchemaValidator"
 import * as NodeServe from "@snodo/http/NodeServe"
-import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
+import type { BuiltInVersion } from "@snodo/core/McpServer"
 import * as OAuth from "./oauth.ts"
 import { defaultDialects, serverLayerFor } from "./server.ts"
 

@@ -6,8 +6,9 @@
  * which notify every listener, need `mcp:admin` (which implies `mcp`).
  */
 import { Authorization } from "@snodo/core"
-import type { CatalogError } from "@snodo/core/catalog/Catalog"
-import type { SchemaCompileError } from "@snodo/core/catalog/SchemaValidator"
+import type { CatalogError } from "@snodo/core/Catalog"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
+import type { SchemaCompileError } from "@snodo/core/SchemaValidator"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
@@ -33,14 +34,14 @@ export interface OAuthOptions {
 }
 
 /** The everything server, served by NodeServe behind the resource server, with its metadata. */
-export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | SchemaCompileError> =>
+export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | ConfigurationError | SchemaCompileError> =>
   layerWith(options, ServerLayer)
 
 /** The same, for the everything server on another backend. */
 export const layerWith = <E>(
   options: OAuthOptions,
   server: Layer.Layer<Layer.Success<typeof ServerLayer>, E>
-): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | SchemaCompileError | E> => {
+): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | ConfigurationError | SchemaCompileError | E> => {
   const host = options.host ?? "127.0.0.1"
   return ResourceServer.layerServe({ port: options.port, host }).pipe(
     Layer.provide(ResourceServer.layer({

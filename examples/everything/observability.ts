@@ -11,7 +11,7 @@
  * spans of the last requests reach the collector when the process ends normally (EOF over stdio,
  * SIGINT/SIGTERM over HTTP). A SIGKILL loses whatever was not exported yet.
  */
-import * as Observability from "@snodo/core/observability/Observability"
+import * as Observability from "@snodo/core/Observability"
 import { Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"

@@ -12,7 +12,7 @@
  * shared by many instances, whose hub carries listen changes across them).
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
-import type { BuiltInVersion } from "@snodo/core/runtime/McpServer"
+import type { BuiltInVersion } from "@snodo/core/McpServer"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"

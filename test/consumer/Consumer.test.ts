@@ -250,17 +250,29 @@ describe("an application outside the workspace, on the packed tarballs", () => {
     }
   })
 
-  it("resolves every import to the compiled JavaScript in dist/, which loads; nothing under internal/", () => {
+  it("resolves every import to the compiled JavaScript in dist/, which loads; no internal module resolves", () => {
     const specifiers = [
       ...packageNames.map((name) => `@snodo/${name}`),
       "@snodo/apps/AppResource",
-      "@snodo/core/catalog/Tool",
-      "@snodo/core/transport/StdioTransport",
+      "@snodo/core/Tool",
+      "@snodo/core/StdioTransport",
+      "@snodo/core/extension",
+      "@snodo/core/dialect",
+      "@snodo/core/transport",
+      "@snodo/core/wire",
+      "@snodo/core/extension/Route",
+      "@snodo/core/transport/Peer",
       "@snodo/http/McpHttp",
       "@snodo/http/NodeServe",
       "@snodo/oauth/ResourceServer"
     ]
-    const internal = ["@snodo/core/internal/StrictJson", "@snodo/json-schema/internal/compiler"]
+    const internal = [
+      "@snodo/core/pipeline/StrictJson",
+      "@snodo/core/server/Round",
+      "@snodo/core/routes/Complete",
+      "@snodo/core/internal/StrictJson",
+      "@snodo/json-schema/internal/compiler"
+    ]
     // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).
     const script = `const out = {}
 for (const specifier of ${JSON.stringify([...specifiers, ...internal])}) {

@@ -5,7 +5,7 @@
  * client's `onprogress` and `listen`. Every message is checked against the official schema.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import type { Overflow } from "@snodo/core/runtime/Listen"
+import type { Overflow } from "@snodo/core/extension/Listen"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { type Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"

@@ -3,9 +3,9 @@
  * holds) and a real HTTP listener: a recording tracer stands in for an exporter, a metric registry
  * of the test's own is read back as Prometheus text, and the event hub is subscribed to.
  */
-import * as McpEvents from "@snodo/core/observability/McpEvents"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as McpEvents from "@snodo/core/McpEvents"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Context, Effect, Exit, Layer, ManagedRuntime, Metric, Option, Tracer } from "effect"
 import { HttpServer } from "effect/http"

@@ -4,7 +4,7 @@
  * soak's slope follows retained memory rather than the collector's sawtooth.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import { Effect } from "effect"
 import { serveHttp } from "../../examples/everything/http.ts"
 

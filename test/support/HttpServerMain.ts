@@ -11,7 +11,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServe from "@snodo/http/NodeServe"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { listenServer, type ListenServerOptions } from "./ListenServer.ts"

@@ -5,7 +5,7 @@
  * tests); `ListenServerMain.ts` serves it over stdio in a child process.
  */
 import { Content, McpServer, Progress, Prompt, Resource, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
-import type { Overflow } from "@snodo/core/runtime/Listen"
+import type { Overflow } from "@snodo/core/extension/Listen"
 import { Effect, Layer, Schema } from "effect"
 
 export interface ListenServerOptions {

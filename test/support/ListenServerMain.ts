@@ -8,7 +8,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import { Effect } from "effect"
 import { listenServer } from "./ListenServer.ts"
 

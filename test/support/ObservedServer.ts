@@ -6,10 +6,10 @@
  */
 import { Content, Input, McpServer, Progress, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
 import * as Tasks from "@snodo/tasks"
-import * as Authorization from "@snodo/core/runtime/Authorization"
-import * as McpEvents from "@snodo/core/observability/McpEvents"
-import * as Observability from "@snodo/core/observability/Observability"
-import { ApplicationError } from "@snodo/core/pipeline/McpError"
+import * as Authorization from "@snodo/core/Authorization"
+import * as McpEvents from "@snodo/core/McpEvents"
+import * as Observability from "@snodo/core/Observability"
+import { ApplicationError } from "@snodo/core/McpError"
 import { Effect, Layer, Metric, Schema, Tracer } from "effect"
 
 const NoInput = Schema.Struct({})

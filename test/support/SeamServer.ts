@@ -6,9 +6,11 @@
  *
  * `SeamServerMain.ts` serves it over stdio; tests serve `seamServer().layer` over HTTP.
  */
-import { Dialect, Extension, McpServer, SubscriptionHub, Tool } from "@snodo/core"
-import { admitMeta } from "@snodo/core/pipeline/Admission"
-import * as Route from "@snodo/core/routes/Route"
+import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
+import { Dialect, Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
+import { Extension } from "@snodo/core/extension"
+import { admitMeta } from "@snodo/core/dialect/RequestMeta"
+import * as Route from "@snodo/core/extension/Route"
 import { Effect, Layer, Schema } from "effect"
 
 /** The test dialect's own method: the version that served it and the caller. */
@@ -19,10 +21,10 @@ export const Whoami = Route.make({
 })
 
 export const Dialect2099: Dialect.Dialect = {
-  ...Dialect.Dialect2026_07_28,
+  ...Dialect2026_07_28,
   version: "2099-01-01",
   admit: admitMeta("2099-01-01"),
-  routes: [...Dialect.Dialect2026_07_28.routes, Whoami]
+  routes: [...Dialect2026_07_28.routes, Whoami]
 }
 
 export const notesExtension = "com.example/notes"
@@ -74,7 +76,7 @@ export const seamServer = () => {
   const hub = SubscriptionHub.makeMemory()
   const server = McpServer.make({ name: "seams", version: "1.0.0" }).add(echo).extend(Notes)
   const layer = server.layer.pipe(
-    Layer.provide(Dialect.DialectRegistry.layer([Dialect.Dialect2026_07_28, Dialect2099])),
+    Layer.provide(DialectRegistry.layer([Dialect2026_07_28, Dialect2099])),
     Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub))
   )
   return { hub, layer }

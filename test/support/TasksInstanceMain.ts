@@ -7,7 +7,7 @@
  *   node test/support/TasksInstanceMain.ts --http --port 0 --tasks postgres://127.0.0.1:5432/DB
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import { Effect } from "effect"
 import * as Backend from "../../examples/everything/backend.ts"
 import { serveHttp } from "../../examples/everything/http.ts"

@@ -27,9 +27,9 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import * as Resource from "@snodo/core/catalog/Resource"
-import type * as ComponentOptions from "@snodo/core/catalog/ComponentOptions"
-import type * as Content from "@snodo/core/catalog/Content"
+import * as Resource from "@snodo/core/Resource"
+import type * as ComponentOptions from "@snodo/core/ComponentOptions"
+import type * as Content from "@snodo/core/Content"
 import * as McpUi from "./McpUi.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/apps/AppResource")

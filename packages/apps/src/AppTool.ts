@@ -32,7 +32,7 @@
  *
  * @since 0.1.0
  */
-import type * as Tool from "@snodo/core/catalog/Tool"
+import type * as Tool from "@snodo/core/Tool"
 import { dual } from "effect/Function"
 import type * as AppResource from "./AppResource.ts"
 import type * as McpUi from "./McpUi.ts"

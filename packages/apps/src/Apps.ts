@@ -45,11 +45,12 @@
  *
  * @since 0.1.0
  */
-import { Catalog, Extension, McpRequest, Pagination, Route } from "@snodo/core"
-import type * as Resource from "@snodo/core/catalog/Resource"
-import type * as Tool from "@snodo/core/catalog/Tool"
-import { InvalidParams } from "@snodo/core/pipeline/McpError"
-import * as List from "@snodo/core/routes/List"
+import { Catalog, McpRequest } from "@snodo/core"
+import { Dialect2026_07_28 } from "@snodo/core/dialect"
+import { Extension, Pagination, Route } from "@snodo/core/extension"
+import { InvalidParams } from "@snodo/core/McpError"
+import type * as Resource from "@snodo/core/Resource"
+import type * as Tool from "@snodo/core/Tool"
 import { Effect, Exit, Option, Schema } from "effect"
 import * as AppResource from "./AppResource.ts"
 import * as AppTool from "./AppTool.ts"
@@ -138,6 +139,12 @@ export interface Options {
   readonly appOnlyTools?: "views" | "all"
 }
 
+/**
+ * The `tools/list` route of the dialects (the one the 2026-07-28 dialect lists; core exports no
+ * module of the list routes, and a wrap finds its route by identity).
+ */
+const ToolsList = Dialect2026_07_28.routes.find((route) => route.method === "tools/list") as Route.Route<{ readonly cursor?: string | undefined }>
+
 const decodeToolMeta = Schema.decodeUnknownExit(McpUi.ToolMeta, { onExcessProperty: "error" })
 
 const fail = (message: string) => Effect.fail(new Catalog.CatalogError({ message: `Apps: ${message}` }))
@@ -218,7 +225,7 @@ export const extension = (options: Options = {}): Extension.Extension =>
           return filtered
         }
 
-        const toolsList = Extension.wrap(List.ToolsList, (route) => ({
+        const toolsList = Extension.wrap(ToolsList, (route) => ({
           ...route,
           run: (call, target) => {
             if (rendersViews(call.meta.clientCapabilities)) return route.run(call, target)

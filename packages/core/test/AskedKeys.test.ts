@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { AskedKeys, Input, McpServer, Tool } from "@snodo/core"
+import { Input, McpServer, Tool } from "@snodo/core"
+import { AskedKeys } from "@snodo/core/extension"
 import { McpTestClient } from "@snodo/testing"
 
 const form = (message: string) => Input.form({ message, requestedSchema: { type: "object", properties: {} } })

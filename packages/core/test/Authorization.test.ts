@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Ref, Schema } from "effect"
 import { Authorization, Completion, Content, McpServer, Principal, Prompt, Resource, Tool } from "@snodo/core"
-import * as CatalogViews from "@snodo/core/runtime/CatalogViews"
-import * as ServerRuntime from "@snodo/core/runtime/ServerRuntime"
-import * as SubscriptionHub from "@snodo/core/runtime/SubscriptionHub"
+import * as CatalogViews from "@snodo/core/extension/CatalogViews"
+import * as ServerRuntime from "@snodo/core/transport/ServerRuntime"
+import * as SubscriptionHub from "@snodo/core/SubscriptionHub"
 import { McpTestClient } from "@snodo/testing"
 
 const makeTool = (name: string, ran: Ref.Ref<Array<string>>) =>

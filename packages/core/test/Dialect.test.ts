@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { Dialect, Extension, McpError, McpServer, Route, RouteTable, Tool } from "@snodo/core"
+import { McpError, McpServer, Tool } from "@snodo/core"
+import { Dialect, Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
+import { Extension, Route, RouteTable } from "@snodo/core/extension"
 import { McpTestClient } from "@snodo/testing"
 
 /** A test-only revision: no client capabilities required, but a `com.example/tenant` key is. */
 const TestDialect: Dialect.Dialect = {
-  ...Dialect.Dialect2026_07_28,
+  ...Dialect2026_07_28,
   version: "2099-01-01-test",
   admit: (meta) =>
     typeof meta["com.example/tenant"] !== "string"
@@ -26,7 +28,7 @@ const server = McpServer.make({ name: "dialects", version: "1" }).add(echo)
 const withDialects = (dialects: ReadonlyArray<Dialect.Dialect>) =>
   Effect.provide(McpTestClient.layer.pipe(
     Layer.provide(server.layer),
-    Layer.provide(Dialect.DialectRegistry.layer(dialects))
+    Layer.provide(DialectRegistry.layer(dialects))
   ))
 
 const testMeta = (extra: Record<string, unknown>) => ({ meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01-test", ...extra } })
@@ -44,7 +46,7 @@ describe("dialect registry", () => {
       expect(refused.message).toContain("com.example/tenant")
       // the 2026-07-28 rules still apply to 2026-07-28 requests
       expect((yield* client.callTool("echo", { text: "x" })).content).toEqual([{ type: "text", text: "x" }])
-    }).pipe(withDialects([Dialect.Dialect2026_07_28, TestDialect])))
+    }).pipe(withDialects([Dialect2026_07_28, TestDialect])))
 
   it.effect("a dialect that is not registered is -32022, whatever packages exist", () =>
     Effect.gen(function*() {
@@ -52,7 +54,7 @@ describe("dialect registry", () => {
       const refused = yield* Effect.flip(client.callTool("echo", { text: "hi" }, testMeta({ "com.example/tenant": "t1" })))
       expect(refused.code).toBe(-32022)
       expect(refused.data).toEqual({ supported: ["2026-07-28"], requested: "2099-01-01-test" })
-    }).pipe(withDialects([Dialect.Dialect2026_07_28])))
+    }).pipe(withDialects([Dialect2026_07_28])))
 })
 
 describe("the route table per dialect", () => {
@@ -65,7 +67,7 @@ describe("the route table per dialect", () => {
       wraps: [Extension.wrap(wrapped, (route) => ({ ...route, nameParam: "wrapped" }))]
     }
   }
-  const Modern: Dialect.Dialect = { ...Dialect.Dialect2026_07_28, version: "2099-01-01", routes: [wrapped] }
+  const Modern: Dialect.Dialect = { ...Dialect2026_07_28, version: "2099-01-01", routes: [wrapped] }
   const Closed: Dialect.Dialect = { ...Modern, version: "2099-02-02", extensions: false }
   const table = RouteTable.make({ dialects: [Modern, Closed], extensions: [extension], offers: () => true })
 
@@ -80,19 +82,25 @@ describe("the route table per dialect", () => {
     expect(table.notFound("initialize", Modern).message).toBe(
       "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02)"
     )
-    const legacy = RouteTable.make({ dialects: [Dialect.Dialect2026_07_28, Dialect.Dialect2025_11_25], extensions: [], offers: () => true })
-    expect(legacy.notFound("subscriptions/listen", Dialect.Dialect2025_11_25).message).toBe(
+    const legacy = RouteTable.make({ dialects: [Dialect2026_07_28, Dialect2025_11_25], extensions: [], offers: () => true })
+    expect(legacy.notFound("subscriptions/listen", Dialect2025_11_25).message).toBe(
       "Method not found: subscriptions/listen is not part of MCP 2025-11-25 (initialize-era; supported versions: 2026-07-28, 2025-11-25)"
     )
     expect(legacy.serves("initialize")).toBe(true)
   })
 
-  it("refuses a registry naming a version twice, and lists the initialize-era dialects apart", () => {
-    expect(() => Dialect.DialectRegistry.make([Dialect.Dialect2026_07_28, Dialect.Dialect2026_07_28])).toThrow("each version once")
-    const both = Dialect.DialectRegistry.make([Dialect.Dialect2026_07_28, Dialect.Dialect2025_11_25])
-    expect(both.legacy.map((dialect) => dialect.version)).toEqual(["2025-11-25"])
-    expect(Dialect.DialectRegistry.make([Dialect.Dialect2026_07_28]).legacy).toEqual([])
-  })
+  it.effect("refuses a registry naming a version twice (a typed failure, no throw), and lists the initialize-era dialects apart", () =>
+    Effect.gen(function*() {
+      const twice = yield* Effect.flip(DialectRegistry.make([Dialect2026_07_28, Dialect2026_07_28]))
+      expect(twice._tag).toBe("ConfigurationError")
+      expect(twice.message).toContain("each once")
+      const unknown = yield* Effect.flip(Layer.build(DialectRegistry.layer(["1999-01-01" as DialectRegistry.BuiltInVersion])))
+      expect(unknown.message).toContain("unknown version 1999-01-01")
+      const both = yield* DialectRegistry.make([Dialect2026_07_28, Dialect2025_11_25])
+      expect(both.legacy.map((dialect) => dialect.version)).toEqual(["2025-11-25"])
+      expect(DialectRegistry.defaultRegistry.legacy).toEqual([])
+      expect(DialectRegistry.defaultRegistry.supported).toEqual(["2026-07-28"])
+    }).pipe(Effect.scoped))
 })
 
 describe("the dialects option", () => {
@@ -102,14 +110,14 @@ describe("the dialects option", () => {
       expect((yield* client.discover())["supportedVersions"]).toEqual(["2026-07-28", "2025-11-25"])
     }).pipe(Effect.provide(McpTestClient.layer.pipe(
       Layer.provide(McpServer.make({ name: "x", version: "1", dialects: ["2026-07-28", "2025-11-25"] }).add(echo).layer),
-      Layer.provide(Dialect.DialectRegistry.layer([Dialect.Dialect2026_07_28, TestDialect]))
+      Layer.provide(DialectRegistry.layer([Dialect2026_07_28, TestDialect]))
     ))))
 
   it.effect("an empty list, or a version twice, fails the Layer", () =>
     Effect.gen(function*() {
       const empty = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1", dialects: [] }).layer))
       expect(empty.message).toContain("name at least one version")
-      const twice = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1", dialects: ["2026-07-28", Dialect.Dialect2026_07_28] }).layer))
+      const twice = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1", dialects: ["2026-07-28", Dialect2026_07_28] }).layer))
       expect(twice.message).toContain("each once")
     }).pipe(Effect.scoped))
 })

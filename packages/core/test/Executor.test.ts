@@ -6,13 +6,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import * as ComponentOptions from "@snodo/core/catalog/ComponentOptions"
-import * as Content from "@snodo/core/catalog/Content"
-import * as Prompt from "@snodo/core/catalog/Prompt"
-import * as Resource from "@snodo/core/catalog/Resource"
-import * as Tool from "@snodo/core/catalog/Tool"
-import { Executor } from "@snodo/core/runtime/Executor"
-import * as RateWindow from "@snodo/core/runtime/RateWindow"
+import * as ComponentOptions from "@snodo/core/ComponentOptions"
+import * as Content from "@snodo/core/Content"
+import * as Prompt from "@snodo/core/Prompt"
+import * as Resource from "@snodo/core/Resource"
+import * as Tool from "@snodo/core/Tool"
+import * as Executor from "@snodo/core/Executor"
+import * as RateWindow from "@snodo/core/extension/RateWindow"
 import { Schema } from "effect"
 
 const component = (key: string, options: ComponentOptions.ComponentOptions = {}) => ({ key, limits: ComponentOptions.resolve(options) })
@@ -20,7 +20,7 @@ const component = (key: string, options: ComponentOptions.ComponentOptions = {})
 describe("Executor bulkheads", () => {
   it.effect("one component's full bulkhead does not hold another's requests", () =>
     Effect.gen(function*() {
-      const executor = Executor.make()
+      const executor = Executor.makeUnsafe()
       const slow = component("tool:slow", { concurrency: 2, queue: 10 })
       const fast = component("tool:fast")
       const gate = yield* Deferred.make<void>()
@@ -35,7 +35,7 @@ describe("Executor bulkheads", () => {
 
   it.effect("a second principal's first request starts before the first principal's backlog", () =>
     Effect.gen(function*() {
-      const executor = Executor.make()
+      const executor = Executor.makeUnsafe()
       const gate = component("tool:gate", { concurrency: 1 })
       const started: Array<string> = []
       const release = new Map<string, Deferred.Deferred<void>>()
@@ -59,7 +59,7 @@ describe("Executor bulkheads", () => {
 
   it.effect("two backlogged principals alternate", () =>
     Effect.gen(function*() {
-      const executor = Executor.make()
+      const executor = Executor.makeUnsafe()
       const gate = component("tool:alternate", { concurrency: 1 })
       const started: Array<string> = []
       const blocker = yield* Deferred.make<void>()
@@ -76,7 +76,7 @@ describe("Executor bulkheads", () => {
 
   it.effect("a full queue: a newcomer displaces the newest waiter of the principal holding the most; that principal is refused itself", () =>
     Effect.gen(function*() {
-      const executor = Executor.make()
+      const executor = Executor.makeUnsafe()
       const gate = component("tool:full", { concurrency: 1, queue: 3 })
       const blocker = yield* Deferred.make<void>()
       const run = (principal: string) => executor.run(Deferred.await(blocker), { component: gate, principal })
@@ -97,7 +97,7 @@ describe("Executor bulkheads", () => {
 
   it.effect("an interrupted waiter leaves the queue; the global bound still refuses past running + queued", () =>
     Effect.gen(function*() {
-      const executor = Executor.make({ maxRunning: 1, maxQueued: 1 })
+      const executor = Executor.makeUnsafe({ maxRunning: 1, maxQueued: 1 })
       const gate = yield* Deferred.make<void>()
       const first = yield* Effect.forkChild(executor.run(Deferred.await(gate)))
       const second = yield* Effect.forkChild(executor.run(Deferred.await(gate)))
@@ -113,7 +113,7 @@ describe("Executor bulkheads", () => {
 
   it.effect("a timeout interrupts the handler and answers -32603 with the timeout in data", () =>
     Effect.gen(function*() {
-      const executor = Executor.make()
+      const executor = Executor.makeUnsafe()
       let interrupted = false
       const fiber = yield* Effect.forkChild(Effect.flip(executor.run(
         Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))),
@@ -127,7 +127,7 @@ describe("Executor bulkheads", () => {
 
   it.effect("a rate limit admits `limit` calls per principal and window, then RateLimited until the window ends", () =>
     Effect.gen(function*() {
-      const executor = Executor.make()
+      const executor = Executor.makeUnsafe()
       const limited = component("tool:limited", { rateLimit: { limit: 2, window: "1 second" } })
       const call = (principal: string) => Effect.exit(executor.run(Effect.succeed(principal), { component: limited, principal }))
       yield* TestClock.adjust("200 millis")

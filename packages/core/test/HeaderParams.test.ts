@@ -1,10 +1,10 @@
 /** `x-mcp-header` declarations: read once at catalog build, refused there when invalid. */
 import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
-import * as Catalog from "@snodo/core/catalog/Catalog"
-import { declarations, valueAt } from "@snodo/core/catalog/HeaderParams"
-import * as Tool from "@snodo/core/catalog/Tool"
+import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
+import * as Catalog from "@snodo/core/Catalog"
+import { declarations, valueAt } from "@snodo/core/extension/HeaderParams"
+import * as Tool from "@snodo/core/Tool"
 
 const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra })
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Tracer } from "effect"
-import * as Instrumentation from "../src/internal/Instrumentation.ts"
+import * as Instrumentation from "../src/server/Instrumentation.ts"
 import * as McpEvents from "../src/observability/McpEvents.ts"
 import { Observability } from "../src/observability/Observability.ts"
 

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Latch, Layer, Schema } from "effect"
-import { Content, Listen, McpServer, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
-import type { Overflow } from "@snodo/core/runtime/Listen"
+import { Content, McpServer, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
+import { Listen } from "@snodo/core/extension"
+import type { Overflow } from "@snodo/core/extension/Listen"
 import * as Connection from "@snodo/core/transport/Connection"
 
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ElicitationForm, Input } from "@snodo/core"
 import { Result } from "effect"
-import * as InputCapabilities from "@snodo/core/mrtr/InputCapabilities"
-import * as Sampling from "@snodo/core/mrtr/Sampling"
+import * as InputCapabilities from "@snodo/core/extension/InputCapabilities"
+import * as Sampling from "@snodo/core/extension/Sampling"
 
 const form = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra })
 

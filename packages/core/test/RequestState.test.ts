@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Config, Effect, Exit, Redacted } from "effect"
 import * as fc from "fast-check"
-import { Keyring, RequestState } from "@snodo/core"
-import { InvalidParams } from "@snodo/core/pipeline/McpError"
+import { Keyring } from "@snodo/core"
+import { RequestState } from "@snodo/core/extension"
+import { InvalidParams } from "@snodo/core/McpError"
 
 const keyringOf = (keys: Keyring.Options["keys"], ttl?: Keyring.Options["ttl"]) =>
   Effect.runSync(Keyring.Keyring.make(ttl === undefined ? { keys } : { keys, ttl }))

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
-import { McpServer, Pagination, Progress, Tool } from "@snodo/core"
-import { Executor } from "@snodo/core/runtime/Executor"
-import { SinkClosed } from "@snodo/core/runtime/RequestSink"
-import * as LineFramer from "../src/internal/LineFramer.ts"
+import { McpServer, Progress, Tool } from "@snodo/core"
+import { Pagination } from "@snodo/core/extension"
+import * as Executor from "@snodo/core/Executor"
+import { SinkClosed } from "@snodo/core/transport/RequestSink"
+import * as LineFramer from "../src/transports/LineFramer.ts"
 import { McpTestClient } from "@snodo/testing"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -35,7 +36,7 @@ describe("LineFramer", () => {
 describe("Executor", () => {
   it.effect("refuses past running + queued with a retryable -32603", () =>
     Effect.gen(function*() {
-      const executor = Executor.make({ maxRunning: 1, maxQueued: 1 })
+      const executor = Executor.makeUnsafe({ maxRunning: 1, maxQueued: 1 })
       const gate = yield* Deferred.make<void>()
       const first = yield* Effect.forkChild(executor.run(Deferred.await(gate)))
       const second = yield* Effect.forkChild(executor.run(Deferred.await(gate)))

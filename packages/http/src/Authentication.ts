@@ -21,7 +21,7 @@
  * import * as Authentication from "@snodo/http/Authentication"
  * import * as NodeServe from "@snodo/http/NodeServe"
  * import * as Replies from "@snodo/http/Replies"
- * import { Principal } from "@snodo/core/runtime/Principal"
+ * import { Principal } from "@snodo/core/Principal"
  *
  * const authenticator: Authentication.Authenticator = {
  *   authenticate: (headers) =>
@@ -36,7 +36,7 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { Principal } from "@snodo/core/runtime/Principal"
+import type { Principal } from "@snodo/core/Principal"
 import type * as Replies from "./Replies.ts"
 import type { CheckedHeaders } from "./RequestChecks.ts"
 

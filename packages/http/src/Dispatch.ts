@@ -17,22 +17,23 @@
  * @example
  * ```ts
  * import * as Dispatch from "@snodo/http/Dispatch"
- * import * as Envelope from "@snodo/core/pipeline/Envelope"
+ * import * as Envelope from "@snodo/core/transport/Envelope"
  *
- * const route = Dispatch.route(Envelope.decode(text), head, runtime, registry, "anonymous")
+ * const route = Dispatch.route(Envelope.decode(text), head, runtime, inFlight, "anonymous")
  * // { _tag: "Call", request } | { _tag: "Listen", request } | { _tag: "Reply", reply }
  * ```
  *
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import type { McpError } from "@snodo/core/pipeline/McpError"
-import { anonymous } from "@snodo/core/runtime/Principal"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type * as Envelope from "@snodo/core/transport/Envelope"
+import type { McpError } from "@snodo/core/McpError"
+import { anonymous } from "@snodo/core/Principal"
+import type * as InFlight from "@snodo/core/transport/InFlight"
+import * as Peer from "@snodo/core/transport/Peer"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { LogLevelKey } from "@snodo/core/wire/Meta"
 import type * as Authentication from "./Authentication.ts"
-import type * as Cancellations from "./Cancellations.ts"
 import * as Exchange from "./Exchange.ts"
 import * as InitializeEra from "./InitializeEra.ts"
 import type * as Listen from "./Listen.ts"
@@ -74,11 +75,11 @@ export const route = (
   message: Envelope.Incoming,
   head: RequestHead.RequestHead,
   runtime: ServerRuntime["Service"],
-  registry: Cancellations.Registry,
+  inFlight: InFlight.InFlight,
   principal: string,
   sessions?: Sessions
 ): Route => {
-  if (InitializeEra.belongs(message, head, runtime)) return initializeEra(message, head, runtime, registry, principal, sessions)
+  if (InitializeEra.belongs(message, head, runtime)) return initializeEra(message, head, runtime, inFlight, principal, sessions)
   switch (message._tag) {
     case "Request": {
       const mismatch = McpHeaders.check(message, head, runtime)
@@ -90,9 +91,7 @@ export const route = (
       if (mismatch !== undefined) return refuse(runtime, null, mismatch)
       // Anonymous callers are one principal whose ids collide: their posted cancels reach nothing
       // (they cancel by closing the response, the transport's own signal).
-      if (message.method === "notifications/cancelled" && principal !== anonymous.id) {
-        registry.cancel(principal, message.params["requestId"])
-      }
+      Peer.accept(message, { cancels: principal === anonymous.id ? undefined : { inFlight, scope: principal }, responses: undefined })
       return acceptedRoute
     }
     case "Invalid":
@@ -108,7 +107,7 @@ const initializeEra = (
   message: Envelope.Incoming,
   head: RequestHead.RequestHead,
   runtime: ServerRuntime["Service"],
-  registry: Cancellations.Registry,
+  inFlight: InFlight.InFlight,
   principal: string,
   sessions: Sessions | undefined
 ): Route => {
@@ -119,7 +118,7 @@ const initializeEra = (
     }
     case "Notification":
     case "Response":
-      return reply(InitializeEra.accept(message, head, sessions, registry, principal))
+      return reply(InitializeEra.accept(message, head, sessions, inFlight, principal))
     case "Invalid":
       return refuse(runtime, message.id, message.error)
     case "Ignored":

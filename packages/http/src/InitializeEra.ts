@@ -37,12 +37,13 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
-import * as Session from "@snodo/core/runtime/Session"
+import * as Encoder from "@snodo/core/transport/Encoder"
+import type * as Envelope from "@snodo/core/transport/Envelope"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
+import * as Session from "@snodo/core/dialect/Session"
+import type * as InFlight from "@snodo/core/transport/InFlight"
+import * as Peer from "@snodo/core/transport/Peer"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
-import type * as Cancellations from "./Cancellations.ts"
 import type { Delivery } from "./Exchange.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as Replies from "./Replies.ts"
@@ -131,7 +132,7 @@ export const admit = (
   const opening = runtime.dialects.legacy[0]?.session?.opening
   if (request.method === "initialize" || (opening?.has(request.method) === true && !head.mcp.has(sessionHeader))) {
     if (sessions === undefined || request.method !== "initialize") {
-      return { session: Session.make(), http: undefined, created: false, scope: principal }
+      return { session: Session.makeUnsafe(), http: undefined, created: false, scope: principal }
     }
     if (head.mcp.has(sessionHeader)) return refuse(id, 400, -32600, "Bad Request: initialize must not carry an Mcp-Session-Id")
     const http = sessions.create(principal)
@@ -162,22 +163,24 @@ export const accept = (
   message: Envelope.Notification | Envelope.Response,
   head: RequestHead,
   sessions: Sessions | undefined,
-  registry: Cancellations.Registry,
+  inFlight: InFlight.InFlight,
   principal: string
 ): Replies.Reply => {
   if (sessions === undefined) {
     if (message._tag === "Response") return refuse(null, 400, -32600, "Invalid request: this server sends no requests without sessions")
-    if (message.method === "notifications/cancelled") registry.cancel(principal, message.params["requestId"])
+    Peer.accept(message, { cancels: { inFlight, scope: principal }, responses: undefined })
     return Replies.accepted
   }
   const http = sessionNamed(null, head, sessions, principal)
   if (isReply(http)) return http
-  if (message._tag === "Response") {
-    http.session.requests?.receive(message)
-    return Replies.accepted
-  }
-  if (message.method === "notifications/initialized") http.session.markInitialized()
-  else if (message.method === "notifications/cancelled") registry.cancel(scopeOf(principal, http), message.params["requestId"])
+  const session = http.session
+  Peer.accept(message, {
+    cancels: { inFlight, scope: scopeOf(principal, http) },
+    responses: session.requests,
+    notification: (notification) => {
+      if (notification.method === "notifications/initialized") session.markInitialized()
+    }
+  })
   return Replies.accepted
 }
 

@@ -21,9 +21,9 @@
  * @since 0.1.0
  */
 import { type Context, type Duration, Effect, Latch } from "effect"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import * as CoreListen from "@snodo/core/runtime/Listen"
+import * as Encoder from "@snodo/core/transport/Encoder"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import * as CoreListen from "@snodo/core/extension/Listen"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
 import * as Replies from "./Replies.ts"
@@ -56,8 +56,8 @@ export interface Listen {
 const busyHeaders = { "retry-after": "1" }
 
 /**
- * The listen side of an HTTP application; its exchanges share the application's cancellation
- * registry, so a posted `notifications/cancelled` reaches a stream too.
+ * The listen side of an HTTP application; its exchanges share the application's
+ * in-flight map, so a posted `notifications/cancelled` reaches a stream too.
  *
  * @since 0.1.0
  */

@@ -22,10 +22,10 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import type * as Envelope from "@snodo/core/pipeline/Envelope"
-import { HeaderMismatch } from "@snodo/core/pipeline/McpError"
-import type * as Route from "@snodo/core/routes/Route"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type * as Envelope from "@snodo/core/transport/Envelope"
+import { HeaderMismatch } from "@snodo/core/McpError"
+import type * as Route from "@snodo/core/extension/Route"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import { decodeValue, Repeated, type RequestHead } from "./RequestHead.ts"
 

@@ -32,14 +32,14 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Scope } from "effect"
+import * as InFlight from "@snodo/core/transport/InFlight"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { fromContext } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { fromContext } from "@snodo/core/Principal"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { Grant } from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
-import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
 import * as EffectResponse from "./EffectResponse.ts"
 import * as Exchange from "./Exchange.ts"
@@ -80,7 +80,8 @@ const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
 export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, never, ServerRuntime> {
   const runtime = yield* ServerRuntime
   const settings = resolve(options)
-  const environment: Exchange.Environment = { runtime, registry: Cancellations.make() }
+  // The in-flight map lives as long as the application (requests end with their own responses).
+  const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()) }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const services = yield* Effect.context<never>()
@@ -150,7 +151,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
-    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, principal, sessions)
+    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.inFlight, principal, sessions)
     if (route._tag === "Reply") return Replies.toResponse(route.reply)
     return yield* exchange(route, principal, scope, context, startedAt)
   })

@@ -35,15 +35,15 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Scope } from "effect"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { anonymous, Principal } from "@snodo/core/runtime/Principal"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
+import * as InFlight from "@snodo/core/transport/InFlight"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { anonymous, Principal } from "@snodo/core/Principal"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type * as Http from "node:http"
 import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
-import * as Cancellations from "./Cancellations.ts"
 import * as Dispatch from "./Dispatch.ts"
 import * as Exchange from "./Exchange.ts"
 import * as InitializeEra from "./InitializeEra.ts"
@@ -69,6 +69,8 @@ export interface NodeEndpoint {
   readonly settings: Settings
   /** Requests in flight (their responses not closed yet). */
   readonly inFlight: () => number
+  /** Completes once no request is in flight (at once when none is). */
+  readonly idle: Effect.Effect<void>
   /** Ends every open listen stream gracefully and waits (at most 1 s) for their responses to finish. */
   readonly closeSubscriptions: Effect.Effect<void>
   /**
@@ -107,9 +109,11 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
-  const environment: Exchange.Environment = { runtime, registry: Cancellations.make(), scope: handlers }
+  const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
   const active = new Set<Http.ServerResponse>()
+  // Open while no request is in flight: what a shutdown waits on.
+  const idle = Latch.makeUnsafe(true)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
@@ -163,11 +167,13 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       return refuse(response, RequestChecks.bodyRefusal(BodyReader.overBudget, settings), expectsContinue)
     }
     active.add(response)
+    if (active.size === 1) idle.closeUnsafe()
     let release: (() => void) | undefined
     let stopReading: (() => void) | undefined
     // Registered before anything else can throw, so the request is always released.
     response.once("close", () => {
       active.delete(response)
+      if (active.size === 0) idle.openUnsafe()
       stopReading?.()
       release?.()
     })
@@ -183,7 +189,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
         stopReading = undefined
         try {
           if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.registry, caller.principal, sessions)
+          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.inFlight, caller.principal, sessions)
           if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
           const deadlineAt = startedAt + settings.deadlineMillis
           const delivery = NodeResponse.delivery(response)
@@ -235,5 +241,5 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const closeSubscriptions = sessions === undefined
     ? listen.closeAll()
     : Effect.andThen(Effect.sync(() => sessions.closeAll()), listen.closeAll())
-  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, closeSubscriptions, abortAll }
+  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, idle: idle.await, closeSubscriptions, abortAll }
 })

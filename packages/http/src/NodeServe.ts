@@ -36,10 +36,10 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Duration, Effect, Layer, Scope } from "effect"
+import { Duration, Effect, Latch, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as NodeEndpoint from "./NodeEndpoint.ts"
@@ -89,18 +89,6 @@ const millis = (input: Duration.Input | undefined, fallback: number): number =>
 
 type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
-/** Waits until `done()` holds, checking every 10 ms, for at most `timeout` ms. */
-const waitUntil = (done: () => boolean, timeout: number): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    const deadline = Date.now() + timeout
-    const check = () => {
-      if (done() || Date.now() >= deadline) resume(Effect.void)
-      else timer = setTimeout(check, 10)
-    }
-    let timer = setTimeout(check, 0)
-    return Effect.sync(() => clearTimeout(timer))
-  })
-
 /**
  * The server as a Layer providing `HttpServer` (its `address` tells the port it bound).
  *
@@ -147,8 +135,9 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       })
       let draining = false
       let fallback: NodeHandler | undefined
-      // Requests of the served application not answered yet.
+      // Requests of the served application not answered yet, and a latch open while there are none.
       let appInFlight = 0
+      const appIdle = Latch.makeUnsafe(true)
       const dispatch = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
         if (draining) return NodeResponse.write(response, closing)
         if (overLimit.has(request.socket)) {
@@ -182,7 +171,10 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
         yield* endpoint.closeSubscriptions
         server.close()
         server.closeIdleConnections()
-        yield* waitUntil(() => endpoint.inFlight() === 0 && appInFlight === 0, shutdownTimeout)
+        yield* Effect.timeoutOrElse(Effect.andThen(endpoint.idle, appIdle.await), {
+          duration: shutdownTimeout,
+          orElse: () => Effect.void
+        })
       }))
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
@@ -202,8 +194,10 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
             const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
             yield* Scope.addFinalizer(scope, drain)
             fallback = (request, response) => {
-              appInFlight++
-              response.once("close", () => appInFlight--)
+              if (appInFlight++ === 0) appIdle.closeUnsafe()
+              response.once("close", () => {
+                if (--appInFlight === 0) appIdle.openUnsafe()
+              })
               handler(request, response)
             }
           })

@@ -20,9 +20,9 @@
  */
 import type { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type { WireError } from "@snodo/core/pipeline/McpError"
-import type { Refusal } from "@snodo/core/runtime/ServerRuntime"
+import * as Encoder from "@snodo/core/transport/Encoder"
+import type { WireError } from "@snodo/core/McpError"
+import type { Refusal } from "@snodo/core/transport/ServerRuntime"
 
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.

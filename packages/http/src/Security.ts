@@ -40,13 +40,6 @@ export type OriginPolicy = "loopback" | "same-origin" | "any" | ReadonlyArray<st
 const loopbackNames = new Set(["localhost", "127.0.0.1", "[::1]"])
 
 /**
- * Whether a host name (as `hostnameOf` returns it) is a loopback name.
- *
- * @since 0.1.0
- */
-export const isLoopbackName = (hostname: string): boolean => loopbackNames.has(hostname)
-
-/**
  * Whether a listen address binds loopback only (`127.0.0.1`, `::1`, `localhost`, `127.x.y.z`).
  *
  * @since 0.1.0

@@ -27,8 +27,9 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
-import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
-import * as Session from "@snodo/core/runtime/Session"
+import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
+import * as Outbox from "@snodo/core/transport/Outbox"
+import * as Session from "@snodo/core/dialect/Session"
 import { randomBytes } from "node:crypto"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
@@ -66,7 +67,7 @@ export interface Sessions {
 interface Entry {
   readonly http: HttpSession
   lastSeen: number
-  stream: { readonly delivery: Delivery; waiting: number } | undefined
+  stream: { readonly delivery: Delivery; readonly outbox: Outbox.Outbox } | undefined
 }
 
 const newId = (): string => randomBytes(24).toString("base64url")
@@ -105,15 +106,10 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
       http: {
         id,
         principal,
-        session: Session.make({
+        session: Session.makeUnsafe({
           id,
-          outbound: (frame) => {
-            const stream = entry.stream
-            if (stream === undefined || stream.waiting >= Session.maxWaitingNotifications) return
-            stream.waiting++
-            stream.delivery.event(`data: ${frame}\n\n`, () => void stream.waiting--)
-          },
-          requests: ClientRequests.make()
+          outbound: (frame) => void entry.stream?.outbox.offer(frame),
+          requests: OutgoingRequests.make()
         })
       },
       lastSeen: now,
@@ -139,7 +135,8 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     const entry = entries.get(session.id)
     if (entry === undefined) return () => {}
     if (entry.stream !== undefined) return "conflict"
-    const stream = { delivery, waiting: 0 }
+    const outbox = Outbox.makeUnsafe({ write: (frame, written) => delivery.event(`data: ${frame}\n\n`, written) })
+    const stream = { delivery, outbox }
     entry.stream = stream
     delivery.open()
     // An SSE comment: the answer's head leaves now, not with the first change.

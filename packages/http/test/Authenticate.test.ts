@@ -5,7 +5,7 @@
  * that lapses ends the request, a hook that dies is a 500 that names nothing, and a client that
  * goes away while it is verified releases its request (the hook is interrupted).
  */
-import { Principal } from "@snodo/core/runtime/Principal"
+import { Principal } from "@snodo/core/Principal"
 import { Effect } from "effect"
 import * as Http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

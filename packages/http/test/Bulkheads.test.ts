@@ -5,11 +5,11 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import * as Http from "node:http"
-import * as Tool from "@snodo/core/catalog/Tool"
-import { Executor } from "@snodo/core/runtime/Executor"
-import { McpRequest } from "@snodo/core/runtime/McpRequest"
-import * as McpServer from "@snodo/core/runtime/McpServer"
-import { Principal } from "@snodo/core/runtime/Principal"
+import * as Tool from "@snodo/core/Tool"
+import * as Executor from "@snodo/core/Executor"
+import { McpRequest } from "@snodo/core/McpRequest"
+import * as McpServer from "@snodo/core/McpServer"
+import { Principal } from "@snodo/core/Principal"
 import type * as Authentication from "@snodo/http/Authentication"
 import * as Replies from "@snodo/http/Replies"
 import { describe, expect, it } from "vitest"
@@ -59,7 +59,7 @@ describe("bulkheads over HTTP", () => {
         yield* Effect.sleep("150 millis")
         return "passed"
       }))
-    const executor = Executor.make()
+    const executor = Executor.makeUnsafe()
     const definition = McpServer.make({ name: "fair", version: "1.0.0" }).add(gate)
     // A test authenticator: the principal is the `x-principal` header.
     const authenticate: Authentication.Authenticator = {
@@ -70,7 +70,7 @@ describe("bulkheads over HTTP", () => {
           : Effect.fail(Replies.refuse(401, -32001, "Unauthorized"))
       }
     }
-    const server = await start({ authenticate }, definition.layer.pipe(Layer.provide(Layer.succeed(Executor, executor))))
+    const server = await start({ authenticate }, definition.layer.pipe(Layer.provide(Layer.succeed(Executor.Executor, executor))))
     try {
       const call = (principal: string, n: number) =>
         post(server.url, request("tools/call", { name: "gate", arguments: { n } }), { "x-principal": principal })
@@ -110,8 +110,8 @@ describe("bulkheads over HTTP", () => {
     const narrow = Tool.make("narrow", { input: Schema.Struct({ ms: Schema.Int }), concurrency: 1, queue: 1 }, ({ ms }) =>
       Effect.as(Effect.sleep(ms), "done"))
     const definition = McpServer.make({ name: "narrow", version: "1.0.0" }).add(narrow, echo)
-    const executor = Executor.make()
-    const server = await start({ shutdownTimeout: "100 millis" }, definition.layer.pipe(Layer.provide(Layer.succeed(Executor, executor))))
+    const executor = Executor.makeUnsafe()
+    const server = await start({ shutdownTimeout: "100 millis" }, definition.layer.pipe(Layer.provide(Layer.succeed(Executor.Executor, executor))))
     const held: Array<Http.ClientRequest> = []
     try {
       held.push(hold(server.url, request("tools/call", { name: "narrow", arguments: { ms: 60_000 } })))

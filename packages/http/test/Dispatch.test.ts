@@ -1,11 +1,11 @@
 /** Where a decoded message goes: run, listen, or a reply; and which requests can stream. */
-import { Effect, ManagedRuntime } from "effect"
-import * as Envelope from "@snodo/core/pipeline/Envelope"
-import { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { Effect, ManagedRuntime, Scope } from "effect"
+import * as InFlight from "@snodo/core/transport/InFlight"
+import * as Envelope from "@snodo/core/transport/Envelope"
+import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Cancellations from "@snodo/http/Cancellations"
-import * as Dispatch from "@snodo/http/Dispatch"
-import * as RequestHead from "@snodo/http/RequestHead"
+import * as Dispatch from "../src/Dispatch.ts"
+import * as RequestHead from "../src/RequestHead.ts"
 import { meta, protocolVersion } from "./support/Raw.ts"
 import { Server } from "./support/TestServer.ts"
 
@@ -25,8 +25,20 @@ const agreeing = (method: string, name?: string) =>
   })
 const none = headOf({})
 
-const route = (message: unknown, head = none, registry = Cancellations.make(), principal = "alice") =>
-  Dispatch.route(Envelope.decode(typeof message === "string" ? message : JSON.stringify(message)), head, server, registry, principal)
+/** An in-flight map holding a never-ending request per entry, whose interruption is recorded. */
+const inFlightWith = (entries: ReadonlyArray<readonly [string, string | number, string]>, cancelled: Array<string>) =>
+  Effect.runSync(Effect.gen(function*() {
+    const inFlight = yield* Scope.provide(InFlight.make, Scope.makeUnsafe())
+    for (const [scope, id, label] of entries) {
+      inFlight.add(scope, id, Effect.runFork(Effect.onInterrupt(Effect.never, () => Effect.sync(() => void cancelled.push(label)))))
+    }
+    return inFlight
+  }))
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10))
+
+const route = (message: unknown, head = none, inFlight = inFlightWith([], []), principal = "alice") =>
+  Dispatch.route(Envelope.decode(typeof message === "string" ? message : JSON.stringify(message)), head, server, inFlight, principal)
 
 const bodyOf = (routed: Dispatch.Route) => {
   if (routed._tag !== "Reply") throw new Error(`expected a reply, got ${routed._tag}`)
@@ -70,32 +82,33 @@ describe("Dispatch.route", () => {
     expect(refused.body).not.toHaveProperty("id")
   })
 
-  it("notifications/cancelled cancels the same principal's request with that id, and only that", () => {
-    const registry = Cancellations.make()
+  it("notifications/cancelled cancels the same principal's request with that id, and only that", async () => {
     const cancelled: Array<string> = []
-    registry.register("alice", 7, { cancel: () => cancelled.push("alice 7") })
-    registry.register("bob", 7, { cancel: () => cancelled.push("bob 7") })
-    registry.register("alice", "7", { cancel: () => cancelled.push("alice '7'") })
+    const registry = inFlightWith([["alice", 7, "alice 7"], ["bob", 7, "bob 7"], ["alice", "7", "alice '7'"]], cancelled)
     const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } })
     const head = agreeing("notifications/cancelled")
     expect(bodyOf(route(cancel(7), head, registry, "alice")).status).toBe(202)
+    await settle()
     expect(cancelled).toEqual(["alice 7"])
     expect(bodyOf(route(cancel(8), head, registry, "alice")).status).toBe(202)
     expect(bodyOf(route(cancel({ nested: 7 }), head, registry, "alice")).status).toBe(202)
+    await settle()
     expect(cancelled).toEqual(["alice 7"])
     route(cancel(7), head, registry, "bob")
+    await settle()
     expect(cancelled).toEqual(["alice 7", "bob 7"])
     // Without its headers the cancel is refused, and reaches nothing.
-    expect(bodyOf(route(cancel(7), none, registry, "alice")).status).toBe(400)
+    expect(bodyOf(route(cancel("7"), none, registry, "alice")).status).toBe(400)
+    await settle()
     expect(cancelled).toEqual(["alice 7", "bob 7"])
   })
 
-  it("an anonymous caller's posted cancel reaches nothing, even a request registered as anonymous", () => {
-    const registry = Cancellations.make()
+  it("an anonymous caller's posted cancel reaches nothing, even a request registered as anonymous", async () => {
     const cancelled: Array<string> = []
-    registry.register("anonymous", 1, { cancel: () => cancelled.push("anonymous 1") })
+    const registry = inFlightWith([["anonymous", 1, "anonymous 1"]], cancelled)
     const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }
     expect(bodyOf(route(cancel, agreeing("notifications/cancelled"), registry, "anonymous")).status).toBe(202)
+    await settle()
     expect(cancelled).toEqual([])
   })
 

@@ -3,7 +3,7 @@
  * `Retry-After`, a retryable -32603), and one caller cannot starve the others.
  */
 import * as Net from "node:net"
-import * as McpServer from "@snodo/core/runtime/McpServer"
+import * as McpServer from "@snodo/core/McpServer"
 import { describe, expect, it } from "vitest"
 import { errorOf, eventually, expectValid, post, request } from "./support/Raw.ts"
 import { echo, slow, start, stats } from "./support/TestServer.ts"

@@ -1,10 +1,9 @@
-/** The pure parts of the transport: header values, negotiation, security policies, statuses, the cancel registry. */
-import { Dialect2026_07_28 } from "@snodo/core/pipeline/Dialect"
+/** The pure parts of the transport: header values, negotiation, security policies, statuses. */
+import { Dialect2026_07_28 } from "@snodo/core/dialect"
 import { describe, expect, it } from "vitest"
-import * as Cancellations from "@snodo/http/Cancellations"
-import * as Negotiation from "@snodo/http/Negotiation"
+import * as Negotiation from "../src/Negotiation.ts"
 import * as Options from "@snodo/http/Options"
-import * as RequestHead from "@snodo/http/RequestHead"
+import * as RequestHead from "../src/RequestHead.ts"
 import * as Security from "@snodo/http/Security"
 
 describe("RequestHead.decodeValue", () => {
@@ -117,24 +116,5 @@ describe("Replies and Options", () => {
     expect(Options.resolve({ deadline: "2 seconds" }).deadlineMillis).toBe(2000)
     expect(() => Options.resolve({ maxBodyBytes: 0 })).toThrow(RangeError)
     expect(() => Options.resolve({ maxConcurrent: 1.5 })).toThrow(RangeError)
-  })
-})
-
-describe("Cancellations", () => {
-  it("cancels by principal and id, including several requests with one key", () => {
-    const registry = Cancellations.make()
-    const cancelled: Array<string> = []
-    const a = registry.register("alice", 1, { cancel: () => cancelled.push("a") })
-    registry.register("alice", 1, { cancel: () => cancelled.push("b") })
-    registry.register("bob", 1, { cancel: () => cancelled.push("c") })
-    registry.register("alice", "1", { cancel: () => cancelled.push("d") })
-    expect(registry.cancel("alice", 1)).toBe(2)
-    expect(cancelled).toEqual(["a", "b"])
-    expect(registry.cancel("alice", 1.5)).toBe(0)
-    expect(registry.cancel("carol", 1)).toBe(0)
-    a()
-    a()
-    expect(registry.size()).toBe(3)
-    expect(registry.cancel("alice", "1")).toBe(1)
   })
 })

@@ -23,7 +23,7 @@
  * @example
  * ```ts
  * import { Effect, Layer } from "effect"
- * import { SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
+ * import { SchemaValidator } from "@snodo/core/SchemaValidator"
  * import { JsonSchemaValidator } from "@snodo/json-schema"
  *
  * // Replaces the core's basic backend for every raw JSON Schema of the server.
@@ -52,7 +52,7 @@ import {
   SchemaCompileError,
   SchemaValidator,
   type ValidationResult
-} from "@snodo/core/catalog/SchemaValidator"
+} from "@snodo/core/SchemaValidator"
 import { type Ast, checkCompiled, checkDocument, INTERNAL_BASE } from "./internal/bounds.ts"
 import type { Catalog } from "./internal/compiler.ts"
 import type * as Engine from "./internal/engine.ts"

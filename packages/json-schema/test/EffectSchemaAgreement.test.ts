@@ -10,9 +10,9 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
 import * as fc from "fast-check"
-import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
-import { jsonSchemaOf } from "@snodo/core/catalog/JsonSchemaOf"
-import { type CompiledSchema, SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
+import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
+import { jsonSchemaOf } from "@snodo/core/extension/JsonSchemaOf"
+import { type CompiledSchema, SchemaValidator } from "@snodo/core/SchemaValidator"
 import { JsonSchemaValidator } from "../src/index.ts"
 
 /**

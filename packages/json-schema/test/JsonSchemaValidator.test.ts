@@ -8,8 +8,8 @@ import {
   SchemaCompileError,
   SchemaValidator,
   type ValidationResult
-} from "@snodo/core/catalog/SchemaValidator"
-import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
+} from "@snodo/core/SchemaValidator"
+import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
 import { registerSchema } from "@hyperjump/json-schema/draft-2020-12"
 import { JsonSchemaValidator } from "../src/index.ts"
 import { jsonSchema202012Input } from "../../../examples/everything/fixtures.ts"

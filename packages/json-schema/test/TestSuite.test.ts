@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type JsonSchemaDocument, SchemaCompileError, SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
+import { type JsonSchemaDocument, SchemaCompileError, SchemaValidator } from "@snodo/core/SchemaValidator"
 import { JsonSchemaValidator } from "../src/index.ts"
 
 const root = fileURLToPath(new URL("./fixtures/json-schema-test-suite/", import.meta.url))

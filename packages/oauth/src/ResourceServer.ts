@@ -44,7 +44,7 @@
  * @since 0.1.0
  */
 import { Principal } from "@snodo/core"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Authentication from "@snodo/http/Authentication"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as Replies from "@snodo/http/Replies"

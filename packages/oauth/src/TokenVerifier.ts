@@ -47,19 +47,6 @@ export interface AccessToken {
   readonly claims: Readonly<Record<string, unknown>>
 }
 
-/** Why a token was refused. @since 0.1.0 */
-export type Reason =
-  | "malformed"
-  | "signature"
-  | "algorithm"
-  | "unknown_key"
-  | "issuer"
-  | "audience"
-  | "expired"
-  | "not_yet_valid"
-  | "inactive"
-  | "claims"
-
 /**
  * The token is not valid here: answered 401 `invalid_token`.
  *
@@ -69,6 +56,14 @@ export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidTok
   reason: Schema.Literals(["malformed", "signature", "algorithm", "unknown_key", "issuer", "audience", "expired", "not_yet_valid", "inactive", "claims"]),
   message: Schema.String
 }) {}
+
+/**
+ * Why a token was refused.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Reason = InvalidToken["reason"]
 
 /**
  * The authorization server (its metadata, keys or introspection endpoint) could not be reached or

@@ -7,7 +7,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { SubscriptionHub } from "@snodo/core"
-import type { Principal } from "@snodo/core/runtime/Principal"
+import type { Principal } from "@snodo/core/Principal"
 import { TaskSignals } from "@snodo/tasks/TaskSignals"
 import * as TasksPostgres from "@snodo/tasks-postgres"
 import { Context, Effect, Layer, Queue, type Scope } from "effect"

@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import { InternalError, internalErrorOfDefect, isMcpError, type McpError, toWire } from "@snodo/core/pipeline/McpError"
+import { InternalError, internalErrorOfDefect, isMcpError, type McpError, toWire } from "@snodo/core/McpError"
 import type { JsonValue } from "@snodo/core/wire/Json"
 import { Cause, Duration, Effect, Exit, FiberMap, Latch, type Scope } from "effect"
 import { randomBytes } from "node:crypto"

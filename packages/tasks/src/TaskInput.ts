@@ -16,11 +16,11 @@
  *
  * @since 0.1.0
  */
-import * as AskedKeys from "@snodo/core/mrtr/AskedKeys"
-import * as InputCapabilities from "@snodo/core/mrtr/InputCapabilities"
-import type { Ask, Session } from "@snodo/core/mrtr/Input"
-import * as RequestState from "@snodo/core/mrtr/RequestState"
-import { InvalidParams, type McpError } from "@snodo/core/pipeline/McpError"
+import * as AskedKeys from "@snodo/core/extension/AskedKeys"
+import * as InputCapabilities from "@snodo/core/extension/InputCapabilities"
+import type { Ask, Session } from "@snodo/core/Input"
+import * as RequestState from "@snodo/core/extension/RequestState"
+import { InvalidParams, type McpError } from "@snodo/core/McpError"
 import type { JsonValue } from "@snodo/core/wire/Json"
 import type { InputRequest } from "@snodo/core/wire/Mrtr"
 import { Effect, Latch, Result } from "effect"

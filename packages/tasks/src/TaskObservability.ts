@@ -4,14 +4,14 @@
  * in the task's `work.trace`), and the `mcp.server.tasks` count of tasks entering each state.
  *
  * Spans follow the server's: made only when a tracing backend is installed where the server's
- * Layer is built (see `@snodo/core/observability/Observability`); the count only with
+ * Layer is built (see `@snodo/core/Observability`); the count only with
  * `Observability.layer({ metrics: true })`.
  *
  * @since 0.1.0
  */
-import * as McpMetrics from "@snodo/core/observability/McpMetrics"
-import { Observability } from "@snodo/core/observability/Observability"
-import * as Semconv from "@snodo/core/observability/Semconv"
+import * as McpMetrics from "@snodo/core/McpMetrics"
+import { Observability } from "@snodo/core/Observability"
+import * as Semconv from "@snodo/core/extension/Semconv"
 import { Context, Effect, Metric, Tracer } from "effect"
 import type * as Task from "./Task.ts"
 

@@ -37,13 +37,14 @@
  *
  * @since 0.1.0
  */
-import { Extension, SubscriptionHub } from "@snodo/core"
-import { CatalogError } from "@snodo/core/catalog/Catalog"
-import { McpInput } from "@snodo/core/mrtr/Input"
-import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/core/pipeline/McpError"
-import * as Route from "@snodo/core/routes/Route"
-import * as ToolCall from "@snodo/core/routes/ToolCall"
-import type { Principal } from "@snodo/core/runtime/Principal"
+import { SubscriptionHub } from "@snodo/core"
+import { Extension } from "@snodo/core/extension"
+import { CatalogError } from "@snodo/core/Catalog"
+import { McpInput } from "@snodo/core/Input"
+import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/core/McpError"
+import * as Route from "@snodo/core/extension/Route"
+import * as ToolCall from "@snodo/core/extension/ToolCall"
+import type { Principal } from "@snodo/core/Principal"
 import type { JsonValue } from "@snodo/core/wire/Json"
 import { UnknownObject } from "@snodo/core/wire/Json"
 import { MetaObject } from "@snodo/core/wire/Meta"

@@ -15,9 +15,9 @@
  * @since 0.1.0
  */
 import { InputRequired } from "@snodo/core"
-import type { McpError } from "@snodo/core/pipeline/McpError"
-import type { Environment } from "@snodo/core/routes/Route"
-import * as ToolCall from "@snodo/core/routes/ToolCall"
+import type { McpError } from "@snodo/core/McpError"
+import type { Environment } from "@snodo/core/extension/Route"
+import * as ToolCall from "@snodo/core/extension/ToolCall"
 import type { JsonValue } from "@snodo/core/wire/Json"
 import { Context, Effect } from "effect"
 import { TaskPhase } from "./Phase.ts"

@@ -28,9 +28,9 @@
  * @since 0.1.0
  */
 import { Context, Deferred, Effect, Exit, Layer, Predicate, Queue, Schema } from "effect"
-import * as Encoder from "@snodo/core/pipeline/Encoder"
-import type { RequestId } from "@snodo/core/pipeline/Envelope"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import * as Encoder from "@snodo/core/transport/Encoder"
+import type { RequestId } from "@snodo/core/transport/Envelope"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Connection from "@snodo/core/transport/Connection"
 import * as Completion from "@snodo/core/wire/Completion"
 import * as Discover from "@snodo/core/wire/Discover"

@@ -1,6 +1,8 @@
 /** The in-memory client itself: typed results checked against the wire schemas, the notifications queue. */
 import { describe, expect, it } from "@effect/vitest"
-import { Content, Dialect, McpServer, Progress, Route, Tool, ToolResult } from "@snodo/core"
+import { Content, McpServer, Progress, Tool, ToolResult } from "@snodo/core"
+import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
+import { Route } from "@snodo/core/extension"
 import { McpTestClient } from "@snodo/testing"
 import { Cause, Effect, Exit, Layer, Queue, Schema } from "effect"
 
@@ -47,8 +49,8 @@ describe("McpTestClient", () => {
       params: Schema.Struct({ name: Schema.String }),
       run: () => Effect.succeed(Route.result({ content: "not a list" }))
     })
-    const routes = Dialect.Dialect2026_07_28.routes.map((route) => route.method === "tools/call" ? broken : route)
-    const registry = Dialect.DialectRegistry.layer([{ ...Dialect.Dialect2026_07_28, routes }])
+    const routes = Dialect2026_07_28.routes.map((route) => route.method === "tools/call" ? broken : route)
+    const registry = DialectRegistry.layer([{ ...Dialect2026_07_28, routes }])
     return Effect.gen(function*() {
       const client = yield* McpTestClient
       const exit = yield* Effect.exit(client.callTool("a"))

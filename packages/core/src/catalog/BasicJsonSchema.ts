@@ -15,7 +15,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
+ * import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
  *
  * const program = Effect.gen(function*() {
  *   const compiled = yield* BasicJsonSchema.make().compile({
@@ -31,7 +31,9 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { compileSync } from "../internal/JsonSchemaCompiler.ts"
+import { compileSync } from "./JsonSchemaCompiler.ts"
+
+export { ignoredKeywords, refusedKeywords, supportedKeywords } from "./JsonSchemaCompiler.ts"
 import { SchemaCompileError, SchemaValidator } from "./SchemaValidator.ts"
 
 /**
@@ -59,94 +61,6 @@ export const defaults = {
   maxSchemaDepth: 64,
   maxIssues: 20
 } as const
-
-/**
- * The keywords this backend enforces.
- *
- * @since 0.1.0
- */
-export const supportedKeywords: ReadonlySet<string> = new Set([
-  "type",
-  "required",
-  "properties",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "minLength",
-  "maxLength",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "minItems",
-  "maxItems",
-  "pattern",
-  "uniqueItems"
-])
-
-/**
- * Keywords that never assert anything (annotations, identifiers, definitions reachable only by a
- * `$ref`, which is itself refused). Keys starting with `x-` are also ignored.
- *
- * @since 0.1.0
- */
-export const ignoredKeywords: ReadonlySet<string> = new Set([
-  "title",
-  "description",
-  "$schema",
-  "$id",
-  "$anchor",
-  "$dynamicAnchor",
-  "$defs",
-  "definitions",
-  "$comment",
-  "default",
-  "examples",
-  "format",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "contentEncoding",
-  "contentMediaType",
-  "contentSchema"
-])
-
-/**
- * Assertion and applicator keywords of Draft 2020-12 (and earlier drafts) that this backend does
- * not implement. Any of them refuses the schema.
- *
- * @since 0.1.0
- */
-export const refusedKeywords: ReadonlySet<string> = new Set([
-  "$ref",
-  "$dynamicRef",
-  "$recursiveRef",
-  "$recursiveAnchor",
-  "$vocabulary",
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "dependentSchemas",
-  "dependentRequired",
-  "dependencies",
-  "prefixItems",
-  "additionalItems",
-  "contains",
-  "minContains",
-  "maxContains",
-  "patternProperties",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "multipleOf",
-  "minProperties",
-  "maxProperties"
-])
 
 /**
  * The basic backend as a service value.

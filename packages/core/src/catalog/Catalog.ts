@@ -9,8 +9,8 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Catalog from "@snodo/core/catalog/Catalog"
- * import * as BasicJsonSchema from "@snodo/core/catalog/BasicJsonSchema"
+ * import * as Catalog from "@snodo/core/Catalog"
+ * import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
  *
  * const catalog = Catalog.make([add, echo]).pipe(Effect.provide(BasicJsonSchema.layer))
  * ```

@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Completion from "@snodo/core/catalog/Completion"
+ * import * as Completion from "@snodo/core/Completion"
  *
  * const cities = Completion.fromList(["Paris", "Perth", "Prague"])
  * ```

@@ -15,7 +15,7 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Tool from "@snodo/core/catalog/Tool"
+ * import * as Tool from "@snodo/core/Tool"
  *
  * const search = Tool.make("search", {
  *   input: Schema.Struct({ query: Schema.String }),

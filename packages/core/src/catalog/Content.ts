@@ -3,7 +3,7 @@
  *
  * @example
  * ```ts
- * import * as Content from "@snodo/core/catalog/Content"
+ * import * as Content from "@snodo/core/Content"
  *
  * const blocks = [Content.text("hello"), Content.image(pngBase64, "image/png")]
  * ```

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { declarations } from "@snodo/core/catalog/HeaderParams"
+ * import { declarations } from "@snodo/core/extension/HeaderParams"
  *
  * declarations({
  *   type: "object",

@@ -15,7 +15,7 @@
  * @example
  * ```ts
  * import { Schema } from "effect"
- * import { jsonSchemaOf } from "@snodo/core/catalog/JsonSchemaOf"
+ * import { jsonSchemaOf } from "@snodo/core/extension/JsonSchemaOf"
  *
  * jsonSchemaOf(Schema.Struct({ a: Schema.Finite }))
  * // { type: "object", properties: { a: { type: "number" } }, required: ["a"], additionalProperties: true }

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import * as Pagination from "@snodo/core/catalog/Pagination"
+ * import * as Pagination from "@snodo/core/extension/Pagination"
  *
  * const list = Pagination.makeList(["a", "b", "c"], 2)
  * const first = Pagination.page(list, undefined) // { items: ["a", "b"], nextCursor: "…" }

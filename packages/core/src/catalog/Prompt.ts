@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Prompt from "@snodo/core/catalog/Prompt"
+ * import * as Prompt from "@snodo/core/Prompt"
  *
  * const greet = Prompt.make("greet", {
  *   description: "Greets someone",

@@ -4,8 +4,8 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Content from "@snodo/core/catalog/Content"
- * import * as Resource from "@snodo/core/catalog/Resource"
+ * import * as Content from "@snodo/core/Content"
+ * import * as Resource from "@snodo/core/Resource"
  *
  * const readme = Resource.make({ uri: "file:///README.md", name: "readme", mimeType: "text/markdown" },
  *   Effect.succeed(Content.textContents("file:///README.md", "# Hello", "text/markdown")))
@@ -71,8 +71,8 @@ export type Read<E, R> =
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Content from "@snodo/core/catalog/Content"
- * import * as Resource from "@snodo/core/catalog/Resource"
+ * import * as Content from "@snodo/core/Content"
+ * import * as Resource from "@snodo/core/Resource"
  *
  * const motd = Resource.make({ uri: "motd://today", name: "motd" }, Effect.succeed(Content.textContents("motd://today", "Hi")))
  * const clock = Resource.make({ uri: "clock://now", name: "now" },

@@ -9,9 +9,9 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Completion from "@snodo/core/catalog/Completion"
- * import * as Content from "@snodo/core/catalog/Content"
- * import * as ResourceTemplate from "@snodo/core/catalog/ResourceTemplate"
+ * import * as Completion from "@snodo/core/Completion"
+ * import * as Content from "@snodo/core/Content"
+ * import * as ResourceTemplate from "@snodo/core/ResourceTemplate"
  *
  * const posts = ResourceTemplate.make({
  *   uriTemplate: "users://{id}/posts{?page}",
@@ -27,7 +27,6 @@ import type { Effect } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
 import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
-import type * as Content from "./Content.ts"
 import type { CacheHint, ReadResult } from "./Resource.ts"
 import type { Annotations, Icon } from "./Tool.ts"
 
@@ -71,7 +70,7 @@ type Simplify<A> = { [K in keyof A]: A[K] } & {}
  *
  * @example
  * ```ts
- * import type * as ResourceTemplate from "@snodo/core/catalog/ResourceTemplate"
+ * import type * as ResourceTemplate from "@snodo/core/ResourceTemplate"
  *
  * type V = ResourceTemplate.Variables<"files://{+root}{/path*}{?rev}">
  * // { readonly root: string; readonly path: ReadonlyArray<string>; readonly rev?: string }
@@ -142,5 +141,3 @@ export const make = <const T extends string, E = never, R = never, RC = never>(
   }
 }
 
-/** Re-exported for handlers that build contents. @since 0.1.0 */
-export type Contents = Content.ResourceContents

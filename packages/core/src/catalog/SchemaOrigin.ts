@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { Schema } from "effect"
- * import * as SchemaOrigin from "@snodo/core/catalog/SchemaOrigin"
+ * import * as SchemaOrigin from "@snodo/core/extension/SchemaOrigin"
  *
  * SchemaOrigin.isOurs(Schema.String) // true
  * ```

@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { SchemaValidator } from "@snodo/core/catalog/SchemaValidator"
+ * import { SchemaValidator } from "@snodo/core/SchemaValidator"
  *
  * const program = Effect.gen(function*() {
  *   const validator = yield* SchemaValidator

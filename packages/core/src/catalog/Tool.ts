@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Tool from "@snodo/core/catalog/Tool"
+ * import * as Tool from "@snodo/core/Tool"
  *
  * class DivisionByZero extends Schema.TaggedError<DivisionByZero>()("DivisionByZero", { dividend: Schema.Finite }) {}
  *
@@ -175,8 +175,8 @@ type Output<O> = O extends Schema.Top ? O["Type"] | ToolResult | InputRequired :
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Tool from "@snodo/core/catalog/Tool"
- * import * as ToolResult from "@snodo/core/catalog/ToolResult"
+ * import * as Tool from "@snodo/core/Tool"
+ * import * as ToolResult from "@snodo/core/ToolResult"
  *
  * class CityNotFound extends Schema.TaggedError<CityNotFound>()("CityNotFound", { city: Schema.String }) {}
  *

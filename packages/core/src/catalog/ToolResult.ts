@@ -7,8 +7,8 @@
  *
  * @example
  * ```ts
- * import * as Content from "@snodo/core/catalog/Content"
- * import * as ToolResult from "@snodo/core/catalog/ToolResult"
+ * import * as Content from "@snodo/core/Content"
+ * import * as ToolResult from "@snodo/core/ToolResult"
  *
  * const result = ToolResult.content([Content.text("done")])
  * const failure = ToolResult.error("The city is unknown")

@@ -23,7 +23,7 @@
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const t = UriTemplate.parse("test://template/{id}/data")
  * if (UriTemplate.isUriTemplate(t)) {
@@ -52,7 +52,10 @@ import {
   UNRESERVED,
   UNRESERVED_CHARS,
   VARNAME
-} from "../internal/UriTemplateMatcher.ts"
+} from "./UriTemplateMatcher.ts"
+import type { MatchResult, Operator, Part } from "./UriTemplateMatcher.ts"
+
+export type { MatchResult, Operator, Part } from "./UriTemplateMatcher.ts"
 
 /**
  * The largest template accepted, in UTF-8 bytes.
@@ -74,7 +77,7 @@ export const MAX_VARIABLES = 32
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const r = UriTemplate.parse("file:///{#frag}")
  * if (r._tag === "UriTemplateError") console.error(r.reason)
@@ -95,29 +98,6 @@ export class UriTemplateError extends Schema.TaggedError<UriTemplateError>()("Ur
 }
 
 /**
- * The operators of the subset: `""` simple, `"+"` reserved, `"/"` path segment, `"?"` form query,
- * `"&"` query continuation.
- *
- * @since 0.1.0
- */
-export type Operator = "" | "+" | "/" | "?" | "&"
-
-/**
- * One piece of a parsed template.
- *
- * @since 0.1.0
- */
-export type Part =
-  | { readonly _tag: "Literal"; readonly text: string }
-  | {
-    readonly _tag: "Expression"
-    readonly operator: Operator
-    readonly variables: ReadonlyArray<{ readonly name: string; readonly explode: boolean }>
-    /** The expression as written, braces included. */
-    readonly source: string
-  }
-
-/**
  * A parsed, validated template. Build one with {@link parse}.
  *
  * @since 0.1.0
@@ -130,14 +110,6 @@ export interface UriTemplate {
   /** Variable names in template order. */
   readonly variables: ReadonlyArray<string>
 }
-
-/**
- * What {@link match} returns: a string per matched variable, an array for `{/var*}`; optional query
- * variables that were absent have no key.
- *
- * @since 0.1.0
- */
-export type MatchResult = { readonly [name: string]: string | ReadonlyArray<string> }
 
 /**
  * Values for {@link expand}; `undefined` (or a missing key, or an empty array) leaves the variable
@@ -216,7 +188,7 @@ const intersects = (a: Uint8Array, b: Uint8Array): boolean => a.some((x, i) => x
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * UriTemplate.parse("file:///{+path}")._tag // "UriTemplate"
  * UriTemplate.parse("file:///{path:3}")._tag // "UriTemplateError"
@@ -297,7 +269,7 @@ export const parse = (template: string): UriTemplate | UriTemplateError => {
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * UriTemplate.isUriTemplate(UriTemplate.parse("a://{x}")) // true
  * ```
@@ -311,7 +283,7 @@ export const isUriTemplate = (u: unknown): u is UriTemplate => typeof u === "obj
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const t = UriTemplate.parse("db://{table}/rows{?limit,offset}") as UriTemplate.UriTemplate
  * UriTemplate.variables(t) // ["table", "limit", "offset"]
@@ -329,7 +301,7 @@ export const variables = (template: UriTemplate): ReadonlyArray<string> => templ
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const t = UriTemplate.parse("repo://{owner}/files{/path*}{?ref}") as UriTemplate.UriTemplate
  * UriTemplate.match(t, "repo://me/files/src/a%20b.ts?ref=main")
@@ -349,7 +321,7 @@ export const match = (template: UriTemplate, uri: string): MatchResult | undefin
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const t = UriTemplate.parse("file:///{path}") as UriTemplate.UriTemplate
  * UriTemplate.matchesExact(t, "file:///README.md") // true
@@ -390,7 +362,7 @@ const encode = (value: string, reserved: boolean): string => {
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const t = UriTemplate.parse("repo://{owner}/files{/path*}{?ref}") as UriTemplate.UriTemplate
  * UriTemplate.expand(t, { owner: "me", path: ["src", "a b.ts"] }) // "repo://me/files/src/a%20b.ts"
@@ -440,7 +412,7 @@ export const expand = (template: UriTemplate, values: ExpandValues): string => {
  *
  * @example
  * ```ts
- * import * as UriTemplate from "@snodo/core/catalog/UriTemplate"
+ * import * as UriTemplate from "@snodo/core/UriTemplate"
  *
  * const t = (s: string) => UriTemplate.parse(s) as UriTemplate.UriTemplate
  * UriTemplate.overlaps(t("a://{x}/b"), t("a://c/{y}")) // true: "a://c/b"

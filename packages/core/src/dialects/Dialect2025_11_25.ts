@@ -20,8 +20,9 @@
  *
  * @since 0.1.0
  */
-import { admitFromSession } from "../pipeline/Admission.ts"
-import type { Dialect, RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
+import { admitFromSession } from "../routes/Admission.ts"
+import type { Dialect } from "../routes/Dialect.ts"
 import { InvalidRequest, type McpError } from "../pipeline/McpError.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import * as Complete from "../routes/Complete.ts"

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { admitMeta } from "../pipeline/Admission.ts"
-import type { Dialect } from "../pipeline/Dialect.ts"
+import { admitMeta } from "../pipeline/RequestMeta.ts"
+import type { Dialect } from "../routes/Dialect.ts"
 import { shape } from "../pipeline/Shaping.ts"
 import * as Complete from "../routes/Complete.ts"
 import { Discover } from "../routes/Discover.ts"

@@ -7,8 +7,8 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as AskedKeys from "@snodo/core/mrtr/AskedKeys"
- * import * as Input from "@snodo/core/mrtr/Input"
+ * import * as AskedKeys from "@snodo/core/extension/AskedKeys"
+ * import * as Input from "@snodo/core/Input"
  *
  * const asked = AskedKeys.make()
  * const conflict = asked.note(Input.roots("roots"))

@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import * as ElicitationForm from "@snodo/core/mrtr/ElicitationForm"
+ * import * as ElicitationForm from "@snodo/core/ElicitationForm"
  *
  * ElicitationForm.check({ type: "object", properties: { name: { type: "string", pattern: "^a" } } })
  * // ['property "name": unknown keyword "pattern"']

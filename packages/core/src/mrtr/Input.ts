@@ -36,8 +36,8 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Tool from "@snodo/core/catalog/Tool"
- * import * as Input from "@snodo/core/mrtr/Input"
+ * import * as Tool from "@snodo/core/Tool"
+ * import * as Input from "@snodo/core/Input"
  *
  * const NameForm = Input.form({
  *   message: "What is your name?",
@@ -341,7 +341,7 @@ export interface State<A> {
  * @example
  * ```ts
  * import { Effect, Option, Schema } from "effect"
- * import * as Input from "@snodo/core/mrtr/Input"
+ * import * as Input from "@snodo/core/Input"
  *
  * const Attempts = Input.state("attempts", Schema.Number)
  *

@@ -13,9 +13,9 @@
  * @example
  * ```ts
  * import { Effect, Option, Schema } from "effect"
- * import * as Input from "@snodo/core/mrtr/Input"
- * import * as InputRequired from "@snodo/core/mrtr/InputRequired"
- * import * as Tool from "@snodo/core/catalog/Tool"
+ * import * as Input from "@snodo/core/Input"
+ * import * as InputRequired from "@snodo/core/InputRequired"
+ * import * as Tool from "@snodo/core/Tool"
  *
  * const confirm = Tool.make("confirm", { input: Schema.Struct({}) }, () =>
  *   Effect.gen(function*() {

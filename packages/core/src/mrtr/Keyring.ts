@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { Redacted } from "effect"
- * import { Keyring } from "@snodo/core/mrtr/Keyring"
+ * import { Keyring } from "@snodo/core/Keyring"
  *
  * // Newest first: "k2" signs, "k1" still verifies.
  * const Keys = Keyring.layer({

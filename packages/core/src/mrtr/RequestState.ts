@@ -19,7 +19,7 @@
  *
  * @example
  * ```ts
- * import * as RequestState from "@snodo/core/mrtr/RequestState"
+ * import * as RequestState from "@snodo/core/extension/RequestState"
  *
  * const binding = { method: "tools/call", params: { name: "book", arguments: { city: "Oslo" } }, principal: "anonymous" }
  * const token = RequestState.seal(keyring, binding, { answers: {}, states: { step: 1 } }, Date.now())

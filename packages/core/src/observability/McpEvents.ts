@@ -15,7 +15,7 @@
  * @example
  * ```ts
  * import { Effect, Layer, Stream } from "effect"
- * import * as McpEvents from "@snodo/core/observability/McpEvents"
+ * import * as McpEvents from "@snodo/core/McpEvents"
  *
  * // An audit log of refusals.
  * const audit = Effect.gen(function*() {

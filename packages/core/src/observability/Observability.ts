@@ -14,8 +14,8 @@
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import * as Observability from "@snodo/core/observability/Observability"
- * import * as McpServer from "@snodo/core/runtime/McpServer"
+ * import * as Observability from "@snodo/core/Observability"
+ * import * as McpServer from "@snodo/core/McpServer"
  *
  * declare const Server: Layer.Layer<McpServer.McpServer>
  * const Observed = Server.pipe(Layer.provide(Observability.layer({ metrics: true })))

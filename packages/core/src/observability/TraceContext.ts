@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { Effect, Tracer } from "effect"
- * import * as TraceContext from "@snodo/core/observability/TraceContext"
+ * import * as TraceContext from "@snodo/core/extension/TraceContext"
  *
  * const context = TraceContext.fromMeta({
  *   traceparent: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { result } from "@snodo/core/pipeline/Encoder"
+ * import { result } from "@snodo/core/transport/Encoder"
  *
  * result(7, { resultType: "complete" }) // '{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}'
  * ```

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { decode } from "@snodo/core/pipeline/Envelope"
+ * import { decode } from "@snodo/core/transport/Envelope"
  *
  * const message = decode('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}')
  * // message._tag === "Request"
@@ -17,7 +17,7 @@
  */
 import { Predicate } from "effect"
 import { InvalidParams, InvalidRequest, type McpError, ParseError } from "./McpError.ts"
-import * as StrictJson from "../internal/StrictJson.ts"
+import * as StrictJson from "./StrictJson.ts"
 
 /**
  * A JSON-RPC request id as MCP allows it. Integers beyond `Number.MAX_SAFE_INTEGER` (but within
@@ -44,7 +44,7 @@ export interface Notification {
 
 /**
  * A response object sent to the server: it gets no answer. The initialize-era dialects route it to
- * the server-to-client request it answers (see runtime/ClientRequests).
+ * the server-to-client request it answers (see runtime/OutgoingRequests).
  *
  * @since 0.1.0
  */

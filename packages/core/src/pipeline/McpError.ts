@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { InvalidParams } from "@snodo/core/pipeline/McpError"
+ * import { InvalidParams } from "@snodo/core/McpError"
  *
  * const refuse = Effect.fail(new InvalidParams({ message: "Unknown tool: nope" }))
  * ```
@@ -139,7 +139,7 @@ export class UnsupportedProtocolVersion
  *
  * @example
  * ```ts
- * import { ApplicationError } from "@snodo/core/pipeline/McpError"
+ * import { ApplicationError } from "@snodo/core/McpError"
  *
  * const quota = ApplicationError.of(-32001, "Quota exceeded", { retryAfterMs: 1000 })
  * ```

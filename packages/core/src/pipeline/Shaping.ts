@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import * as Shaping from "@snodo/core/pipeline/Shaping"
+ * import * as Shaping from "@snodo/core/extension/Shaping"
  *
  * const shaped = Shaping.shape({ tools: [] }, { name: "calc", version: "1.0.0" }, { ttlMs: 0, cacheScope: "private" })
  * ```

@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { Dialect, DialectRegistry } from "../pipeline/Dialect.ts"
+import type { Registry, Revision } from "./Revision.ts"
 import { InternalError, InvalidRequest, type McpError } from "../pipeline/McpError.ts"
 import type { Session } from "../runtime/Session.ts"
 import { InitializeRequestParams } from "../wire/Lifecycle.ts"
@@ -27,7 +27,7 @@ import * as Route from "./Route.ts"
  *
  * @since 0.1.0
  */
-export const negotiate = (registry: DialectRegistry["Service"], requested: string): Dialect | undefined => {
+export const negotiate = (registry: Registry<Revision>, requested: string): Revision | undefined => {
   const exact = registry.get(requested)
   return exact?.session !== undefined ? exact : registry.legacy[0]
 }

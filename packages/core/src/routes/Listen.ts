@@ -43,7 +43,7 @@ export const route = Route.make({
       sink: call.transport.sink,
       streams: call.transport.subscriptions ?? environment.listen.streams,
       principal: call.principal,
-      observer: environment.instrumentation?.listen(request.id, call.principal.id)
+      observer: environment.observers?.listen(request.id, call.principal.id)
     }).pipe(
       Effect.map((end): Route.Reply =>
         end._tag === "Graceful"

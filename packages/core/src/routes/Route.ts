@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Route from "@snodo/core/routes/Route"
+ * import * as Route from "@snodo/core/extension/Route"
  *
  * // A method that answers { pong: true }
  * const Ping = Route.make({
@@ -30,9 +30,8 @@
  */
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
-import type { Instrumentation } from "../internal/Instrumentation.ts"
 import type * as Pagination from "../catalog/Pagination.ts"
-import type { Dialect, DialectRegistry, RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
@@ -41,7 +40,10 @@ import type { Executor } from "../runtime/Executor.ts"
 import type * as Listen from "../runtime/Listen.ts"
 import type { Principal } from "../runtime/Principal.ts"
 import type * as RequestServices from "../runtime/RequestServices.ts"
-import type { RequestContext, Settings } from "../runtime/ServerRuntime.ts"
+import type { Observers } from "../runtime/Observers.ts"
+import type { RequestContext } from "../runtime/RequestContext.ts"
+import type { Settings } from "../runtime/ServerSettings.ts"
+import type { Registry, Revision } from "./Revision.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
 /**
@@ -104,7 +106,7 @@ export interface Environment {
   /** Enabled protocol versions, preferred first. */
   readonly supportedVersions: ReadonlyArray<string>
   /** The enabled dialects (to shape a result outside a request, as a task does). */
-  readonly dialects: DialectRegistry["Service"]
+  readonly dialects: Registry<Revision>
   /** The request services of a handler, for running one outside a transport (a task's work). */
   readonly provider: RequestServices.Provider
   /** What `subscriptions/listen` honours, and the streams of transports that bring none of their own. */
@@ -114,7 +116,7 @@ export interface Environment {
     readonly streams: Listen.Streams
   }
   /** The runtime's spans, metrics and events, when the application observes any. */
-  readonly instrumentation?: Instrumentation | undefined
+  readonly observers?: Observers | undefined
 }
 
 /**
@@ -135,7 +137,7 @@ export interface Call<P = unknown> {
   /** The params, decoded with the route's schema. */
   readonly params: P
   readonly meta: RequestMeta
-  readonly dialect: Dialect
+  readonly dialect: Revision
   readonly principal: Principal["Service"]
   readonly transport: RequestContext
   readonly environment: Environment

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import * as RouteTable from "@snodo/core/routes/RouteTable"
+ * import * as RouteTable from "@snodo/core/extension/RouteTable"
  *
  * const route = runtime.routes.find("tools/call")
  * route?.nameParam // "name": an HTTP client mirrors params.name in Mcp-Name
@@ -18,8 +18,8 @@
  *
  * @since 0.1.0
  */
-import type * as Extension from "../extension/Extension.ts"
-import type { Dialect } from "../pipeline/Dialect.ts"
+import type * as Extension from "./Extension.ts"
+import type { Dialect } from "./Dialect.ts"
 import { InvalidParams, MethodNotFound } from "../pipeline/McpError.ts"
 import * as Route from "./Route.ts"
 

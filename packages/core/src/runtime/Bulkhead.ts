@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Bulkhead from "@snodo/core/runtime/Bulkhead"
+ * import * as Bulkhead from "@snodo/core/extension/Bulkhead"
  *
  * const bulkhead = Bulkhead.make(2, 16)
  * const guarded = Bulkhead.withPlace(bulkhead, "alice", Effect.succeed(1), () => new Error("full"))

@@ -19,10 +19,10 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as ComponentOptions from "@snodo/core/catalog/ComponentOptions"
- * import { Executor } from "@snodo/core/runtime/Executor"
+ * import * as ComponentOptions from "@snodo/core/ComponentOptions"
+ * import * as Executor from "@snodo/core/Executor"
  *
- * const executor = Executor.make()
+ * const executor = Executor.makeUnsafe()
  * const search = { key: "tool:search", limits: ComponentOptions.resolve({ concurrency: 4 }) }
  * const guarded = executor.run(Effect.succeed(1), { component: search, principal: "alice" })
  * ```
@@ -87,82 +87,94 @@ export class Executor extends Context.Service<Executor, {
   readonly queued: () => number
   /** The bulkhead of a component, once a request ran in it (for tests and metrics). */
   readonly bulkhead: (key: string) => Bulkhead.Bulkhead | undefined
-}>()("@snodo/core/Executor") {
-  /** Builds an executor with these global limits. */
-  static readonly make = (options?: Options): Executor["Service"] => {
-    const maxRunning = options?.maxRunning ?? defaults.maxRunning
-    const maxQueued = options?.maxQueued ?? defaults.maxQueued
-    const permits = Semaphore.makeUnsafe(maxRunning)
-    // Every bulkhead counts into it what it holds, running or waiting: the global bound's view.
-    const admitted: Bulkhead.Admitted = { count: 0, waiting: 0 }
-    // One per component of the catalog (keys are definitions', never request data).
-    const places = new Map<string, Places>()
-    const windows = new Map<string, RateWindow.RateWindow>()
-    const busy = new ServerBusy({
-      message: "Server busy: too many requests in flight",
-      data: { retryable: true, limit: maxQueued }
-    })
-    const placesOf = (component: Component): Places => {
-      let found = places.get(component.key)
-      if (found === undefined) {
-        const { concurrency, queue } = component.limits
-        found = {
-          bulkhead: Bulkhead.make(concurrency, queue, admitted),
-          refused: () =>
-            new ServerBusy({
-              message: `Server busy: ${component.key} has ${concurrency} running and ${queue} waiting`,
-              data: { retryable: true, limit: queue, component: component.key }
-            })
-        }
-        places.set(component.key, found)
-      }
-      return found
-    }
-    const windowOf = (component: Component, rate: NonNullable<ComponentOptions.Limits["rateLimit"]>) => {
-      let found = windows.get(component.key)
-      if (found === undefined) {
-        found = RateWindow.make(rate)
-        windows.set(component.key, found)
-      }
-      return found
-    }
-    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>, component: Component, timeoutMillis: number) =>
-      Effect.timeoutOrElse(effect, {
-        duration: timeoutMillis,
-        orElse: () =>
-          Effect.fail(
-            new InternalError({
-              message: `Request timed out: ${component.key} ran longer than ${timeoutMillis} ms`,
-              data: { reason: "timeout", timeoutMs: timeoutMillis, component: component.key }
-            })
-          )
-      })
-    const rateLimited = (component: Component, rate: NonNullable<ComponentOptions.Limits["rateLimit"]>, retryAfter: number) =>
-      new RateLimited({
-        message: `Rate limited: ${component.key} admits ${rate.limit} calls per ${rate.windowMillis} ms`,
-        data: { retryable: true, limit: rate.limit, windowMs: rate.windowMillis, retryAfterMs: retryAfter, component: component.key }
-      })
+}>()("@snodo/core/Executor") {}
 
-    const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
-      Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
-        if (admitted.count >= maxRunning + maxQueued) return Effect.fail(busy)
-        const component = runOptions?.component ?? unnamed
-        const principal = runOptions?.principal ?? "anonymous"
-        const limits = component.limits
-        const guarded = limits.timeoutMillis === undefined ? effect : timed(effect, component, limits.timeoutMillis)
-        const { bulkhead, refused } = placesOf(component)
-        const placed = Bulkhead.withPlace(bulkhead, principal, Semaphore.withPermit(permits, guarded), refused)
-        const rate = limits.rateLimit
-        if (rate === undefined) return placed
-        const window = windowOf(component, rate)
-        return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
-          const retryAfter = window.admit(principal, now)
-          return retryAfter === undefined ? placed : Effect.fail(rateLimited(component, rate, retryAfter))
-        })
-      })
-
-    return { active: () => admitted.count, queued: () => admitted.waiting, run, bulkhead: (key) => places.get(key)?.bulkhead }
+/**
+ * Builds an executor with these global limits (a synchronous allocation).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeUnsafe = (options?: Options): Executor["Service"] => {
+  const maxRunning = options?.maxRunning ?? defaults.maxRunning
+  const maxQueued = options?.maxQueued ?? defaults.maxQueued
+  const permits = Semaphore.makeUnsafe(maxRunning)
+  // Every bulkhead counts into it what it holds, running or waiting: the global bound's view.
+  const admitted: Bulkhead.Admitted = { count: 0, waiting: 0 }
+  // One per component of the catalog (keys are definitions', never request data).
+  const places = new Map<string, Places>()
+  const windows = new Map<string, RateWindow.RateWindow>()
+  const busy = new ServerBusy({
+    message: "Server busy: too many requests in flight",
+    data: { retryable: true, limit: maxQueued }
+  })
+  const placesOf = (component: Component): Places => {
+    let found = places.get(component.key)
+    if (found === undefined) {
+      const { concurrency, queue } = component.limits
+      found = {
+        bulkhead: Bulkhead.make(concurrency, queue, admitted),
+        refused: () =>
+          new ServerBusy({
+            message: `Server busy: ${component.key} has ${concurrency} running and ${queue} waiting`,
+            data: { retryable: true, limit: queue, component: component.key }
+          })
+      }
+      places.set(component.key, found)
+    }
+    return found
   }
+  const windowOf = (component: Component, rate: NonNullable<ComponentOptions.Limits["rateLimit"]>) => {
+    let found = windows.get(component.key)
+    if (found === undefined) {
+      found = RateWindow.make(rate)
+      windows.set(component.key, found)
+    }
+    return found
+  }
+  const timed = <A, E, R>(effect: Effect.Effect<A, E, R>, component: Component, timeoutMillis: number) =>
+    Effect.timeoutOrElse(effect, {
+      duration: timeoutMillis,
+      orElse: () =>
+        Effect.fail(
+          new InternalError({
+            message: `Request timed out: ${component.key} ran longer than ${timeoutMillis} ms`,
+            data: { reason: "timeout", timeoutMs: timeoutMillis, component: component.key }
+          })
+        )
+    })
+  const rateLimited = (component: Component, rate: NonNullable<ComponentOptions.Limits["rateLimit"]>, retryAfter: number) =>
+    new RateLimited({
+      message: `Rate limited: ${component.key} admits ${rate.limit} calls per ${rate.windowMillis} ms`,
+      data: { retryable: true, limit: rate.limit, windowMs: rate.windowMillis, retryAfterMs: retryAfter, component: component.key }
+    })
 
-  static readonly layer = (options?: Options): Layer.Layer<Executor> => Layer.sync(Executor, () => Executor.make(options))
+  const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
+    Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
+      if (admitted.count >= maxRunning + maxQueued) return Effect.fail(busy)
+      const component = runOptions?.component ?? unnamed
+      const principal = runOptions?.principal ?? "anonymous"
+      const limits = component.limits
+      const guarded = limits.timeoutMillis === undefined ? effect : timed(effect, component, limits.timeoutMillis)
+      const { bulkhead, refused } = placesOf(component)
+      const placed = Bulkhead.withPlace(bulkhead, principal, Semaphore.withPermit(permits, guarded), refused)
+      const rate = limits.rateLimit
+      if (rate === undefined) return placed
+      const window = windowOf(component, rate)
+      return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
+        const retryAfter = window.admit(principal, now)
+        return retryAfter === undefined ? placed : Effect.fail(rateLimited(component, rate, retryAfter))
+      })
+    })
+
+  return { active: () => admitted.count, queued: () => admitted.waiting, run, bulkhead: (key) => places.get(key)?.bulkhead }
 }
+
+/**
+ * The executor as a Layer (the server builds one with its options when none is provided).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<Executor> => Layer.sync(Executor, () => makeUnsafe(options))
+

@@ -29,12 +29,11 @@ import * as Encoder from "../pipeline/Encoder.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import { InternalError, InvalidParams, type McpError, ServerBusy } from "../pipeline/McpError.ts"
 import { SubscriptionIdKey } from "../wire/Meta.ts"
-import * as Extension from "../extension/Extension.ts"
-import type { ListenFilter } from "../extension/Extension.ts"
+import * as Negotiation from "../pipeline/Negotiation.ts"
 import type { SubscriptionFilter } from "../wire/Notifications.ts"
-import type { ListenObserver } from "../internal/Instrumentation.ts"
+import type { ListenObserver } from "./Observers.ts"
 import type { Principal } from "./Principal.ts"
-import type { RequestSink } from "./RequestSink.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
 
 /** What happens when a stream's queue is full. @since 0.1.0 */
@@ -301,6 +300,28 @@ const honour = (requested: SubscriptionFilter, support: Support) => {
   }
 }
 
+/**
+ * A key of the `subscriptions/listen` filter an extension honours (`taskIds` for Tasks).
+ *
+ * When a listen request carries the key, the core asks `honour` which topics the stream subscribes
+ * to (a request that did not negotiate the extension is refused with -32021 first). The stream then
+ * receives every {@link Topic} change published on those topics for its principal, written as the
+ * change's notification with the stream's subscription id in `_meta`.
+ *
+ * @since 0.1.0
+ */
+export interface ListenFilter {
+  readonly key: string
+  /**
+   * The topics to subscribe for the requested value, and the value to acknowledge (what the server
+   * agreed to send); fails with -32602 for a malformed value.
+   */
+  readonly honour: (
+    requested: unknown,
+    principal: Principal["Service"]
+  ) => Effect.Effect<{ readonly topics: ReadonlyArray<string>; readonly acknowledged: unknown }, McpError>
+}
+
 /** An extension's listen filter, with the extension it belongs to. @since 0.1.0 */
 export interface ExtensionFilter extends ListenFilter {
   readonly extension: string
@@ -335,7 +356,7 @@ const honourExtensions = (input: Input) =>
     for (const filter of input.filters) {
       const value = input.requested[filter.key]
       if (value === undefined) continue
-      if (!input.negotiated(filter.extension)) return yield* Extension.required(filter.extension)
+      if (!input.negotiated(filter.extension)) return yield* Negotiation.required(filter.extension)
       const honoured = yield* filter.honour(value, input.principal)
       for (const topic of honoured.topics) topics.add(topic)
       acknowledged[filter.key] = honoured.acknowledged

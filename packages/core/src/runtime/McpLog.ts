@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { McpLog } from "@snodo/core/runtime/McpLog"
+ * import { McpLog } from "@snodo/core/McpLog"
  *
  * const note = McpLog.log("info", { step: "fetching" }, "weather")
  * ```
@@ -19,7 +19,7 @@ import { Context, Effect } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
 import * as Meta from "../wire/Meta.ts"
 import type { LoggingLevel } from "../wire/Meta.ts"
-import type { RequestSink } from "./RequestSink.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 
 /** Severity rank, from the order of `LoggingLevel` (least to most severe). */
 const severity = new Map<LoggingLevel, number>(Meta.LoggingLevel.literals.map((level, rank) => [level, rank]))

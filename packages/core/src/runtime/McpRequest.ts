@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpRequest } from "@snodo/core/runtime/McpRequest"
+ * import { McpRequest } from "@snodo/core/McpRequest"
  *
  * const whoIsAsking = McpRequest.useSync((request) => request.meta.clientInfo?.name)
  * ```
@@ -12,17 +12,19 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import type { Principal } from "./Principal.ts"
 
 /**
- * Which transport carried the request; `"task"` for a handler running as a task, detached from
- * the request that created it.
+ * Which transport carried the request: the built-in ones, `"task"` for a handler running as a
+ * task (detached from the request that created it), or the name a transport of one's own gives
+ * itself (`"tcp"`).
  *
+ * @category models
  * @since 0.1.0
  */
-export type TransportKind = "stdio" | "http" | "memory" | "task"
+export type TransportKind = "stdio" | "http" | "memory" | "task" | (string & {})
 
 /**
  * @since 0.1.0

@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Principal } from "@snodo/core/runtime/Principal"
+ * import { Principal } from "@snodo/core/Principal"
  *
  * // in the application's authentication middleware, after verifying a token:
  * const authenticated = <A, E, R>(effect: Effect.Effect<A, E, R>, subject: string) =>

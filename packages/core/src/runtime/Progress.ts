@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Progress } from "@snodo/core/runtime/Progress"
+ * import { Progress } from "@snodo/core/Progress"
  *
  * const work = Effect.gen(function*() {
  *   for (let step = 1; step <= 3; step++) {
@@ -25,8 +25,8 @@
  */
 import { Context, type Duration, Effect, Schema } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
-import type { ProgressObserver } from "../internal/Instrumentation.ts"
-import type { RequestSink } from "./RequestSink.ts"
+import type { ProgressObserver } from "./Observers.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 
 /** Why a report was refused. @since 0.1.0 */
 export type ProgressErrorReason = "Busy" | "Timeout" | "LimitReached" | "NotIncreasing" | "Closed" | "MessageTooLong"

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import * as RateWindow from "@snodo/core/runtime/RateWindow"
+ * import * as RateWindow from "@snodo/core/extension/RateWindow"
  *
  * const window = RateWindow.make({ limit: 2, windowMillis: 1000, maxKeys: 100 })
  * window.admit("alice", 0) // undefined: admitted

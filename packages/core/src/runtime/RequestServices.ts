@@ -12,14 +12,15 @@
 import { Context, Effect, Tracer } from "effect"
 import type { Session } from "../mrtr/Input.ts"
 import { McpInput } from "../mrtr/Input.ts"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
-import type { Instrumentation } from "../internal/Instrumentation.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
+import type { Observers } from "./Observers.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { McpLog, makeLogger } from "./McpLog.ts"
 import { McpRequest } from "./McpRequest.ts"
 import type { Principal } from "./Principal.ts"
 import { makeReporter, Progress } from "./Progress.ts"
-import type { RequestContext, Settings } from "./ServerRuntime.ts"
+import type { RequestContext } from "./RequestContext.ts"
+import type { Settings } from "./ServerSettings.ts"
 
 /**
  * Runs a handler's effect with the request's services and, in an MRTR round, that round's session.
@@ -48,7 +49,7 @@ export type Provider = (
 export const make = (
   settings: Settings,
   application: Context.Context<never>,
-  instrumentation?: Instrumentation | undefined
+  observers?: Observers | undefined
 ): Provider => {
   const withApplication = new WeakMap<Context.Context<never>, Context.Context<never>>()
   const applicationOver = (transport: Context.Context<never>): Context.Context<never> => {
@@ -60,7 +61,7 @@ export const make = (
     return merged
   }
   return (request, meta, context, principal) => {
-    const reporter = makeReporter(meta.progressToken, context.sink, settings.progress, instrumentation?.progress(request.id))
+    const reporter = makeReporter(meta.progressToken, context.sink, settings.progress, observers?.progress(request.id))
     const logger = makeLogger(settings.logging, meta.logLevel, context.sink)
     const current: McpRequest["Service"] = {
       id: request.id,

@@ -7,7 +7,7 @@
  * its `MCP-Protocol-Version` header and knowing nothing of the client (`persistent: false`: no
  * capabilities, no log level, no subscriptions, no server-to-client requests). The transport puts
  * the session in the request's `RequestContext`; admission asks the dialect it negotiated for the
- * request's protocol context (see pipeline/Admission).
+ * request's protocol context (see routes/Admission).
  *
  * What the session keeps: the negotiated version, client capabilities and info; whether
  * `notifications/initialized` arrived; the level `logging/setLevel` chose (the same `McpLog` a
@@ -20,11 +20,11 @@
  *
  * @example
  * ```ts
- * import * as Session from "@snodo/core/runtime/Session"
- * import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
+ * import * as Session from "@snodo/core/dialect/Session"
+ * import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
  *
  * // a transport's session: a channel for notifications, and server-to-client requests
- * const session = Session.make({ outbound: (frame) => write(frame), requests: ClientRequests.make() })
+ * const session = Session.makeUnsafe({ outbound: (frame) => write(frame), requests: OutgoingRequests.make() })
  * const context = { transport: "stdio", sink, session }
  * ```
  *
@@ -32,20 +32,12 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import * as Encoder from "../pipeline/Encoder.ts"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { LoggingLevel } from "../wire/Meta.ts"
-import type { ClientRequests } from "./ClientRequests.ts"
+import type { OutgoingRequests } from "../peer/OutgoingRequests.ts"
 import type { Support } from "./Listen.ts"
 import type { Principal } from "./Principal.ts"
 import type { Change, SubscriptionHub } from "./SubscriptionHub.ts"
-
-/**
- * Notifications a session's channel may have waiting to be written before more are dropped (a
- * client that stopped reading must not hold the publisher or grow a queue without bound).
- *
- * @since 0.1.0
- */
-export const maxWaitingNotifications = 64
 
 /** What `initialize` agreed on. @since 0.1.0 */
 export interface Negotiated {
@@ -56,7 +48,8 @@ export interface Negotiated {
 
 /**
  * Writes one notification not tied to a request, without waiting; drops it while no channel is
- * open (an HTTP session without its GET stream) or {@link maxWaitingNotifications} wait already.
+ * open (an HTTP session without its GET stream) or when the transport's bounded outbox is full
+ * (peer/Outbox: a client that stopped reading never holds the publisher).
  *
  * @since 0.1.0
  */
@@ -77,7 +70,7 @@ export interface Session {
   /** The URIs `resources/subscribe` named. */
   readonly resourceSubscriptions: ReadonlySet<string>
   /** Its server-to-client requests, when the transport carries them and their answers. */
-  readonly requests: ClientRequests | undefined
+  readonly requests: OutgoingRequests | undefined
   /** Records what `initialize` negotiated. */
   readonly negotiate: (negotiated: Negotiated) => void
   readonly markInitialized: () => void
@@ -100,7 +93,7 @@ export interface Options {
   readonly id?: string
   /** Its channel for notifications not tied to a request; without one, the session is not persistent. */
   readonly outbound?: Outbound
-  readonly requests?: ClientRequests
+  readonly requests?: OutgoingRequests
 }
 
 const listChanged = {
@@ -129,11 +122,13 @@ const noTopics: ReadonlySet<string> = new Set()
 const dropped: Outbound = () => {}
 
 /**
- * A session. With an `outbound` channel it is persistent (stdio, an HTTP session).
+ * A session (a synchronous allocation: its hub subscription lives in a scope of its own, closed by
+ * `end`). With an `outbound` channel it is persistent (stdio, an HTTP session).
  *
+ * @category constructors
  * @since 0.1.0
  */
-export const make = (options?: Options): Session => {
+export const makeUnsafe = (options?: Options): Session => {
   const outbound = options?.outbound
   const subscriptions = new Set<string>()
   const scope = Scope.makeUnsafe()
@@ -199,7 +194,7 @@ export const make = (options?: Options): Session => {
  * @since 0.1.0
  */
 export const stateless = (version: string): Session => {
-  const session = make()
+  const session = makeUnsafe()
   session.negotiate({ version, clientCapabilities: {}, clientInfo: undefined })
   return session
 }

@@ -55,8 +55,6 @@ export const LogLevelKey = "io.modelcontextprotocol/logLevel" as const
 export const ServerInfoKey = "io.modelcontextprotocol/serverInfo" as const
 /** @since 0.1.0 */
 export const SubscriptionIdKey = "io.modelcontextprotocol/subscriptionId" as const
-/** The unprefixed request `_meta` key carrying the progress token. @since 0.1.0 */
-export const ProgressTokenKey = "progressToken" as const
 
 /**
  * A `_meta` object: any keys, any values (key grammar and reserved keys are checked by admission).

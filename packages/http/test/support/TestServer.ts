@@ -4,12 +4,12 @@
  */
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { HttpServer } from "effect/http"
-import { McpLog } from "@snodo/core/runtime/McpLog"
-import * as McpServer from "@snodo/core/runtime/McpServer"
-import * as Progress from "@snodo/core/runtime/Progress"
-import * as Tool from "@snodo/core/catalog/Tool"
-import { ApplicationError } from "@snodo/core/pipeline/McpError"
-import type { ServerRuntime } from "@snodo/core/runtime/ServerRuntime"
+import { McpLog } from "@snodo/core/McpLog"
+import * as McpServer from "@snodo/core/McpServer"
+import * as Progress from "@snodo/core/Progress"
+import * as Tool from "@snodo/core/Tool"
+import { ApplicationError } from "@snodo/core/McpError"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as NodeServe from "@snodo/http/NodeServe"
 
 /** Observations of the slow tool. */

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { OutputUnit } from "@hyperjump/json-schema/draft-2020-12"
-import type { ValidationIssue } from "@snodo/core/catalog/SchemaValidator"
+import type { ValidationIssue } from "@snodo/core/SchemaValidator"
 import type { Ast } from "./bounds.ts"
 
 const VALIDATE = "https://json-schema.org/evaluation/validate"

@@ -4,7 +4,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+import * as StdioTransport from "@snodo/core/StdioTransport"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"

@@ -5,7 +5,37 @@
  *
  * @internal
  */
-import type { MatchResult, Part } from "../catalog/UriTemplate.ts"
+/**
+ * The operators of the subset: `""` simple, `"+"` reserved, `"/"` path segment, `"?"` form query,
+ * `"&"` query continuation.
+ *
+ * @since 0.1.0
+ */
+export type Operator = "" | "+" | "/" | "?" | "&"
+
+/**
+ * One piece of a parsed template.
+ *
+ * @since 0.1.0
+ */
+export type Part =
+  | { readonly _tag: "Literal"; readonly text: string }
+  | {
+    readonly _tag: "Expression"
+    readonly operator: Operator
+    readonly variables: ReadonlyArray<{ readonly name: string; readonly explode: boolean }>
+    /** The expression as written, braces included. */
+    readonly source: string
+  }
+
+/**
+ * What {@link match} returns: a string per matched variable, an array for `{/var*}`; optional query
+ * variables that were absent have no key.
+ *
+ * @since 0.1.0
+ */
+export type MatchResult = { readonly [name: string]: string | ReadonlyArray<string> }
+
 
 // ---- Character classes (ASCII lookup tables)
 

@@ -24,7 +24,7 @@
  * ```ts
  * import { Effect, Schema } from "effect"
  * import * as Extension from "@snodo/core/extension/Extension"
- * import * as Route from "@snodo/core/routes/Route"
+ * import * as Route from "@snodo/core/extension/Route"
  *
  * const Echo = Extension.make({
  *   name: "com.example/echo",
@@ -44,33 +44,12 @@
  */
 import type { Effect, Scope } from "effect"
 import type { CatalogError } from "../catalog/Catalog.ts"
-import { MissingRequiredClientCapability, type McpError } from "../pipeline/McpError.ts"
-import type * as Route from "../routes/Route.ts"
-import type { Principal } from "../runtime/Principal.ts"
+import type { ConfigurationError } from "../pipeline/ConfigurationError.ts"
+import type { ListenFilter } from "../runtime/Listen.ts"
+import type * as Route from "./Route.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Extension")
 
-/**
- * A key of the `subscriptions/listen` filter an extension honours (`taskIds` for Tasks).
- *
- * When a listen request carries the key, the core asks `honour` which topics the stream subscribes
- * to (a request that did not negotiate the extension is refused with -32021 first). The stream then
- * receives every {@link Topic} change published on those topics for its principal, written as the
- * change's notification with the stream's subscription id in `_meta`.
- *
- * @since 0.1.0
- */
-export interface ListenFilter {
-  readonly key: string
-  /**
-   * The topics to subscribe for the requested value, and the value to acknowledge (what the server
-   * agreed to send); fails with -32602 for a malformed value.
-   */
-  readonly honour: (
-    requested: unknown,
-    principal: Principal["Service"]
-  ) => Effect.Effect<{ readonly topics: ReadonlyArray<string>; readonly acknowledged: unknown }, McpError>
-}
 
 /**
  * A replacement of a dialect route, made by {@link wrap}.
@@ -109,7 +88,7 @@ export interface Extension<out R = never> {
   /** Advertised as `capabilities.extensions[name]` (default `{}`). */
   readonly settings: Readonly<Record<string, unknown>>
   /** Builds the contribution when the server's Layer is built (in its scope). */
-  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R | Scope.Scope>
+  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError | ConfigurationError, R | Scope.Scope>
 }
 
 /** Whether a value is an extension. @since 0.1.0 */
@@ -124,31 +103,15 @@ export const make = <R = never>(options: {
   readonly name: string
   readonly settings?: Readonly<Record<string, unknown>>
   /** Runs in the server Layer's scope: what it forks or acquires lives as long as the server. */
-  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, R>
+  readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError | ConfigurationError, R>
 }): Extension<Exclude<R, Scope.Scope>> => ({
   [TypeId]: TypeId,
   name: options.name,
   settings: options.settings ?? {},
   // R is contained in Exclude<R, Scope> | Scope; the compiler cannot see it for a generic R.
-  make: options.make as (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError, Exclude<R, Scope.Scope> | Scope.Scope>
+  make: options.make as (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError | ConfigurationError, Exclude<R, Scope.Scope> | Scope.Scope>
 })
 
-/**
- * Whether request capabilities name an extension (per request: nothing carries over).
- *
- * @since 0.1.0
- */
-export const negotiated = (clientCapabilities: Readonly<Record<string, unknown>>, name: string): boolean => {
-  const extensions = clientCapabilities["extensions"]
-  if (typeof extensions !== "object" || extensions === null) return false
-  const settings = (extensions as Record<string, unknown>)[name]
-  return typeof settings === "object" && settings !== null
-}
+export { negotiated, required } from "../pipeline/Negotiation.ts"
 
-/**
- * The -32021 for a request that needs an extension it did not declare.
- *
- * @since 0.1.0
- */
-export const required = (name: string, message = "Missing required client capability"): MissingRequiredClientCapability =>
-  new MissingRequiredClientCapability({ message, data: { requiredCapabilities: { extensions: { [name]: {} } } } })
+export type { ListenFilter } from "../runtime/Listen.ts"

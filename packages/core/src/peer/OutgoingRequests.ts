@@ -1,7 +1,7 @@
 /**
- * Requests from the server to the client, for the initialize-era dialects (2025-11-25):
- * `elicitation/create`, `sampling/createMessage` and `roots/list` sent on the stream of the request
- * whose handler asked, each waiting for the client's response.
+ * The requests a peer sends to the other side, each waiting for its response: for a server, the
+ * initialize-era dialects' (2025-11-25) `elicitation/create`, `sampling/createMessage` and
+ * `roots/list` sent on the stream of the request whose handler asked.
  *
  * One registry per session (a stdio connection, an HTTP `Mcp-Session-Id`) numbers the requests it
  * sends (`"snodo-1"`, `"snodo-2"`, …, never reused) and hands each response the transport
@@ -12,14 +12,14 @@
  * requests wait at once (`Busy` beyond); closing the registry fails every waiting one (`Closed`).
  *
  * Handlers do not use this module: `Input.elicit`, `Input.sample` and `Input.roots` reach it
- * through the dialect (see internal/ClientInput).
+ * through the dialect (see server/ClientInput).
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as ClientRequests from "@snodo/core/runtime/ClientRequests"
+ * import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
  *
- * const requests = ClientRequests.make()
+ * const requests = OutgoingRequests.make()
  * const roots = requests.send(sink, "roots/list", {}, "30 seconds")
  * // the transport, on a response frame: requests.receive(response)
  * ```
@@ -38,14 +38,14 @@ import type { RequestSink } from "./RequestSink.ts"
  *
  * @since 0.1.0
  */
-export class ClientRequestError extends Schema.TaggedError<ClientRequestError>()("ClientRequestError", {
+export class OutgoingRequestError extends Schema.TaggedError<OutgoingRequestError>()("OutgoingRequestError", {
   reason: Schema.Literals(["Timeout", "Refused", "Closed", "Busy"]),
   message: Schema.String,
   error: Schema.optional(Schema.Struct({ code: Schema.Number, message: Schema.String, data: Schema.optional(Schema.Unknown) }))
 }) {}
 
 /** The server-to-client requests of one session. @since 0.1.0 */
-export interface ClientRequests {
+export interface OutgoingRequests {
   /**
    * Writes a request on `sink` and waits (at most `timeout`) for the client's result.
    * Interruption withdraws it (`notifications/cancelled`).
@@ -55,7 +55,7 @@ export interface ClientRequests {
     method: string,
     params: Readonly<Record<string, unknown>>,
     timeout: Duration.Input
-  ) => Effect.Effect<unknown, ClientRequestError>
+  ) => Effect.Effect<unknown, OutgoingRequestError>
   /** Hands a response to the request it answers; `false` when it answers nothing pending. */
   readonly receive: (response: Envelope.Response) => boolean
   /** Fails every waiting request with `Closed` and refuses new ones. */
@@ -82,34 +82,34 @@ const readError = (error: unknown): { readonly code: number; readonly message: s
  *
  * @since 0.1.0
  */
-export const make = (options?: Options): ClientRequests => {
+export const make = (options?: Options): OutgoingRequests => {
   const maxPending = options?.maxPending ?? 64
-  const waiting = new Map<string, Deferred.Deferred<unknown, ClientRequestError>>()
+  const waiting = new Map<string, Deferred.Deferred<unknown, OutgoingRequestError>>()
   let next = 0
   let closed = false
 
   const withdraw = (sink: RequestSink, id: string, reason: string) =>
     Effect.ignore(sink.write(Encoder.notification("notifications/cancelled", { requestId: id, reason })))
 
-  const send: ClientRequests["send"] = (sink, method, params, timeout) =>
+  const send: OutgoingRequests["send"] = (sink, method, params, timeout) =>
     Effect.suspend(() => {
-      if (closed) return Effect.fail(new ClientRequestError({ reason: "Closed", message: "The session has ended" }))
+      if (closed) return Effect.fail(new OutgoingRequestError({ reason: "Closed", message: "The session has ended" }))
       if (waiting.size >= maxPending) {
-        return Effect.fail(new ClientRequestError({ reason: "Busy", message: `At most ${maxPending} requests to the client wait at once` }))
+        return Effect.fail(new OutgoingRequestError({ reason: "Busy", message: `At most ${maxPending} requests to the client wait at once` }))
       }
       const id = `snodo-${++next}`
-      const answer = Deferred.makeUnsafe<unknown, ClientRequestError>()
+      const answer = Deferred.makeUnsafe<unknown, OutgoingRequestError>()
       waiting.set(id, answer)
       const millis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
       return sink.write(Encoder.request(id, method, params)).pipe(
-        Effect.catchTag("SinkClosed", () => Effect.fail(new ClientRequestError({ reason: "Closed", message: "The request's stream has ended" }))),
+        Effect.catchTag("SinkClosed", () => Effect.fail(new OutgoingRequestError({ reason: "Closed", message: "The request's stream has ended" }))),
         Effect.andThen(Deferred.await(answer)),
         Effect.timeoutOrElse({
           duration: millis,
           orElse: () =>
             Effect.andThen(
               withdraw(sink, id, "timed out"),
-              Effect.fail(new ClientRequestError({ reason: "Timeout", message: `The client did not answer ${method} within ${millis} ms` }))
+              Effect.fail(new OutgoingRequestError({ reason: "Timeout", message: `The client did not answer ${method} within ${millis} ms` }))
             )
         }),
         Effect.onInterrupt(() => withdraw(sink, id, "The request that asked was cancelled")),
@@ -125,7 +125,7 @@ export const make = (options?: Options): ClientRequests => {
     waiting.delete(id)
     if (response.error !== undefined) {
       const error = readError(response.error)
-      Deferred.doneUnsafe(answer, Exit.fail(new ClientRequestError({ reason: "Refused", message: error.message, error })))
+      Deferred.doneUnsafe(answer, Exit.fail(new OutgoingRequestError({ reason: "Refused", message: error.message, error })))
     } else {
       Deferred.doneUnsafe(answer, Exit.succeed(response.result))
     }
@@ -134,7 +134,7 @@ export const make = (options?: Options): ClientRequests => {
 
   const close = () => {
     closed = true
-    const failure = Exit.fail(new ClientRequestError({ reason: "Closed", message: "The session has ended" }))
+    const failure = Exit.fail(new OutgoingRequestError({ reason: "Closed", message: "The session has ended" }))
     for (const answer of waiting.values()) Deferred.doneUnsafe(answer, failure)
     waiting.clear()
   }

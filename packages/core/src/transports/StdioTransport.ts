@@ -23,7 +23,7 @@
  * import { Effect } from "effect"
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as NodeStdio from "@effect/platform-node/NodeStdio"
- * import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+ * import * as StdioTransport from "@snodo/core/StdioTransport"
  *
  * StdioTransport.run().pipe(
  *   Effect.provide(Server.layer),
@@ -38,10 +38,10 @@
 import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Queue, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "../pipeline/McpError.ts"
-import type { ServerRuntime } from "../runtime/ServerRuntime.ts"
+import type { ServerRuntime } from "../server/ServerRuntime.ts"
 import * as Connection from "./Connection.ts"
-import * as FrameWriter from "../internal/FrameWriter.ts"
-import * as LineFramer from "../internal/LineFramer.ts"
+import * as FrameWriter from "./FrameWriter.ts"
+import * as LineFramer from "./LineFramer.ts"
 
 /** Transport options. @since 0.1.0 */
 export interface Options {
@@ -105,7 +105,7 @@ export type RunMain = <E, A>(effect: Effect.Effect<A, E>, options?: { readonly d
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as NodeStdio from "@effect/platform-node/NodeStdio"
- * import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+ * import * as StdioTransport from "@snodo/core/StdioTransport"
  *
  * StdioTransport.run().pipe(
  *   Effect.provide(Server.layer),
@@ -359,7 +359,7 @@ export const run = (options?: Options): Effect.Effect<void, StdoutStalled, Serve
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import * as StdioTransport from "@snodo/core/transport/StdioTransport"
+ * import * as StdioTransport from "@snodo/core/StdioTransport"
  *
  * const Stdio = StdioTransport.layer().pipe(Layer.provide(Server.layer), Layer.provide(NodeStdio.layer))
  * ```

@@ -11,8 +11,8 @@
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import * as Tool from "@snodo/core/catalog/Tool"
- * import * as McpServer from "@snodo/core/runtime/McpServer"
+ * import * as Tool from "@snodo/core/Tool"
+ * import * as McpServer from "@snodo/core/McpServer"
  *
  * const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed({ text }))
  *
@@ -31,18 +31,22 @@ import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import { SchemaValidator } from "../catalog/SchemaValidator.ts"
 import type * as Tool from "../catalog/Tool.ts"
 import type { McpInput } from "../mrtr/Input.ts"
-import type * as Extension from "../extension/Extension.ts"
+import type * as Extension from "../routes/Extension.ts"
 import { Keyring } from "../mrtr/Keyring.ts"
-import { type Dialect, Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "../pipeline/Dialect.ts"
-import { AuthorizationPolicy } from "./Authorization.ts"
+import * as DialectRegistry from "../dialects/DialectRegistry.ts"
+
+export type { BuiltInVersion } from "../dialects/DialectRegistry.ts"
+import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
+import type { Dialect } from "../routes/Dialect.ts"
+import { AuthorizationPolicy } from "../runtime/Authorization.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
-import { Executor, type Options as ExecutorOptions } from "./Executor.ts"
-import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "./Listen.ts"
-import type { McpLog } from "./McpLog.ts"
-import type { McpRequest } from "./McpRequest.ts"
-import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, type Progress } from "./Progress.ts"
+import { Executor, makeUnsafe as makeExecutor, type Options as ExecutorOptions } from "../runtime/Executor.ts"
+import { defaultLimits as defaultListenLimits, type Limits as ListenLimits } from "../runtime/Listen.ts"
+import type { McpLog } from "../runtime/McpLog.ts"
+import type { McpRequest } from "../runtime/McpRequest.ts"
+import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, type Progress } from "../runtime/Progress.ts"
 import * as ServerRuntime from "./ServerRuntime.ts"
-import { SubscriptionHub } from "./SubscriptionHub.ts"
+import { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
 /** The services snodo provides to every handler. @since 0.1.0 */
 export type RequestServices = McpRequest | Progress | McpLog | McpInput
@@ -90,39 +94,13 @@ export interface Options {
    * initialize-era clients too (see docs/dialects.md). Given, it wins over a `DialectRegistry`
    * in context.
    */
-  readonly dialects?: ReadonlyArray<BuiltInVersion | Dialect>
+  readonly dialects?: ReadonlyArray<DialectRegistry.BuiltInVersion | Dialect>
   /**
    * How long a handler waits for the client's answer when the initialize-era dialect sends its
    * `Input` asks as server-to-client requests (default 60 s).
    */
   readonly clientRequestTimeout?: Duration.Input
 }
-
-/** The versions snodo ships a dialect for. @since 0.1.0 */
-export type BuiltInVersion = "2026-07-28" | "2025-11-25"
-
-const builtIn: Readonly<Record<BuiltInVersion, Dialect>> = {
-  "2026-07-28": Dialect2026_07_28,
-  "2025-11-25": Dialect2025_11_25
-}
-
-/** The registry the `dialects` option names, or why it names none. */
-const registryOf = (dialects: ReadonlyArray<BuiltInVersion | Dialect>): Effect.Effect<DialectRegistry["Service"], Catalog.CatalogError> =>
-  Effect.suspend(() => {
-    const resolved: Array<Dialect> = []
-    for (const entry of dialects) {
-      const dialect = typeof entry === "string" ? builtIn[entry] : entry
-      if (dialect === undefined) {
-        return Effect.fail(new Catalog.CatalogError({ message: `dialects: unknown version ${String(entry)} (built in: ${Object.keys(builtIn).join(", ")})` }))
-      }
-      resolved.push(dialect)
-    }
-    const versions = resolved.map((dialect) => dialect.version)
-    if (versions.length === 0 || new Set(versions).size !== versions.length) {
-      return Effect.fail(new Catalog.CatalogError({ message: `dialects: name at least one version, each once (got ${JSON.stringify(versions)})` }))
-    }
-    return Effect.succeed(DialectRegistry.make(resolved))
-  })
 
 /** The services a component's handlers require. @since 0.1.0 */
 export type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
@@ -146,7 +124,7 @@ export interface McpServer<out R = never> extends Pipeable.Pipeable {
   /** A new definition that serves this extension too (one extension per name). */
   readonly extend: <RX>(extension: Extension.Extension<RX>) => McpServer<R | RX>
   /** The runtime, built from this definition (the same Layer value however often it is read). */
-  readonly layer: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>
+  readonly layer: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError | ConfigurationError, Exclude<R, RequestServices>>
 }
 
 const Proto = {
@@ -189,7 +167,7 @@ const refusePublicCaching = (cache: Readonly<Record<string, CacheHint>>, catalog
   const offenders = [...publicMethods, ...publicResources]
   return offenders.length === 0
     ? Effect.void
-    : Effect.fail(new Catalog.CatalogError({
+    : Effect.fail(new ConfigurationError({
       message: `cacheScope "public" is not allowed with an AuthorizationPolicy (responses differ per principal): ${offenders.join(", ")}`
     }))
 }
@@ -216,7 +194,7 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
  */
 export const layer = <R>(server: McpServer<R>): Layer.Layer<
   ServerRuntime.ServerRuntime,
-  Catalog.CatalogError,
+  Catalog.CatalogError | ConfigurationError,
   Exclude<R, RequestServices>
 > =>
   Layer.effect(
@@ -225,8 +203,14 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       const options = server.options
       const validator = Option.getOrElse(yield* Effect.serviceOption(SchemaValidator), () => BasicJsonSchema.make())
       const dialects = options.dialects === undefined
-        ? Option.getOrElse(yield* Effect.serviceOption(DialectRegistry), () => DialectRegistry.make([Dialect2026_07_28]))
-        : yield* registryOf(options.dialects)
+        ? Option.getOrElse(yield* Effect.serviceOption(DialectRegistry.DialectRegistry), () => DialectRegistry.defaultRegistry)
+        : yield* DialectRegistry.make(options.dialects)
+      const duplicate = server.extensions.find((extension, index) =>
+        server.extensions.findIndex((other) => other.name === extension.name) !== index
+      )
+      if (duplicate !== undefined) {
+        return yield* new ConfigurationError({ message: `Extension "${duplicate.name}" is added to this server twice` })
+      }
       const catalog = yield* Catalog.make(
         server.components,
         options.pageSize === undefined ? undefined : { pageSize: options.pageSize }
@@ -237,7 +221,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
       const cache = options.cache ?? {}
       if (policy !== undefined) yield* refusePublicCaching(cache, catalog)
       const keyring = Option.getOrUndefined(yield* Effect.serviceOption(Keyring))
-      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => Executor.make(options.executor))
+      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => makeExecutor(options.executor))
       return yield* ServerRuntime.make({
         settings: {
           serverInfo: serverInfoOf(options),
@@ -259,7 +243,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
         ...(hub === undefined ? {} : { hub })
       })
     })
-  ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>>
+  ) as Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError | ConfigurationError, Exclude<R, RequestServices>>
 
 const build = <R>(
   options: Options,
@@ -272,13 +256,8 @@ const build = <R>(
   self.components = components
   self.extensions = extensions
   self.add = (...more: ReadonlyArray<Catalog.Component>) => build(options, [...components, ...more], extensions)
-  self.extend = (extension: Extension.Extension<unknown>) => {
-    if (extensions.some((added) => added.name === extension.name)) {
-      throw new Error(`Extension "${extension.name}" is already added to this server`)
-    }
-    return build(options, components, [...extensions, extension])
-  }
-  let memoized: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError, Exclude<R, RequestServices>> | undefined
+  self.extend = (extension: Extension.Extension<unknown>) => build(options, components, [...extensions, extension])
+  let memoized: Layer.Layer<ServerRuntime.ServerRuntime, Catalog.CatalogError | ConfigurationError, Exclude<R, RequestServices>> | undefined
   Object.defineProperty(self, "layer", { get: () => memoized ??= layer(self as McpServer<R>) })
   return self as McpServer<R>
 }

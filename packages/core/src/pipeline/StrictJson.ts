@@ -22,7 +22,7 @@
  *
  * @example
  * ```ts
- * import * as StrictJson from "../internal/StrictJson.ts" // internal: used by the envelope
+ * import * as StrictJson from "./StrictJson.ts" // internal: used by the envelope
  *
  * StrictJson.parse(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
  * // { _tag: "Ok", value: { jsonrpc: "2.0", id: 7, method: "ping" }, idLexeme: "7" }
@@ -389,7 +389,7 @@ const setMember = (target: Record<string, unknown>, key: string, value: unknown)
  *
  * @example
  * ```ts
- * import * as StrictJson from "../internal/StrictJson.ts" // internal: used by the envelope
+ * import * as StrictJson from "./StrictJson.ts" // internal: used by the envelope
  *
  * const result = StrictJson.parse(`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`)
  * if (result._tag === "Ok") {

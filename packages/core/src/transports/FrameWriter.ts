@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import * as FrameWriter from "../internal/FrameWriter.ts" // internal: used by the stdio transport
+ * import * as FrameWriter from "@snodo/core/transport/FrameWriter"
  *
  * const writer = FrameWriter.make(
  *   { write: (text, done) => process.stdout.write(text, done) },
@@ -24,8 +24,8 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { SinkClosed } from "../runtime/RequestSink.ts"
-import type { RequestSink } from "../runtime/RequestSink.ts"
+import { SinkClosed } from "../peer/RequestSink.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 
 /** Where the text goes: Node's `Writable#write` has this shape. @since 0.1.0 */
 export interface Output {

@@ -17,10 +17,10 @@
  *
  * @example
  * ```ts
- * import { admit } from "@snodo/core/pipeline/Admission"
- * import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/pipeline/Dialect"
+ * import { admit } from "@snodo/core/dialect/Admission"
+ * import { DialectRegistry } from "@snodo/core/dialect"
  *
- * const registry = DialectRegistry.make([Dialect2026_07_28])
+ * const registry = DialectRegistry.defaultRegistry
  * admit(registry, { method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
  *   "io.modelcontextprotocol/clientCapabilities": {} } } })
  * // { dialect, meta } or the McpError to answer with
@@ -29,10 +29,12 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
+import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "../pipeline/McpError.ts"
+import { readProgressToken, type RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { Session } from "../runtime/Session.ts"
 import * as Meta from "../wire/Meta.ts"
-import type { Dialect, DialectRegistry, RequestMeta } from "./Dialect.ts"
-import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "./McpError.ts"
+import type { Dialect } from "./Dialect.ts"
+import type { Registry } from "./Revision.ts"
 
 /** A request admitted: the dialect that speaks its version, and what its `_meta` says. @since 0.1.0 */
 export interface Admitted {
@@ -53,7 +55,7 @@ export interface Admissible {
  * @since 0.1.0
  */
 export const admit = (
-  registry: DialectRegistry["Service"],
+  registry: Registry<Dialect>,
   request: Admissible,
   session?: Session
 ): Admitted | McpError => {
@@ -90,7 +92,7 @@ export const admit = (
  * A request of an initialize-era session: the dialect the session negotiated admits it; before
  * `initialize`, the preferred initialize-era dialect admits the methods that open a session.
  */
-const admitSession = (registry: DialectRegistry["Service"], request: Admissible, session: Session): Admitted | McpError => {
+const admitSession = (registry: Registry<Dialect>, request: Admissible, session: Session): Admitted | McpError => {
   const negotiated = session.negotiated
   const dialect = negotiated === undefined ? registry.legacy[0] : registry.get(negotiated.version)
   const rules = dialect?.session
@@ -102,7 +104,7 @@ const admitSession = (registry: DialectRegistry["Service"], request: Admissible,
   return "protocolVersion" in meta ? { dialect, meta } : meta
 }
 
-const notInitialized = (registry: DialectRegistry["Service"]): InvalidRequest => {
+const notInitialized = (registry: Registry<Dialect>): InvalidRequest => {
   const stateless = registry.dialects.filter((dialect) => dialect.session === undefined).map((dialect) => dialect.version)
   const legacy = registry.legacy.map((dialect) => dialect.version).join(", ")
   return new InvalidRequest({
@@ -110,89 +112,6 @@ const notInitialized = (registry: DialectRegistry["Service"]): InvalidRequest =>
       ? `Invalid request: the session is not initialized (send initialize first; ${legacy})`
       : `Invalid request: the session is not initialized (send initialize first; ${legacy}), and the request names no version in _meta.${Meta.ProtocolVersionKey} (${stateless.join(", ")})`
   })
-}
-
-const logLevels: ReadonlySet<string> = new Set(Meta.LoggingLevel.literals)
-
-const invalidMeta = (message: string) => new InvalidParams({ message: `Invalid _meta: ${message}` })
-
-/** Longest progress token string, in UTF-8 bytes. @since 0.1.0 */
-export const maxProgressTokenBytes = 256
-
-const readProgressToken = (token: unknown): string | number | undefined | McpError => {
-  if (token === undefined) return undefined
-  if (typeof token === "string") {
-    return Buffer.byteLength(token, "utf8") <= maxProgressTokenBytes
-      ? token
-      : invalidMeta("progressToken longer than 256 bytes")
-  }
-  if (typeof token === "number" && Number.isSafeInteger(token)) return token
-  return invalidMeta("progressToken must be a string or an integer")
-}
-
-const validateClientInfo = (info: unknown): McpError | undefined => {
-  if (!Predicate.isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
-  if (typeof info["name"] !== "string" || typeof info["version"] !== "string") {
-    return invalidMeta(`${Meta.ClientInfoKey} needs string name and version`)
-  }
-  for (const key of ["title", "description", "websiteUrl"]) {
-    if (info[key] !== undefined && typeof info[key] !== "string") {
-      return invalidMeta(`${Meta.ClientInfoKey}.${key} must be a string`)
-    }
-  }
-  if (info["icons"] !== undefined && !Array.isArray(info["icons"])) {
-    return invalidMeta(`${Meta.ClientInfoKey}.icons must be an array`)
-  }
-  return undefined
-}
-
-const capabilityFields = ["experimental", "roots", "sampling", "elicitation", "extensions"]
-
-const validateCapabilities = (capabilities: unknown): McpError | undefined => {
-  if (!Predicate.isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
-  for (const field of capabilityFields) {
-    const value = capabilities[field]
-    if (value !== undefined && !Predicate.isObject(value)) {
-      return invalidMeta(`${Meta.ClientCapabilitiesKey}.${field} must be an object`)
-    }
-  }
-  return undefined
-}
-
-/**
- * The `_meta` rules of the stateless revisions, for `version`: `clientCapabilities` required,
- * `clientInfo` validated when present, `logLevel` one of the eight levels, every key following the
- * `_meta` key grammar, `progressToken` a string of at most 256 bytes or an integer.
- *
- * @since 0.1.0
- */
-export const admitMeta = (version: string) => (meta: Readonly<Record<string, unknown>>): RequestMeta | McpError => {
-  for (const key in meta) {
-    if (!Meta.isValidMetaKey(key)) return invalidMeta("a key does not follow the _meta key grammar")
-  }
-  const capabilities = meta[Meta.ClientCapabilitiesKey]
-  if (capabilities === undefined) return invalidMeta(`missing required ${Meta.ClientCapabilitiesKey}`)
-  const capabilitiesError = validateCapabilities(capabilities)
-  if (capabilitiesError) return capabilitiesError
-  const clientInfo = meta[Meta.ClientInfoKey]
-  if (clientInfo !== undefined) {
-    const infoError = validateClientInfo(clientInfo)
-    if (infoError) return infoError
-  }
-  const logLevel = meta[Meta.LogLevelKey]
-  if (logLevel !== undefined && (typeof logLevel !== "string" || !logLevels.has(logLevel))) {
-    return invalidMeta(`${Meta.LogLevelKey} must be one of ${[...logLevels].join(", ")}`)
-  }
-  const progressToken = readProgressToken(meta["progressToken"])
-  if (typeof progressToken === "object") return progressToken
-  return {
-    protocolVersion: version,
-    clientCapabilities: capabilities as Record<string, unknown>,
-    clientInfo: clientInfo as RequestMeta["clientInfo"],
-    logLevel: logLevel as Meta.LoggingLevel | undefined,
-    progressToken,
-    raw: meta
-  }
 }
 
 const noMeta: Readonly<Record<string, unknown>> = {}

@@ -22,7 +22,7 @@
  * @since 0.1.0
  */
 import { Cause, Duration, Effect, Exit, Result } from "effect"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
@@ -30,9 +30,9 @@ import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
 import type { Provide } from "../routes/Route.ts"
-import type { ClientRequestError, ClientRequests } from "../runtime/ClientRequests.ts"
+import type { OutgoingRequestError, OutgoingRequests } from "../peer/OutgoingRequests.ts"
 import type { ProvideWith } from "../runtime/RequestServices.ts"
-import type { RequestSink } from "../runtime/RequestSink.ts"
+import type { RequestSink } from "../peer/RequestSink.ts"
 import type { JsonValue } from "../wire/Json.ts"
 import type { InputRequest } from "../wire/Mrtr.ts"
 import { requestProblem } from "./Round.ts"
@@ -40,7 +40,7 @@ import { requestProblem } from "./Round.ts"
 /** Where a request's asks go. @since 0.1.0 */
 export interface Channel {
   /** The session's server-to-client requests; `undefined` when there is no session to answer to. */
-  readonly requests: ClientRequests | undefined
+  readonly requests: OutgoingRequests | undefined
   /** The request's own stream; `undefined` when the transport cannot write on it. */
   readonly sink: RequestSink | undefined
   /** How long one answer may take (default 60 s). */
@@ -64,7 +64,7 @@ const noChannel = new InternalError({
 const defect = (message: string) => Effect.die(new Error(message))
 
 /** The error ending a handler whose request to the client got no result. */
-const failureOf = (method: string, error: ClientRequestError): McpError | undefined => {
+const failureOf = (method: string, error: OutgoingRequestError): McpError | undefined => {
   switch (error.reason) {
     case "Timeout":
       return new InternalError({ message: `The client did not answer ${method} in time` })

@@ -5,8 +5,95 @@
  * @internal
  */
 import { Predicate } from "effect"
-import type { CompiledSchema, JsonSchemaDocument, ValidationIssue, ValidationResult } from "../catalog/SchemaValidator.ts"
-import { refusedKeywords, supportedKeywords } from "../catalog/BasicJsonSchema.ts"
+import type { CompiledSchema, JsonSchemaDocument, ValidationIssue, ValidationResult } from "./SchemaValidator.ts"
+
+/**
+ * The keywords this backend enforces.
+ *
+ * @since 0.1.0
+ */
+export const supportedKeywords: ReadonlySet<string> = new Set([
+  "type",
+  "required",
+  "properties",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minItems",
+  "maxItems",
+  "pattern",
+  "uniqueItems"
+])
+
+/**
+ * Keywords that never assert anything (annotations, identifiers, definitions reachable only by a
+ * `$ref`, which is itself refused). Keys starting with `x-` are also ignored.
+ *
+ * @since 0.1.0
+ */
+export const ignoredKeywords: ReadonlySet<string> = new Set([
+  "title",
+  "description",
+  "$schema",
+  "$id",
+  "$anchor",
+  "$dynamicAnchor",
+  "$defs",
+  "definitions",
+  "$comment",
+  "default",
+  "examples",
+  "format",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "contentEncoding",
+  "contentMediaType",
+  "contentSchema"
+])
+
+/**
+ * Assertion and applicator keywords of Draft 2020-12 (and earlier drafts) that this backend does
+ * not implement. Any of them refuses the schema.
+ *
+ * @since 0.1.0
+ */
+export const refusedKeywords: ReadonlySet<string> = new Set([
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "$recursiveAnchor",
+  "$vocabulary",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "dependentRequired",
+  "dependencies",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "patternProperties",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "multipleOf",
+  "minProperties",
+  "maxProperties"
+])
 
 /** The bounds a compile is held to. */
 export interface Limits {

@@ -1,5 +1,5 @@
 /**
- * Newline-delimited framing with a hard line limit, for stdio.
+ * Newline-delimited framing with a hard line limit, for stdio and any other byte stream.
  *
  * Bytes are split on `\n` (a trailing `\r` is dropped); each complete line is decoded as strict
  * UTF-8. A line longer than the limit is never buffered beyond it: its bytes are discarded up to
@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import * as LineFramer from "../internal/LineFramer.ts" // internal: used by the stdio transport
+ * import * as LineFramer from "@snodo/core/transport/LineFramer"
  *
  * const framer = LineFramer.make(2 * 1024 * 1024)
  * framer.push(new TextEncoder().encode('{"a":1}\n{"b"')) // [{ _tag: "Line", text: '{"a":1}' }]

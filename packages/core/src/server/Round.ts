@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Effect, Exit, Predicate, Result, type Tracer } from "effect"
-import type { RequestMeta } from "../pipeline/Dialect.ts"
+import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { Request } from "../pipeline/Envelope.ts"
 import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
 import type { JsonValue } from "../wire/Json.ts"

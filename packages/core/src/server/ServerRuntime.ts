@@ -23,16 +23,18 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, type Duration, Effect, type Tracer } from "effect"
-import { type Catalog, CatalogError } from "../catalog/Catalog.ts"
-import * as Extension from "../extension/Extension.ts"
-import * as ClientInput from "../internal/ClientInput.ts"
-import * as Instrumentation from "../internal/Instrumentation.ts"
-import * as Round from "../internal/Round.ts"
+import { Cause, Context, Effect } from "effect"
+import type { Catalog, CatalogError } from "../catalog/Catalog.ts"
+import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
+import * as Extension from "../routes/Extension.ts"
+import * as ClientInput from "./ClientInput.ts"
+import * as Instrumentation from "./Instrumentation.ts"
+import * as Round from "./Round.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import { generate as generateKeyring } from "../mrtr/Keyring.ts"
-import { admit, type Admitted } from "../pipeline/Admission.ts"
-import type { Dialect, DialectRegistry } from "../pipeline/Dialect.ts"
+import { admit, type Admitted } from "../routes/Admission.ts"
+import type { Dialect } from "../routes/Dialect.ts"
+import type { Registry } from "../routes/Revision.ts"
 import * as Encoder from "../pipeline/Encoder.ts"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import { internalErrorOfDefect, isMcpError, type McpError, toWire } from "../pipeline/McpError.ts"
@@ -40,104 +42,26 @@ import { type CacheHint, defaultCacheHint } from "../pipeline/Shaping.ts"
 import * as Complete from "../routes/Complete.ts"
 import type * as Route from "../routes/Route.ts"
 import * as RouteTable from "../routes/RouteTable.ts"
-import * as Authorization from "./Authorization.ts"
-import * as CatalogViews from "./CatalogViews.ts"
-import type { Component as ExecutorComponent, Executor } from "./Executor.ts"
-import * as Listen from "./Listen.ts"
-import type { TransportKind } from "./McpRequest.ts"
-import { fromContext, type Principal } from "./Principal.ts"
-import type { Limits as ProgressLimits } from "./Progress.ts"
-import * as RequestServices from "./RequestServices.ts"
-import type { RequestSink } from "./RequestSink.ts"
-import type { Session } from "./Session.ts"
-import type { SubscriptionHub } from "./SubscriptionHub.ts"
+import * as Authorization from "../runtime/Authorization.ts"
+import * as CatalogViews from "../runtime/CatalogViews.ts"
+import type { Component as ExecutorComponent, Executor } from "../runtime/Executor.ts"
+import * as Listen from "../runtime/Listen.ts"
+import { fromContext, type Principal } from "../runtime/Principal.ts"
+import * as RequestServices from "../runtime/RequestServices.ts"
+import type { RequestContext } from "../runtime/RequestContext.ts"
+import type { Settings } from "../runtime/ServerSettings.ts"
+import type { Outcome, Refusal } from "./Outcome.ts"
 
-/** What a transport knows about one request. @since 0.1.0 */
-export interface RequestContext {
-  readonly transport: TransportKind
-  /** Where request-scoped notifications go; `undefined` when the transport cannot deliver them. */
-  readonly sink: RequestSink | undefined
-  /**
-   * The transport's open `subscriptions/listen` streams and their cap (a stdio connection, an
-   * HTTP server). Without it, the runtime's own streams apply (capped at 32).
-   */
-  readonly subscriptions?: Listen.Streams
-  /**
-   * The initialize-era session the request belongs to (a stdio connection, an HTTP session), when
-   * the transport keeps one: admission reads the version of a request without `_meta` from it.
-   */
-  readonly session?: Session
-  /**
-   * The W3C `traceparent` / `tracestate` the transport received beside the message (HTTP
-   * headers): the request's span is their child when its `_meta` carries none.
-   */
-  readonly traceparent?: string | undefined
-  readonly tracestate?: string | undefined
-  /**
-   * The request's span, when the runtime traces it (set by its instrumentation, not by
-   * transports): the parent of the handler's spans, and what a task created here links to.
-   */
-  readonly span?: Tracer.Span | undefined
-}
-
-/**
- * One encoded response. An error carries its code and the HTTP status the request's dialect
- * answers it with. `streamEnd` is set when the response ends a listen stream the server closed: a
- * transport whose streams share one channel (stdio) writes it right after the response; one with
- * a stream per request (HTTP) ends that stream instead.
- *
- * @since 0.1.0
- */
-export type Outcome =
-  | { readonly _tag: "Result"; readonly frame: string; readonly streamEnd?: string }
-  | {
-    readonly _tag: "Error"
-    readonly frame: string
-    readonly code: number
-    readonly status: number
-    readonly streamEnd?: string
-    /** Set when the request was refused by a bound, not failed: HTTP answers 503 or 429 with `Retry-After`. */
-    readonly refusal?: Refusal
-    /** Set when a defect (a handler that died) was answered with the generic -32603. */
-    readonly exception?: true
-  }
-
-/**
- * Why a request was refused before it ran, and when to retry: `"busy"` (a concurrency or queue
- * bound: `ServerBusy`) or `"rate-limited"` (a component's rate limit: `RateLimited`).
- *
- * @since 0.1.0
- */
-export interface Refusal {
-  readonly reason: "busy" | "rate-limited"
-  readonly retryAfterMillis: number
-}
-
-/** The server's fixed configuration, resolved from its options. @since 0.1.0 */
-export interface Settings {
-  readonly serverInfo: Readonly<Record<string, unknown>>
-  readonly instructions: string | undefined
-  readonly capabilities: Readonly<Record<string, unknown>>
-  /**
-   * Hints of cacheable methods' complete results, by method; a cacheable method without one gets
-   * `{ ttlMs: 0, cacheScope: "private" }`.
-   */
-  readonly cache: Readonly<Record<string, CacheHint>>
-  readonly logging: boolean
-  readonly progress: ProgressLimits
-  readonly listen: Listen.Limits
-  /**
-   * How long a handler waits for the client's answer to a server-to-client request
-   * (initialize-era dialects; default 60 s).
-   */
-  readonly clientRequestTimeout?: Duration.Input
-}
+export type { RequestContext } from "../runtime/RequestContext.ts"
+export type { Settings } from "../runtime/ServerSettings.ts"
+export type { Outcome, Refusal } from "./Outcome.ts"
+import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
 /** @since 0.1.0 */
 export class ServerRuntime extends Context.Service<ServerRuntime, {
   readonly settings: Settings
   readonly catalog: Catalog
-  readonly dialects: DialectRegistry["Service"]
+  readonly dialects: Registry<Dialect>
   /** Every method served, and what each is (transports ask it: streams? `Mcp-Name`?). */
   readonly routes: RouteTable.RouteTable
   readonly handle: (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
@@ -149,7 +73,7 @@ export class ServerRuntime extends Context.Service<ServerRuntime, {
 export interface Parts {
   readonly settings: Settings
   readonly catalog: Catalog
-  readonly dialects: DialectRegistry["Service"]
+  readonly dialects: Registry<Dialect>
   readonly executor: Executor["Service"]
   /** The application's services that handlers (and extensions) require. */
   readonly services: Context.Context<never>
@@ -201,7 +125,7 @@ const ephemeralWarning =
  *
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<ServerRuntime["Service"], CatalogError> {
+export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<ServerRuntime["Service"], CatalogError | ConfigurationError> {
   const { catalog, dialects, executor, policy, settings } = parts
   const preferred = dialects.dialects[0]!
   const hub = parts.hub === undefined ? undefined : CatalogViews.visibleHub(parts.hub, catalog, policy)
@@ -218,7 +142,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     dialects,
     provider,
     listen: { support: Listen.supportOf(settings.capabilities), filters, streams: Listen.makeStreams(Listen.defaultStdioStreams) },
-    instrumentation
+    observers: instrumentation
   }
   const contributed: Array<RouteTable.Contributed> = []
   for (const extension of parts.extensions ?? []) {
@@ -239,7 +163,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const uncacheable = Object.keys(settings.cache).filter((method) => routes.find(method)?.cacheable !== true)
   if (uncacheable.length > 0) {
     const cacheable = routes.methods.filter((method) => routes.find(method)?.cacheable === true)
-    return yield* new CatalogError({
+    return yield* new ConfigurationError({
       message: `cache hints for methods that are not cacheable: ${uncacheable.join(", ")} (cacheable: ${cacheable.join(", ")})`
     })
   }

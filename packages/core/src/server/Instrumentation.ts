@@ -13,7 +13,9 @@
 import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, Tracer } from "effect"
 import type * as Envelope from "../pipeline/Envelope.ts"
 import type { RouteTable } from "../routes/RouteTable.ts"
-import type { Outcome, RequestContext } from "../runtime/ServerRuntime.ts"
+import type { ListenObserver, Observers, ProgressObserver } from "../runtime/Observers.ts"
+import type { RequestContext } from "../runtime/RequestContext.ts"
+import type { Outcome } from "./Outcome.ts"
 import { fromContext } from "../runtime/Principal.ts"
 import * as McpEvents from "../observability/McpEvents.ts"
 import * as McpMetrics from "../observability/McpMetrics.ts"
@@ -25,28 +27,10 @@ import { ProtocolVersionKey } from "../wire/Meta.ts"
 /** The runtime's `handle`. */
 export type Handle = (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
 
-/** What a listen stream reports. @since 0.1.0 */
-export interface ListenObserver {
-  readonly opened: () => void
-  readonly closed: (reason: "client" | "server" | "overflow") => void
-  readonly dropped: (count: number) => void
-  readonly full: () => void
-}
-
-/** What a request's progress reporter reports. @since 0.1.0 */
-export interface ProgressObserver {
-  readonly reported: () => void
-  readonly limited: () => void
-}
-
 /** @since 0.1.0 */
-export interface Instrumentation {
+export interface Instrumentation extends Observers {
   /** `handle` with a span, metrics and events around it (`routes` tells the methods served). */
   readonly wrap: (handle: Handle, routes: RouteTable) => Handle
-  /** An observer of one listen stream. */
-  readonly listen: (id: Envelope.RequestId, principal: string) => ListenObserver
-  /** An observer of one request's progress reports. */
-  readonly progress: (id: Envelope.RequestId) => ProgressObserver
   /** The authorization policy refused an invocation: a `Refusal` event and metric. */
   readonly forbidden: (request: Envelope.Request, context: RequestContext, principal: string, code: number) => void
 }

@@ -1,0 +1,126 @@
+/**
+ * A request's own protocol context, read from its `_meta`, and the `_meta` rules of the stateless
+ * revisions (2026-07-28 and later): {@link admitMeta}.
+ *
+ * Servers must not infer anything from earlier requests, so every field comes from the request
+ * alone. A dialect of a stateless revision admits with {@link admitMeta}; which dialect a request
+ * belongs to is decided above this floor (routes/Admission).
+ *
+ * @example
+ * ```ts
+ * import { admitMeta } from "@snodo/core/dialect/RequestMeta"
+ *
+ * admitMeta("2026-07-28")({ "io.modelcontextprotocol/clientCapabilities": {} })
+ * // a RequestMeta, or the McpError (-32602) to answer with
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Predicate } from "effect"
+import * as Meta from "../wire/Meta.ts"
+import { InvalidParams, type McpError } from "./McpError.ts"
+
+/**
+ * What admission learnt from a request's `_meta`: the request's own protocol context. Servers
+ * must not infer anything from earlier requests, so every field comes from this request alone.
+ *
+ * @since 0.1.0
+ */
+export interface RequestMeta {
+  readonly protocolVersion: string
+  readonly clientCapabilities: Readonly<Record<string, unknown>>
+  readonly clientInfo: { readonly name: string; readonly version: string } | undefined
+  readonly logLevel: Meta.LoggingLevel | undefined
+  readonly progressToken: string | number | undefined
+  /** The whole `_meta` object as received. */
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+const logLevels: ReadonlySet<string> = new Set(Meta.LoggingLevel.literals)
+
+const invalidMeta = (message: string) => new InvalidParams({ message: `Invalid _meta: ${message}` })
+
+/** Longest progress token string, in UTF-8 bytes. @since 0.1.0 */
+export const maxProgressTokenBytes = 256
+
+/**
+ * A `progressToken` as the rules allow it: a string of at most 256 UTF-8 bytes or a safe integer.
+ *
+ * @since 0.1.0
+ */
+export const readProgressToken = (token: unknown): string | number | undefined | McpError => {
+  if (token === undefined) return undefined
+  if (typeof token === "string") {
+    return Buffer.byteLength(token, "utf8") <= maxProgressTokenBytes
+      ? token
+      : invalidMeta("progressToken longer than 256 bytes")
+  }
+  if (typeof token === "number" && Number.isSafeInteger(token)) return token
+  return invalidMeta("progressToken must be a string or an integer")
+}
+
+const validateClientInfo = (info: unknown): McpError | undefined => {
+  if (!Predicate.isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
+  if (typeof info["name"] !== "string" || typeof info["version"] !== "string") {
+    return invalidMeta(`${Meta.ClientInfoKey} needs string name and version`)
+  }
+  for (const key of ["title", "description", "websiteUrl"]) {
+    if (info[key] !== undefined && typeof info[key] !== "string") {
+      return invalidMeta(`${Meta.ClientInfoKey}.${key} must be a string`)
+    }
+  }
+  if (info["icons"] !== undefined && !Array.isArray(info["icons"])) {
+    return invalidMeta(`${Meta.ClientInfoKey}.icons must be an array`)
+  }
+  return undefined
+}
+
+const capabilityFields = ["experimental", "roots", "sampling", "elicitation", "extensions"]
+
+const validateCapabilities = (capabilities: unknown): McpError | undefined => {
+  if (!Predicate.isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
+  for (const field of capabilityFields) {
+    const value = capabilities[field]
+    if (value !== undefined && !Predicate.isObject(value)) {
+      return invalidMeta(`${Meta.ClientCapabilitiesKey}.${field} must be an object`)
+    }
+  }
+  return undefined
+}
+
+/**
+ * The `_meta` rules of the stateless revisions, for `version`: `clientCapabilities` required,
+ * `clientInfo` validated when present, `logLevel` one of the eight levels, every key following the
+ * `_meta` key grammar, `progressToken` a string of at most 256 bytes or an integer.
+ *
+ * @since 0.1.0
+ */
+export const admitMeta = (version: string) => (meta: Readonly<Record<string, unknown>>): RequestMeta | McpError => {
+  for (const key in meta) {
+    if (!Meta.isValidMetaKey(key)) return invalidMeta("a key does not follow the _meta key grammar")
+  }
+  const capabilities = meta[Meta.ClientCapabilitiesKey]
+  if (capabilities === undefined) return invalidMeta(`missing required ${Meta.ClientCapabilitiesKey}`)
+  const capabilitiesError = validateCapabilities(capabilities)
+  if (capabilitiesError) return capabilitiesError
+  const clientInfo = meta[Meta.ClientInfoKey]
+  if (clientInfo !== undefined) {
+    const infoError = validateClientInfo(clientInfo)
+    if (infoError) return infoError
+  }
+  const logLevel = meta[Meta.LogLevelKey]
+  if (logLevel !== undefined && (typeof logLevel !== "string" || !logLevels.has(logLevel))) {
+    return invalidMeta(`${Meta.LogLevelKey} must be one of ${[...logLevels].join(", ")}`)
+  }
+  const progressToken = readProgressToken(meta["progressToken"])
+  if (typeof progressToken === "object") return progressToken
+  return {
+    protocolVersion: version,
+    clientCapabilities: capabilities as Record<string, unknown>,
+    clientInfo: clientInfo as RequestMeta["clientInfo"],
+    logLevel: logLevel as Meta.LoggingLevel | undefined,
+    progressToken,
+    raw: meta
+  }
+}
+

@@ -1,0 +1,118 @@
+/** The peer layer: the in-flight map, the bounded outbox, and a peer over a channel. */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Queue } from "effect"
+import * as InFlight from "../src/peer/InFlight.ts"
+import * as Outbox from "../src/peer/Outbox.ts"
+import * as OutgoingRequests from "../src/peer/OutgoingRequests.ts"
+import * as Peer from "../src/peer/Peer.ts"
+import * as Encoder from "../src/pipeline/Encoder.ts"
+
+describe("InFlight", () => {
+  it.effect("cancels by scope and id (a string id is not a number id), ignores what names nothing, holds one request per key", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* InFlight.make
+      const cancelled: Array<string> = []
+      const start = (label: string) =>
+        Effect.runFork(Effect.onInterrupt(Effect.never, () => Effect.sync(() => void cancelled.push(label))))
+      const a = start("alice 1")
+      expect(inFlight.add("alice", 1, a)).toBe(true)
+      expect(inFlight.add("alice", 1, start("alice 1 again"))).toBe(false)
+      expect(inFlight.add("bob", 1, start("bob 1"))).toBe(true)
+      expect(inFlight.add("alice", "1", start("alice '1'"))).toBe(true)
+      expect(inFlight.size()).toBe(3)
+      expect(inFlight.has("alice", 1)).toBe(true)
+      expect(inFlight.cancel("alice", 1.5)).toBe(false)
+      expect(inFlight.cancel("alice", { id: 1 })).toBe(false)
+      expect(inFlight.cancel("carol", 1)).toBe(false)
+      expect(inFlight.cancel("alice", 1)).toBe(true)
+      yield* Fiber.await(a)
+      expect(cancelled).toEqual(["alice 1"])
+      expect(inFlight.size()).toBe(2)
+      expect(inFlight.has("alice", 1)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.effect("waits until empty; closing its scope interrupts what is left", () =>
+    Effect.gen(function*() {
+      const done = yield* Deferred.make<void>()
+      const left = Effect.runFork(Effect.never)
+      yield* Effect.gen(function*() {
+        const inFlight = yield* InFlight.make
+        const fiber = Effect.runFork(Deferred.await(done))
+        inFlight.add("", 1, fiber)
+        inFlight.add("", 2, left)
+        inFlight.cancel("", 2)
+        yield* Deferred.succeed(done, undefined)
+        yield* inFlight.awaitEmpty
+        expect(inFlight.size()).toBe(0)
+        inFlight.add("", 3, Effect.runFork(Effect.never))
+      }).pipe(Effect.scoped)
+      expect((yield* Fiber.await(left))._tag).toBe("Failure")
+    }))
+})
+
+describe("Outbox", () => {
+  it("drops beyond its bound until frames are written, and everything once closed", () => {
+    const pending: Array<() => void> = []
+    const wrote: Array<string> = []
+    const outbox = Outbox.makeUnsafe({ max: 2, write: (frame, written) => void (wrote.push(frame), pending.push(written)) })
+    expect([outbox.offer("a"), outbox.offer("b"), outbox.offer("c")]).toEqual([true, true, false])
+    expect(outbox.waiting()).toBe(2)
+    pending.shift()!()
+    expect(outbox.offer("d")).toBe(true)
+    expect(wrote).toEqual(["a", "b", "d"])
+    outbox.close()
+    expect(outbox.offer("e")).toBe(false)
+    expect(Outbox.defaultMax).toBe(64)
+  })
+})
+
+describe("Peer", () => {
+  const answering = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{}}`
+
+  it.effect("answers requests, refuses a duplicate id in flight, cancels by notification, routes responses and other notifications", () =>
+    Effect.gen(function*() {
+      const written = yield* Queue.unbounded<string>()
+      const release = yield* Deferred.make<void>()
+      const interrupted: Array<unknown> = []
+      const notified: Array<string> = []
+      const outgoing = OutgoingRequests.make()
+      const sink = { write: (frame: string) => Queue.offer(written, frame).pipe(Effect.asVoid) }
+      const peer = yield* Peer.make({
+        sink,
+        onRequest: (request) =>
+          request.method === "wait"
+            ? Effect.onInterrupt(Effect.as(Deferred.await(release), answering(request.id)), () =>
+              Effect.sync(() => void interrupted.push(request.id)))
+            : Effect.succeed([answering(request.id), "after"]),
+        reject: (id, error) => Encoder.error(id, { code: error.code, message: error.message }),
+        onNotification: (notification) => void notified.push(notification.method),
+        outgoing
+      })
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":1,"method":"now"}`)
+      expect(yield* Queue.take(written)).toBe(answering(1))
+      expect(yield* Queue.take(written)).toBe("after")
+
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":2,"method":"wait"}`)
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":3,"method":"wait"}`)
+      expect(peer.inFlightUnsafe()).toBe(2)
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":2,"method":"wait"}`)
+      expect(JSON.parse(yield* Queue.take(written))).toMatchObject({ id: 2, error: { code: -32600 } })
+
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+      const asked = yield* Effect.forkChild(outgoing.send(sink, "roots/list", {}, "5 seconds"))
+      const request = JSON.parse(yield* Queue.take(written))
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{"roots":[]}}`)
+      expect(yield* Fiber.join(asked)).toEqual({ roots: [] })
+
+      yield* Deferred.succeed(release, undefined)
+      yield* peer.drain
+      expect(interrupted).toEqual([3])
+      expect(notified).toEqual(["notifications/initialized"])
+      expect(yield* Queue.take(written)).toBe(answering(2))
+      expect(peer.inFlightUnsafe()).toBe(0)
+
+      expect(peer.offer("a change")).toBe(true)
+      expect(yield* Queue.take(written)).toBe("a change")
+    }).pipe(Effect.scoped))
+})

@@ -1,0 +1,69 @@
+/**
+ * A third-party transport in one file, written only against `@snodo/core`'s exported modules:
+ * newline-delimited JSON-RPC over TCP, one MCP connection per socket.
+ *
+ * The peer layer does the protocol (`Connection`: requests in fibers, `notifications/cancelled`,
+ * duplicate ids, listen streams, the initialize-era session); this adapter only turns bytes into
+ * frames (`LineFramer`), writes frames in order (`FrameWriter`), and owns each socket's lifetime:
+ * a closed socket closes its connection's scope, which interrupts whatever it still runs.
+ */
+import { Effect, Exit, Scope } from "effect"
+import * as net from "node:net"
+import { McpError } from "@snodo/core"
+import { Connection, FrameWriter, LineFramer, type ServerRuntime } from "@snodo/core/transport"
+
+/** A listening server: its port, and how many sockets are open. */
+export interface TcpServer {
+  readonly port: number
+  readonly open: () => number
+}
+
+const tooLong = Connection.rejectFrame(new McpError.ParseError({ message: "Parse error: line exceeds the size limit" }))
+
+/** Serves the `ServerRuntime` in context on `127.0.0.1:port` (0: any free port) until the scope closes. */
+export const serve = (port: number): Effect.Effect<TcpServer, never, ServerRuntime.ServerRuntime | Scope.Scope> =>
+  Effect.gen(function*() {
+    const services = yield* Effect.context<ServerRuntime.ServerRuntime>()
+    const sockets = new Set<net.Socket>()
+
+    /** One socket: a connection in a scope of its own, closed with the socket. */
+    const accept = (socket: net.Socket) => {
+      sockets.add(socket)
+      const scope = Scope.makeUnsafe()
+      const writer = FrameWriter.make(
+        { write: (text, done) => void socket.write(text, done) },
+        { queue: 1024, queueChars: 1024 * 1024, stallMillis: 5000, onFail: () => socket.destroy() }
+      )
+      const framer = LineFramer.make()
+      const connection = Effect.runSyncWith(services)(
+        Scope.provide(Connection.make({ transport: "tcp", sink: writer }), scope)
+      )
+      socket.on("data", (chunk) => {
+        for (const frame of framer.push(chunk)) {
+          if (frame._tag === "Line") connection.receiveUnsafe(frame.text)
+          else writer.writeUnsafe(tooLong)
+        }
+      })
+      socket.on("close", () => {
+        sockets.delete(socket)
+        writer.close()
+        Effect.runFork(Scope.close(scope, Exit.void))
+      })
+      socket.on("error", () => socket.destroy())
+    }
+
+    const server = net.createServer(accept)
+    const bound = yield* Effect.callback<number>((resume) => {
+      server.listen(port, "127.0.0.1", () => {
+        const address = server.address()
+        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : port))
+      })
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.callback<void>((resume) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resume(Effect.void))
+      })
+    )
+    return { port: bound, open: () => sockets.size }
+  })
