@@ -12,6 +12,7 @@ import type { SchemaCompileError } from "@snodo/core/SchemaValidator"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
+import type { SkillsError } from "@snodo/skills/SkillsError"
 import { type Duration, Layer } from "effect"
 import { FetchHttpClient, type HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
@@ -34,7 +35,7 @@ export interface OAuthOptions {
 }
 
 /** The everything server, served by NodeServe behind the resource server, with its metadata. */
-export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | ConfigurationError | SchemaCompileError> =>
+export const layer = (options: OAuthOptions): Layer.Layer<HttpServer.HttpServer, ServeError | CatalogError | ConfigurationError | SchemaCompileError | SkillsError> =>
   layerWith(options, ServerLayer)
 
 /** The same, for the everything server on another backend. */

@@ -5,15 +5,21 @@
  * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments). It speaks both
  * dialects unless told otherwise (`dialects`).
  *
+ * It serves the Skills extension too (`@snodo/skills`, SEP-2640): the skills of the folder
+ * `./skills` (one nested under the prefix `acme/billing`, with a subfolder), with
+ * `resources/directory/read`.
+ *
  * `ServerLayer` is the runtime with the full JSON Schema 2020-12 validator (the
  * `json_schema_2020_12_tool` fixture uses `allOf`, `if`/`then`/`else` and `$ref`), tasks in memory
  * and an in-memory `SubscriptionHub` (listen streams, and the trigger tools that publish to them).
  * `ServerLayerWith(backend)` is the same on another backend (`./backend.ts`: SQLite, or PostgreSQL
  * shared by many instances, whose hub carries listen changes across them).
  */
+import { fileURLToPath } from "node:url"
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import type { BuiltInVersion } from "@snodo/core/McpServer"
 import { JsonSchemaValidator } from "@snodo/json-schema"
+import * as Skills from "@snodo/skills"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"
 import * as App from "./app.ts"
@@ -94,7 +100,13 @@ export const makeServer = (
     Mrtr.prompt,
     ...TaskFixtures.tools,
     ...App.components
-  ).extend(Tasks.extension({ ...tasks, tools: TaskFixtures.policies })).extend(App.extension)
+  ).extend(Tasks.extension({ ...tasks, tools: TaskFixtures.policies })).extend(App.extension).pipe(Skills.serve({ directoryRead: true }))
+
+/** The skills the server serves (SEP-2640): the folder `./skills`, checked when the server starts. */
+export const skillsDirectory = fileURLToPath(new URL("skills", import.meta.url))
+
+/** The everything server's skills, loaded from {@link skillsDirectory}. */
+export const SkillsLayer = Skills.SkillCatalog.layer().pipe(Layer.provide(Skills.NodeSkillSource.layer(skillsDirectory)))
 
 /**
  * The everything runtime, validator included, on a backend for its tasks and listen streams
@@ -106,6 +118,7 @@ export const ServerLayerWith = <E, R>(
 ) =>
   Layer.unwrap(Effect.map(Tools.makeSleepTools, (tools) => makeServer(tools, options.dialects ?? defaultDialects, options.tasks).layer)).pipe(
     Layer.provide(JsonSchemaValidator.layer()),
+    Layer.provide(SkillsLayer),
     Layer.provide(backend)
   )
 

@@ -16,9 +16,14 @@
  * suite lists them as not scored (and its baseline filter drops them), so that run would pass
  * whatever they say. Run alone (without `--spec-version`, which would skip them), a scenario exits
  * non-zero on any failure, and so does this script.
+ *
+ * So are the Skills extension's three `sep-2640-skills-*` scenarios, held to more: every check
+ * must have run and passed. A scenario exits 0 with warnings, and reports a check whose feature it
+ * did not find as SKIPPED, so this script reads each one's `checks.json` and fails on any status
+ * but SUCCESS (or on no check at all).
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -107,10 +112,13 @@ const taskScenarios = [
   "tasks-mrtr-composition"
 ]
 
+/** The Skills extension's scenarios: every check must run and pass. */
+const skillScenarios = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
+
 /** Runs one scenario alone; resolves with its exit code and output. */
-const runScenario = (scenario: string) =>
+const runScenario = (scenario: string, results = ".conformance-results") =>
   new Promise<{ readonly scenario: string; readonly exit: number; readonly output: string }>((resolve) => {
-    const single = spawn(process.execPath, [suite, "server", "--url", url, "--scenario", scenario, "-o", ".conformance-results"], {
+    const single = spawn(process.execPath, [suite, "server", "--url", url, "--scenario", scenario, "-o", results], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -142,5 +150,37 @@ process.stdout.write(
     ? `conformance: all ${taskScenarios.length} tasks-* scenarios passed\n`
     : `conformance: tasks-* scenarios failed: ${failedTasks.join(", ")}\n`
 )
+
+/** The statuses of a scenario's checks, counted, from the `checks.json` it wrote under `results`. */
+const statusesOf = (results: string): Record<string, number> => {
+  const counts: Record<string, number> = {}
+  for (const run of readdirSync(results)) {
+    const checks = JSON.parse(readFileSync(join(results, run, "checks.json"), "utf8")) as ReadonlyArray<{ readonly status: string }>
+    for (const check of checks) counts[check.status] = (counts[check.status] ?? 0) + 1
+  }
+  return counts
+}
+
+const failedSkills: Array<string> = []
+for (const scenario of skillScenarios) {
+  const results = mkdtempSync(join(data, `${scenario}-`))
+  const { exit, output } = await runScenario(scenario, results)
+  const counts = statusesOf(results)
+  const passed = counts["SUCCESS"] ?? 0
+  const others = Object.entries(counts).filter(([status]) => status !== "SUCCESS")
+  const ok = exit === 0 && passed > 0 && others.length === 0
+  process.stdout.write(
+    `conformance: ${scenario}: ${passed} checks passed${others.map(([status, count]) => `, ${count} ${status}`).join("")}${ok ? "" : " FAILED"}\n`
+  )
+  if (!ok) {
+    failedSkills.push(scenario)
+    process.stdout.write(output)
+  }
+}
+process.stdout.write(
+  failedSkills.length === 0
+    ? `conformance: all ${skillScenarios.length} sep-2640-skills-* scenarios passed every check\n`
+    : `conformance: sep-2640-skills-* scenarios failed: ${failedSkills.join(", ")}\n`
+)
 stop()
-process.exit(code !== 0 ? code : failedTasks.length > 0 ? 1 : 0)
+process.exit(code !== 0 ? code : failedTasks.length > 0 || failedSkills.length > 0 ? 1 : 0)

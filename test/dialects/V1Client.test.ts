@@ -14,6 +14,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  ResultSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import * as McpHttp from "@snodo/http/McpHttp"
@@ -146,6 +147,17 @@ const behaves = (name: string, connected: () => Connected) =>
       await client.callTool({ name: "test_trigger_tool_change", arguments: {} })
       await eventually(() => listChanges() > before)
       expect(listChanges()).toBe(before + 1)
+    })
+
+    it("sees skill files as ordinary resources: the template reads them; the Skills methods do not exist", async () => {
+      const { client } = connected()
+      const { resourceTemplates } = await client.listResourceTemplates()
+      expect(resourceTemplates.map((template) => template.uriTemplate)).toContain("skill://{+path}")
+      const manifest = await client.readResource({ uri: "skill://git-workflow/SKILL.md" })
+      expect(manifest.contents[0]).toMatchObject({ uri: "skill://git-workflow/SKILL.md", mimeType: "text/markdown", text: expect.stringContaining("name: git-workflow") })
+      const { resources } = await client.listResources()
+      expect(resources.map((resource) => resource.uri).filter((uri) => uri.startsWith("skill://"))).toEqual([])
+      await expect(client.request({ method: "skills/list", params: {} }, ResultSchema)).rejects.toMatchObject({ code: -32601 })
     })
 
     it("lists, gets and completes prompts", async () => {

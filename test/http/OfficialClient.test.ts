@@ -5,6 +5,7 @@
  * against the official schema.
  */
 import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"
 import * as NodeServe from "@snodo/http/NodeServe"
@@ -25,6 +26,12 @@ const messagesOf = (contentType: string | null, text: string): Array<unknown> =>
   return contentType?.startsWith("application/json") ? [JSON.parse(text)] : []
 }
 
+/**
+ * Methods of the Skills extension, which schema.json does not define: the official `SkillsClient`
+ * checks their results instead (it refuses an invalid entry, or a page without cache hints).
+ */
+const skillsMethods = new Set(["skills/list", "skills/get", "resources/directory/read"])
+
 /** The client's fetch, recording and validating every message of every response. */
 const recordingFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init)
@@ -33,7 +40,7 @@ const recordingFetch: typeof fetch = async (input, init) => {
   response.clone().text().then((text) => {
     for (const message of messagesOf(response.headers.get("content-type"), text)) {
       written.push({ method, message })
-      const errors = validateServerMessage(message, { requestMethod: method })
+      const errors = skillsMethods.has(method) && "result" in (message as object) ? [] : validateServerMessage(message, { requestMethod: method })
       if (errors.length > 0) invalid.push(`${method}: ${errors.join("; ")}`)
     }
   }, () => undefined)
@@ -162,6 +169,25 @@ describe("the official client over HTTP", () => {
     expect(after.started).toBe(before.started + 1)
     expect(after.interrupted).toBe(before.interrupted + 1)
     expect(after.completed).toBe(before.completed)
+  })
+
+  it("serves its skills to the official SkillsClient: every file verified, directories walked", async () => {
+    const skills = new SkillsClient(client)
+    expect([skills.supported, skills.directoryRead]).toEqual([true, true])
+    const { invalid: refused, skills: entries } = await skills.list()
+    expect(refused).toEqual([])
+    expect(entries.map((skill) => skill.uri)).toEqual([
+      "skill://acme/billing/refunds/SKILL.md",
+      "skill://git-workflow/SKILL.md",
+      "skill://pdf-processing/SKILL.md"
+    ])
+    for (const skill of entries) {
+      if (skill.resources === "dynamic") throw new Error("expected a file list")
+      for (const file of skill.resources) expect((await skills.read(skill, file.uri)).verified).toBe(true)
+    }
+    const templates = await skills.readDirectory("skill://pdf-processing/templates")
+    expect(templates.resources.map((child) => [child.name, child.mimeType])).toEqual([["invoice.md", "text/markdown"], ["regional", "inode/directory"]])
+    await expect(skills.get("skill://pdf-processing/references/FORMS.md")).rejects.toMatchObject({ code: -32602 })
   })
 
   it("every message the server wrote validates against the official schema", async () => {

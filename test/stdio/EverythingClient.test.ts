@@ -107,13 +107,21 @@ describe("everything over stdio with the official client", () => {
 
   it("reads every resource and the template", async () => {
     const { resources } = await client.listResources()
-    expect(resources.map((resource) => resource.uri)).toEqual(["test://static-text", "test://static-binary", "ui://everything/calculator.html"])
+    // the fixtures, then each skill's SKILL.md (the Skills extension)
+    expect(resources.map((resource) => resource.uri)).toEqual([
+      "test://static-text",
+      "test://static-binary",
+      "ui://everything/calculator.html",
+      "skill://acme/billing/refunds/SKILL.md",
+      "skill://git-workflow/SKILL.md",
+      "skill://pdf-processing/SKILL.md"
+    ])
     const text = await client.readResource({ uri: "test://static-text" })
     expect(text.contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." }])
     const binary = await client.readResource({ uri: "test://static-binary" })
     expect(binary.contents[0]).toMatchObject({ uri: "test://static-binary", mimeType: "image/png" })
     const { resourceTemplates } = await client.listResourceTemplates()
-    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["test://template/{id}/data"])
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["test://template/{id}/data", "skill://{+path}"])
     const templated = await client.readResource({ uri: "test://template/123/data" })
     expect(JSON.parse((templated.contents[0] as { text: string }).text)).toEqual({ id: "123", templateTest: true, data: "Data for ID: 123" })
     const unknown = await client.readResource({ uri: "test://nonexistent" }).catch((error: unknown) => error)

@@ -40,7 +40,12 @@ import type { Principal } from "@snodo/core/Principal"
 import type * as Replies from "./Replies.ts"
 import type { CheckedHeaders } from "./RequestChecks.ts"
 
-/** How an exchange ends when its credential lapses. @since 0.1.0 */
+/**
+ * How an exchange ends when its credential lapses.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Lapse {
   /** The status of the answer when nothing was written yet (401 for an expired token). */
   readonly status: number
@@ -50,7 +55,12 @@ export interface Lapse {
   readonly error: { readonly code: number; readonly message: string; readonly data?: unknown }
 }
 
-/** An error outcome of the runtime, as the transport holds it. @since 0.1.0 */
+/**
+ * An error outcome of the runtime, as the transport holds it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ErrorOutcome {
   readonly code: number
   /** The encoded JSON-RPC error response. */
@@ -60,6 +70,7 @@ export interface ErrorOutcome {
 /**
  * What the transport knows about an authenticated request besides its principal.
  *
+ * @category services
  * @since 0.1.0
  */
 export class Grant extends Context.Service<Grant, {
@@ -74,7 +85,12 @@ export class Grant extends Context.Service<Grant, {
   readonly answer: (outcome: ErrorOutcome) => Replies.Reply | undefined
 }>()("@snodo/http/Grant") {}
 
-/** A verified caller. @since 0.1.0 */
+/**
+ * A verified caller.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Authenticated {
   readonly principal: Principal["Service"]
   readonly grant: Grant["Service"] | undefined
@@ -84,6 +100,7 @@ export interface Authenticated {
  * Verifies the caller of a request from its head, before the body is read. Fails with the
  * answer to send instead (401 with a challenge, 403, 503).
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Authenticator {
@@ -96,6 +113,7 @@ const maxDelay = 2_147_483_647
 /**
  * Runs `run` at `at` (epoch milliseconds), however far away; returns the function that cancels it.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const at = (time: number, run: () => void): (() => void) => {

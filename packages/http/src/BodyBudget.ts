@@ -20,7 +20,10 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface BodyBudget {
   /** Bytes all bodies may hold at once. */
   readonly limit: number
@@ -37,6 +40,7 @@ export interface BodyBudget {
 /**
  * A budget of `limit` bytes.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (limit: number): BodyBudget => {

@@ -22,7 +22,12 @@ import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 import type * as Http from "node:http"
 import type { BodyBudget } from "./BodyBudget.ts"
 
-/** What reading produced. @since 0.1.0 */
+/**
+ * What reading produced.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Body =
   | { readonly _tag: "Text"; readonly text: string }
   /** Over the byte limit. */
@@ -38,12 +43,22 @@ export type Body =
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 const empty = new Uint8Array(0)
-/** The body of a request whose declared length is over the limit. @since 0.1.0 */
+/**
+ * The body of a request whose declared length is over the limit.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const tooLarge: { readonly _tag: "TooLarge" } = { _tag: "TooLarge" }
 const timeout: Body = { _tag: "Timeout" }
 const malformed: Body = { _tag: "Malformed" }
 const failed: Body = { _tag: "Failed" }
-/** The body of a request that did not fit in the budget. @since 0.1.0 */
+/**
+ * The body of a request that did not fit in the budget.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const overBudget: { readonly _tag: "OverBudget" } = { _tag: "OverBudget" }
 
 const decode = (bytes: Uint8Array): Body => {
@@ -54,7 +69,12 @@ const decode = (bytes: Uint8Array): Body => {
   }
 }
 
-/** Node's request as a body source. @since 0.1.0 */
+/**
+ * Node's request as a body source.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type NodeSource = Http.IncomingMessage
 
 const isNodeSource = (source: object): source is NodeSource =>
@@ -65,6 +85,7 @@ const isNodeSource = (source: object): source is NodeSource =>
  * for a read that was stopped first). Returns the function that stops reading. With a `budget`,
  * the bytes read are taken from it while the read lasts.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const readSource = (
@@ -129,6 +150,7 @@ const readNode = (source: NodeSource, maxBytes: number, timeoutMillis: number, b
 /**
  * Whether a declared `Content-Length` is already over the limit (refused before reading).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const declaredTooLarge = (contentLength: string | undefined, maxBytes: number): boolean =>
@@ -154,6 +176,7 @@ const readGeneric = (
  * Whether a declared `Content-Length` does not fit in what is left of the budget (refused before
  * reading).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const declaredOverBudget = (contentLength: string | undefined, budget: BodyBudget): boolean =>
@@ -163,6 +186,7 @@ export const declaredOverBudget = (contentLength: string | undefined, budget: Bo
  * Reads the body of a request; with a `budget`, the bytes read on Node are taken from it while
  * the read lasts (elsewhere the declared length is checked against it).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const read = (

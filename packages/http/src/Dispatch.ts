@@ -42,7 +42,12 @@ import * as Replies from "./Replies.ts"
 import type * as RequestHead from "./RequestHead.ts"
 import type { Sessions } from "./Sessions.ts"
 
-/** Where a message goes. @since 0.1.0 */
+/**
+ * Where a message goes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Route =
   | {
     readonly _tag: "Call"
@@ -53,7 +58,12 @@ export type Route =
   | { readonly _tag: "Listen"; readonly request: Envelope.Request; readonly trace?: RequestHead.Trace | undefined }
   | { readonly _tag: "Reply"; readonly reply: Replies.Reply }
 
-/** A route that runs the request's handler. @since 0.1.0 */
+/**
+ * A route that runs the request's handler.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Started = Exclude<Route, { readonly _tag: "Reply" }>
 
 const reply = (answer: Replies.Reply): Route => ({ _tag: "Reply", reply: answer })
@@ -69,6 +79,7 @@ const refuse = (runtime: ServerRuntime["Service"], id: Envelope.RequestId | null
 /**
  * Routes one message of `principal`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const route = (
@@ -129,6 +140,7 @@ const initializeEra = (
 /**
  * Whether a request can receive notifications: it carries a progress token or a log level.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const wantsNotifications = (params: Readonly<Record<string, unknown>>): boolean => {
@@ -142,6 +154,7 @@ export const wantsNotifications = (params: Readonly<Record<string, unknown>>): b
  * Whether a started route's answer may become a stream: a listen stream always, a call when it
  * asked for notifications.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const streams = (started: Started): boolean =>
@@ -153,6 +166,7 @@ export const streams = (started: Started): boolean =>
  * Either ends when the request's `grant`, if any, lapses. Returns the release to call once the
  * response is over, or the refusal of a listen stream beyond the cap.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const start = (

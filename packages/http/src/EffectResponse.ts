@@ -36,7 +36,12 @@ const noEvents = (): never => {
   throw new Error("This exchange asked for no notifications")
 }
 
-/** A delivery and the response it will produce. @since 0.1.0 */
+/**
+ * A delivery and the response it will produce.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface EffectResponse {
   readonly delivery: Delivery
   readonly response: Effect.Effect<HttpServerResponse.HttpServerResponse>
@@ -46,6 +51,7 @@ export interface EffectResponse {
  * A new delivery; `notifications` says whether the exchange can stream, so that plain requests
  * allocate no queue.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (notifications: boolean): Effect.Effect<EffectResponse> =>

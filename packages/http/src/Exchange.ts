@@ -40,6 +40,7 @@ import type * as RequestHead from "./RequestHead.ts"
  * Where an exchange's answer goes, on one platform. Each call happens at most in this order:
  * `settle` alone, or `open`, any number of `event`s, `end`.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Delivery {
@@ -64,6 +65,7 @@ const closed = Effect.fail(new SinkClosed({ message: "The HTTP response has ende
 /**
  * The state of one exchange. The runtime's handler runs in `fiber`, outside the request's own.
  *
+ * @category models
  * @since 0.1.0
  */
 export class Exchange {
@@ -160,7 +162,12 @@ export class Exchange {
   }
 }
 
-/** What every exchange of one application shares. @since 0.1.0 */
+/**
+ * What every exchange of one application shares.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Environment {
   readonly runtime: ServerRuntime["Service"]
   /**
@@ -175,7 +182,12 @@ export interface Environment {
   readonly scope?: Scope.Scope
 }
 
-/** How one exchange runs. @since 0.1.0 */
+/**
+ * How one exchange runs.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface StartOptions {
   /** The services the handler's fiber runs with (the request's, or the server's). */
   readonly context: Context.Context<never>
@@ -202,6 +214,7 @@ export interface StartOptions {
  * deadline, unregisters the exchange and interrupts the handler if it still runs. Call it exactly
  * once, uninterruptibly.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const start = (

@@ -50,7 +50,12 @@ import * as Replies from "./Replies.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
 import type { HttpSession, Sessions } from "./Sessions.ts"
 
-/** The session header, as written in answers. @since 0.1.0 */
+/**
+ * The session header, as written in answers.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const sessionHeader = "mcp-session-id"
 
 const versionHeader = "mcp-protocol-version"
@@ -64,6 +69,7 @@ const namesVersion = (params: Readonly<Record<string, unknown>>): boolean => {
  * Whether a message belongs to an initialize-era dialect (see the module description); always
  * `false` for a server that enables none.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const belongs = (message: Envelope.Incoming, head: RequestHead, runtime: ServerRuntime["Service"]): boolean => {
@@ -77,7 +83,12 @@ export const belongs = (message: Envelope.Incoming, head: RequestHead, runtime: 
   return version === undefined && head.mcp.has(sessionHeader)
 }
 
-/** An initialize-era request with its session. @since 0.1.0 */
+/**
+ * An initialize-era request with its session.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Admitted {
   readonly session: Session.Session
   /** The HTTP session, when sessions are on. */
@@ -91,7 +102,12 @@ export interface Admitted {
 const refuse = (id: Envelope.RequestId | null, status: number, code: number, message: string): Replies.Reply =>
   Replies.json(Encoder.error(id, { code, message }), status)
 
-/** The cancellation scope of a principal's requests in a session. @since 0.1.0 */
+/**
+ * The cancellation scope of a principal's requests in a session.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const scopeOf = (principal: string, http: HttpSession | undefined): string =>
   http === undefined ? principal : `${principal}\u0000${http.id}`
 
@@ -119,6 +135,7 @@ const isReply = (value: HttpSession | Replies.Reply): value is Replies.Reply => 
 /**
  * Finds the session of an initialize-era request, or the refusal to answer with.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const admit = (
@@ -157,6 +174,7 @@ export const admit = (
 /**
  * Answers an initialize-era notification or response (202, or the refusal).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const accept = (
@@ -192,6 +210,7 @@ const notAcceptable = refuse(null, 406, -32600, "Not Acceptable: Accept must all
  * or the refusal: 406 without `text/event-stream` in `Accept`, 400/404 as for any request of the
  * session, 409 when its stream is open already.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const openStream = (
@@ -212,6 +231,7 @@ export const openStream = (
  * A DELETE: ends the session it names (200), or the refusal (400 without an id, 404 for an
  * unknown one).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const terminate = (head: RequestHead, sessions: Sessions, principal: string): Replies.Reply => {

@@ -29,7 +29,12 @@ import * as Exchange from "./Exchange.ts"
 import * as Replies from "./Replies.ts"
 import type * as RequestHead from "./RequestHead.ts"
 
-/** The listen streams of one HTTP application. @since 0.1.0 */
+/**
+ * The listen streams of one HTTP application.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Listen {
   /**
    * Starts one `subscriptions/listen` stream on `delivery`, with the handler's fiber running on
@@ -59,6 +64,7 @@ const busyHeaders = { "retry-after": "1" }
  * The listen side of an HTTP application; its exchanges share the application's
  * in-flight map, so a posted `notifications/cancelled` reaches a stream too.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (

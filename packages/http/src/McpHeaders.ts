@@ -84,6 +84,7 @@ const checkMirrors = (mirrors: ReadonlyArray<Route.Mirror>, head: RequestHead): 
  * Checks a notification's metadata headers: `MCP-Protocol-Version` and `Mcp-Method` are required
  * on every POST, notifications included, and `Mcp-Method` must equal `method`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkNotification = (notification: Envelope.Notification, head: RequestHead): HeaderMismatch | undefined => {
@@ -98,6 +99,7 @@ export const checkNotification = (notification: Envelope.Notification, head: Req
  * Checks a request's metadata headers against its body; `undefined` when they agree. Which param
  * is `Mcp-Name` and which are mirrored in `Mcp-Param-*` headers, the method's route says.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const check = (request: Envelope.Request, head: RequestHead, runtime: ServerRuntime["Service"]): HeaderMismatch | undefined => {

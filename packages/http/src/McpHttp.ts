@@ -51,7 +51,12 @@ import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
 
-/** The transport as an HTTP application. @since 0.1.0 */
+/**
+ * The transport as an HTTP application.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface McpHttpApp {
   /** Answers the current request; mount it on the MCP endpoint (any method). */
   readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>
@@ -75,6 +80,7 @@ const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
  * Builds the application for the `ServerRuntime` in context. Build it once: the per-request path
  * allocates no Layer and looks up no service but the request's own.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, never, ServerRuntime> {
@@ -181,6 +187,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
 /**
  * The MCP endpoint as a route of the application's `HttpRouter` (every method, at `path`).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerRoute = (options?: Options): Layer.Layer<never, never, HttpRouter.HttpRouter | ServerRuntime> =>

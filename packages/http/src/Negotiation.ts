@@ -22,6 +22,7 @@
 /**
  * Whether a `Content-Type` names JSON in UTF-8.
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isJson = (contentType: string | undefined): boolean => {
@@ -85,6 +86,7 @@ const cache = new Map<string, boolean>()
 /**
  * Whether an `Accept` value accepts both `application/json` and `text/event-stream`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const acceptsBoth = (accept: string | undefined): boolean => {
@@ -102,6 +104,7 @@ export const acceptsBoth = (accept: string | undefined): boolean => {
  * Whether an `Accept` value accepts `text/event-stream` (a GET for an initialize-era session's
  * stream).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const acceptsEventStream = (accept: string | undefined): boolean =>

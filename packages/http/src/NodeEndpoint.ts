@@ -55,7 +55,12 @@ import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
 
-/** The endpoint. @since 0.1.0 */
+/**
+ * The endpoint.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface NodeEndpoint {
   /** Answers one request (mount it on the MCP path). */
   readonly handle: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
@@ -81,7 +86,12 @@ export interface NodeEndpoint {
   readonly abortAll: Effect.Effect<void>
 }
 
-/** The endpoint's options: the transport's, and how callers are authenticated. @since 0.1.0 */
+/**
+ * The endpoint's options: the transport's, and how callers are authenticated.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface EndpointOptions extends Options {
   /** Verifies every caller before its body is read (default: none, callers are anonymous). */
   readonly authenticate?: Authentication.Authenticator | undefined
@@ -98,6 +108,7 @@ interface Caller {
  * Builds the endpoint for the `ServerRuntime` in context; handlers run with the services of the
  * Effect that builds it.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, never, ServerRuntime> {

@@ -34,6 +34,7 @@ const gone = (response: Http.ServerResponse): boolean =>
 /**
  * Writes a whole reply.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const write = (response: Http.ServerResponse, reply: Replies.Reply): void => {
@@ -56,6 +57,7 @@ export const write = (response: Http.ServerResponse, reply: Replies.Reply): void
 /**
  * The delivery of one exchange on `response`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const delivery = (response: Http.ServerResponse): Delivery => ({

@@ -47,7 +47,12 @@ import * as NodeResponse from "./NodeResponse.ts"
 import * as Replies from "./Replies.ts"
 import { isLoopbackAddress } from "./Security.ts"
 
-/** Options of the Node server; the transport's options apply too. @since 0.1.0 */
+/**
+ * Options of the Node server; the transport's options apply too.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ServeOptions extends NodeEndpoint.EndpointOptions {
   /** TCP port (default 3000; 0 picks a free one). */
   readonly port?: number
@@ -92,6 +97,7 @@ type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse
 /**
  * The server as a Layer providing `HttpServer` (its `address` tells the port it bound).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime> =>
@@ -208,6 +214,7 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
 /**
  * Serves until interrupted (the Layer, launched).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const serve = (options?: ServeOptions): Effect.Effect<never, ServeError, ServerRuntime> =>

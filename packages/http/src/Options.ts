@@ -27,7 +27,12 @@ import { Duration } from "effect"
 import type { HttpRouter } from "effect/http"
 import * as Security from "./Security.ts"
 
-/** Transport options; every field is optional. @since 0.1.0 */
+/**
+ * Transport options; every field is optional.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The MCP endpoint (default `/mcp`). */
   readonly path?: HttpRouter.PathInput
@@ -68,7 +73,12 @@ export interface Options {
   readonly sessions?: boolean | SessionOptions
 }
 
-/** Limits of initialize-era sessions. @since 0.1.0 */
+/**
+ * Limits of initialize-era sessions.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface SessionOptions {
   /** Sessions at once (default 1,024); `initialize` beyond is answered 503. */
   readonly max?: number
@@ -76,13 +86,23 @@ export interface SessionOptions {
   readonly idleTimeout?: Duration.Input
 }
 
-/** Session limits with their defaults applied. @since 0.1.0 */
+/**
+ * Session limits with their defaults applied.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface SessionSettings {
   readonly max: number
   readonly idleMillis: number
 }
 
-/** Options with every default applied. @since 0.1.0 */
+/**
+ * Options with every default applied.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Settings {
   readonly path: HttpRouter.PathInput
   readonly maxBodyBytes: number
@@ -98,7 +118,12 @@ export interface Settings {
   readonly sessions: SessionSettings | undefined
 }
 
-/** The defaults. @since 0.1.0 */
+/**
+ * The defaults.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaults: Settings = {
   path: "/mcp",
   maxBodyBytes: 2 * 1024 * 1024,
@@ -113,7 +138,12 @@ export const defaults: Settings = {
   sessions: undefined
 }
 
-/** Session limits by default: 1,024 sessions, 30 minutes idle. @since 0.1.0 */
+/**
+ * Session limits by default: 1,024 sessions, 30 minutes idle.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultSessions: SessionSettings = { max: 1024, idleMillis: 30 * 60_000 }
 
 const sessionsOf = (option: Options["sessions"]): SessionSettings | undefined => {
@@ -136,6 +166,7 @@ const positive = (name: string, value: number | undefined, fallback: number): nu
 /**
  * Applies the defaults; throws a `RangeError` for a limit that is not a positive integer.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const resolve = (options: Options | undefined): Settings => ({

@@ -27,6 +27,7 @@ import type { Refusal } from "@snodo/core/transport/ServerRuntime"
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Reply {
@@ -37,19 +38,30 @@ export interface Reply {
 
 const noHeaders: Readonly<Record<string, string>> = {}
 
-/** A JSON-RPC message as the whole answer. @since 0.1.0 */
+/**
+ * A JSON-RPC message as the whole answer.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const json = (frame: string, status: number, headers: Readonly<Record<string, string>> = noHeaders): Reply => ({
   status,
   body: frame,
   headers
 })
 
-/** A JSON-RPC error response without an `id` (the request could not be read). @since 0.1.0 */
+/**
+ * A JSON-RPC error response without an `id` (the request could not be read).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const errorFrame = (code: number, message: string): string => Encoder.error(null, { code, message })
 
 /**
  * A refusal: the status, and a JSON-RPC error without an `id` explaining it.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const refuse = (status: number, code: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
@@ -58,6 +70,7 @@ export const refuse = (status: number, code: number, message: string, headers?: 
 /**
  * A refusal whose JSON-RPC error (without an `id`) carries `data`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const refuseWith = (status: number, error: WireError, headers?: Readonly<Record<string, string>>): Reply =>
@@ -67,6 +80,7 @@ export const refuseWith = (status: number, error: WireError, headers?: Readonly<
  * The answer to a request the runtime refused by a bound: 503 (busy) or 429 (rate limited), with
  * `Retry-After` in whole seconds (at least 1).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const refusal = (frame: string, refused: Refusal): Reply =>
@@ -76,27 +90,53 @@ export const refusal = (frame: string, refused: Refusal): Reply =>
  * The answer to a defect of the transport (a bug, or an application's `allowedHosts` predicate
  * that throws): 500 with a -32603 that names nothing, and the connection closed.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const internalError: Reply = refuse(500, -32603, "Internal error", { connection: "close" })
 
-/** A notification accepted: 202, no body. @since 0.1.0 */
+/**
+ * A notification accepted: 202, no body.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const accepted: Reply = { status: 202, body: undefined, headers: noHeaders }
 
-/** GET, DELETE and every other method than POST. @since 0.1.0 */
+/**
+ * GET, DELETE and every other method than POST.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const methodNotAllowed: Reply = refuse(405, -32600, "Method not allowed: the MCP endpoint accepts POST only", {
   allow: "POST"
 })
 
-/** The headers of a request-scoped SSE stream (besides its content type). @since 0.1.0 */
+/**
+ * The headers of a request-scoped SSE stream (besides its content type).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const sseHeaders: Readonly<Record<string, string>> = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
-/** A reply as an Effect `HttpServerResponse`. @since 0.1.0 */
+/**
+ * A reply as an Effect `HttpServerResponse`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const toResponse = (reply: Reply): HttpServerResponse.HttpServerResponse =>
   reply.body === undefined
     ? HttpServerResponse.empty({ status: reply.status, headers: reply.headers })
     : HttpServerResponse.text(reply.body, { status: reply.status, contentType: "application/json", headers: reply.headers })
 
-/** A request-scoped SSE stream as an Effect `HttpServerResponse`. @since 0.1.0 */
+/**
+ * A request-scoped SSE stream as an Effect `HttpServerResponse`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const eventStream = (body: Stream.Stream<Uint8Array>): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.stream(body, { contentType: "text/event-stream", headers: sseHeaders })

@@ -24,7 +24,12 @@ import type { Settings } from "./Options.ts"
 import * as Replies from "./Replies.ts"
 import * as Security from "./Security.ts"
 
-/** The request headers by lower-case name, as both platforms give them. @since 0.1.0 */
+/**
+ * The request headers by lower-case name, as both platforms give them.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface CheckedHeaders {
   readonly [name: string]: string | ReadonlyArray<string> | undefined
 }
@@ -41,6 +46,7 @@ const busyCloseHeaders = { "retry-after": "1", connection: "close" }
  * What the platform tells of a request's framing: its request target as sent (`/mcp`, or the
  * absolute form `http://host/mcp`) and how many `Host` headers it had.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Framing {
@@ -52,6 +58,7 @@ export interface Framing {
  * The authority a request is addressed to: that of an absolute-form target (RFC 9112 §3.2.2: the
  * server then ignores `Host`), else the `Host` header.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const authorityOf = (target: string | undefined, host: string | undefined): string | undefined => {
@@ -76,6 +83,7 @@ const encodingHeaders = { "accept-encoding": "identity" }
  * `Host` (400), `Host` and `Origin` (403). All a GET or DELETE of an initialize-era session
  * (sessions on) is checked for; a POST goes on with {@link beforeBody}'s.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const beforeSession = (
@@ -101,6 +109,7 @@ export const beforeSession = (
  * `headBytes` is the size of its head; `inFlight` the requests being answered right now;
  * `framing`, where the platform knows it, its target and `Host` count.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const beforeBody = (
@@ -134,6 +143,7 @@ export const beforeBody = (
 /**
  * The answer to a body that was not read whole as UTF-8 text.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const bodyRefusal = (body: Exclude<Body, { readonly _tag: "Text" }>, settings: Settings): Replies.Reply => {

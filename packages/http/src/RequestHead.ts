@@ -21,10 +21,20 @@
  */
 import type { HttpServerRequest } from "effect/http"
 
-/** A header that was sent more than once. @since 0.1.0 */
+/**
+ * A header that was sent more than once.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const Repeated: unique symbol = Symbol.for("@snodo/http/RequestHead/Repeated")
 
-/** What the transport reads of a request's head. @since 0.1.0 */
+/**
+ * What the transport reads of a request's head.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestHead {
   /** Bytes of the header names and values (plus separators), as an approximation of the head. */
   readonly bytes: number
@@ -40,6 +50,7 @@ export interface RequestHead {
  * The raw `traceparent` and `tracestate` of a request: a repeated `traceparent` is kept as sent
  * twice (joined with `,`, which no valid one contains), repeated `tracestate` headers are one list.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Trace {
@@ -63,6 +74,7 @@ const isMcp = (lower: string): boolean =>
 /**
  * Reads a head from Node's raw header list (names and values alternating, repetitions kept).
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
@@ -89,6 +101,7 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
  * Reads the head of a request: from the raw header list where the platform kept it (Node),
  * otherwise from the joined headers.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead => {
@@ -129,6 +142,7 @@ const isPlain = (value: string): boolean => {
  * value itself; `undefined` when the value is malformed. Surrounding spaces and tabs are not part
  * of the value (RFC 9110 §5.5).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const decodeValue = (raw: string): string | undefined => {

@@ -23,6 +23,7 @@
  * Which `Host` values are accepted: `"loopback"` (the default), `"any"`, a list of host names
  * (compared without the port, case-insensitively), or a predicate of the host name.
  *
+ * @category models
  * @since 0.1.0
  */
 export type HostPolicy = "loopback" | "any" | ReadonlyArray<string> | ((hostname: string) => boolean)
@@ -33,6 +34,7 @@ export type HostPolicy = "loopback" | "any" | ReadonlyArray<string> | ((hostname
  * `"any"`, a list of origins (`https://app.example.com`, compared case-insensitively), or a
  * predicate of the origin.
  *
+ * @category models
  * @since 0.1.0
  */
 export type OriginPolicy = "loopback" | "same-origin" | "any" | ReadonlyArray<string> | ((origin: string) => boolean)
@@ -42,6 +44,7 @@ const loopbackNames = new Set(["localhost", "127.0.0.1", "[::1]"])
 /**
  * Whether a listen address binds loopback only (`127.0.0.1`, `::1`, `localhost`, `127.x.y.z`).
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isLoopbackAddress = (address: string): boolean =>
@@ -51,6 +54,7 @@ export const isLoopbackAddress = (address: string): boolean =>
  * The host name of an authority (`Host` value), lower-cased and without the port; IPv6 literals
  * keep their brackets. `undefined` when it is not a valid authority.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const hostnameOf = (authority: string): string | undefined => {
@@ -74,6 +78,7 @@ const originPattern = /^(https?):\/\/([^/?#@]+)$/i
 /**
  * Checks `Host`; returns the reason for refusing it, or `undefined` when it is accepted.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkHost = (policy: HostPolicy, host: string | undefined): string | undefined => {
@@ -99,6 +104,7 @@ export const checkHost = (policy: HostPolicy, host: string | undefined): string 
  * Checks `Origin` (when present); returns the reason for refusing it, or `undefined` when it is
  * accepted.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkOrigin = (policy: OriginPolicy, origin: string | undefined, host: string | undefined): string | undefined => {

@@ -35,7 +35,12 @@ import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
 
 
-/** One session as the HTTP transport holds it. @since 0.1.0 */
+/**
+ * One session as the HTTP transport holds it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface HttpSession {
   /** The `Mcp-Session-Id`. */
   readonly id: string
@@ -44,7 +49,12 @@ export interface HttpSession {
   readonly session: Session.Session
 }
 
-/** The sessions of one application. @since 0.1.0 */
+/**
+ * The sessions of one application.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Sessions {
   readonly settings: SessionSettings
   /** A new session of `principal`, or `undefined` when `max` sessions exist. */
@@ -76,6 +86,7 @@ const newId = (): string => randomBytes(24).toString("base64url")
  * A store. `run` runs the effect that ends a core session (unsubscribing it from the hub) with the
  * application's services.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown): Sessions => {

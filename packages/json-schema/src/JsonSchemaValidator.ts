@@ -61,6 +61,7 @@ import { issuesOf } from "./internal/issues.ts"
 /**
  * Configuration of the backend. Every bound has a default ({@link defaults}).
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Options {
@@ -91,6 +92,7 @@ export interface Options {
 /**
  * The default bounds.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const defaults = {
@@ -127,6 +129,7 @@ const LOAD_MILLIS = 30_000
  * })
  * ```
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): Effect.Effect<SchemaValidator["Service"], SchemaCompileError> =>
@@ -157,6 +160,7 @@ const engine: Effect.Effect<typeof Engine> = Effect.promise(() => import("./inte
 /**
  * A Layer providing the full Draft 2020-12 `SchemaValidator`.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<SchemaValidator, SchemaCompileError> =>

@@ -27,7 +27,12 @@ import { type Duration, Effect, Schema } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import { VerifierUnavailable } from "./TokenVerifier.ts"
 
-/** The fields of an authorization server's metadata a resource server uses. @since 0.1.0 */
+/**
+ * The fields of an authorization server's metadata a resource server uses.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const Metadata = Schema.Struct({
   issuer: Schema.String,
   jwks_uri: Schema.optional(Schema.String),
@@ -35,12 +40,16 @@ export const Metadata = Schema.Struct({
   scopes_supported: Schema.optional(Schema.Array(Schema.String))
 })
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Metadata = typeof Metadata.Type
 
 /**
  * The metadata URLs of an issuer, in the order they are tried.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const metadataUrls = (issuer: string): ReadonlyArray<string> => {
@@ -60,6 +69,7 @@ export const metadataUrls = (issuer: string): ReadonlyArray<string> => {
  * GETs a JSON document: its status and body, or `VerifierUnavailable` when the server cannot be
  * reached in time or the body is not JSON.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const getJson = (url: string, timeout: Duration.Input): Effect.Effect<{ readonly status: number; readonly json: unknown }, VerifierUnavailable, HttpClient.HttpClient> =>
@@ -79,6 +89,7 @@ const decodeMetadata = Schema.decodeUnknownOption(Metadata)
  * Discovers an issuer's metadata: the first candidate URL that answers 200 with a document for
  * exactly this issuer.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const discover = (

@@ -24,10 +24,20 @@
  * @since 0.1.0
  */
 
-/** The error codes of RFC 6750 §3.1 a resource server sends. @since 0.1.0 */
+/**
+ * The error codes of RFC 6750 §3.1 a resource server sends.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ErrorCode = "invalid_request" | "invalid_token" | "insufficient_scope"
 
-/** One Bearer challenge. @since 0.1.0 */
+/**
+ * One Bearer challenge.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Challenge {
   /** The URL of the Protected Resource Metadata document. */
   readonly resourceMetadata: string
@@ -43,6 +53,7 @@ const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/
 /**
  * Whether `scope` is a valid scope token (RFC 6749 §3.3).
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isScopeToken = (scope: string): boolean => scopeToken.test(scope)
@@ -54,6 +65,7 @@ const quote = (value: string): string => `"${value.replace(/[\\"]/g, (char) => `
  * The header value of a challenge. The parameters come in the order of the spec's examples: the
  * error first when there is one, else the metadata first.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const format = (challenge: Challenge): string => {

@@ -43,7 +43,12 @@ import {
   VerifierUnavailable
 } from "./TokenVerifier.ts"
 
-/** How tokens are introspected. @since 0.1.0 */
+/**
+ * How tokens are introspected.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The authorization server's issuer identifier. */
   readonly issuer: string
@@ -87,6 +92,7 @@ interface Cached {
 /**
  * Builds the verifier; the endpoint is discovered on first use.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<TokenVerifier["Service"], never, HttpClient.HttpClient> {
@@ -187,6 +193,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
 /**
  * The verifier as a Layer.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<TokenVerifier, never, HttpClient.HttpClient> =>

@@ -37,7 +37,12 @@ import {
   VerifierUnavailable
 } from "./TokenVerifier.ts"
 
-/** The asymmetric JWS algorithms accepted by default. @since 0.1.0 */
+/**
+ * The asymmetric JWS algorithms accepted by default.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultAlgorithms: ReadonlyArray<string> = [
   "RS256",
   "RS384",
@@ -52,7 +57,12 @@ export const defaultAlgorithms: ReadonlyArray<string> = [
   "Ed25519"
 ]
 
-/** How tokens are verified. @since 0.1.0 */
+/**
+ * How tokens are verified.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The authorization server's issuer identifier, exactly as its metadata and its tokens say it. */
   readonly issuer: string
@@ -103,6 +113,7 @@ const symmetric = (algorithm: string): boolean => algorithm.startsWith("HS") || 
 /**
  * Builds the verifier; nothing is fetched until a token is verified.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<TokenVerifier["Service"], never, HttpClient.HttpClient> {
@@ -163,6 +174,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
 /**
  * The verifier as a Layer.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<TokenVerifier, never, HttpClient.HttpClient> =>

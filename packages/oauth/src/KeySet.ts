@@ -32,10 +32,20 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWSHeaderParameters } from 
 import { getJson } from "./AuthorizationServer.ts"
 import { InvalidToken, VerifierUnavailable } from "./TokenVerifier.ts"
 
-/** A public key, as WebCrypto holds it. @since 0.1.0 */
+/**
+ * A public key, as WebCrypto holds it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type VerificationKey = Awaited<ReturnType<ReturnType<typeof createLocalJWKSet>>>
 
-/** How the set is kept. @since 0.1.0 */
+/**
+ * How the set is kept.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Where the JWKS is (asked each time a fetch is due). */
   readonly locate: Effect.Effect<string, VerifierUnavailable, HttpClient.HttpClient>
@@ -47,7 +57,12 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
 }
 
-/** The keys of one authorization server. @since 0.1.0 */
+/**
+ * The keys of one authorization server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface KeySet {
   /** The key that verifies a token with this protected header. */
   readonly keyFor: (header: JWSHeaderParameters) => Effect.Effect<VerificationKey, InvalidToken | VerifierUnavailable>
@@ -70,6 +85,7 @@ const joseCode = (error: unknown): string | undefined =>
 /**
  * A key set; nothing is fetched until a key is asked for.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<KeySet, never, HttpClient.HttpClient> {

@@ -20,13 +20,19 @@
  * @since 0.1.0
  */
 
-/** The well-known suffix of RFC 9728. @since 0.1.0 */
+/**
+ * The well-known suffix of RFC 9728.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const wellKnown = "/.well-known/oauth-protected-resource"
 
 /**
  * The canonical form of a resource URI; throws a `TypeError` for anything that cannot be one (not
  * absolute, not `http(s)`, with a fragment, a query or credentials).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const canonical = (uri: string): string => {
@@ -44,6 +50,7 @@ export const canonical = (uri: string): string => {
  * The canonical form of `uri`, or `undefined` when it cannot be a resource URI (for comparing an
  * audience a token names).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const canonicalOrUndefined = (uri: string): string | undefined => {
@@ -63,6 +70,7 @@ const pathOf = (resource: string): string => {
 /**
  * The path-suffixed well-known path of a resource's metadata (RFC 9728 §3.1).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const metadataPath = (resource: string): `/${string}` => `${wellKnown}${pathOf(canonical(resource))}`
@@ -70,11 +78,17 @@ export const metadataPath = (resource: string): `/${string}` => `${wellKnown}${p
 /**
  * The URL of a resource's metadata document, as challenges name it.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const metadataUrl = (resource: string): string => `${new URL(canonical(resource)).origin}${metadataPath(resource)}`
 
-/** The RFC 9728 fields snodo fills in. @since 0.1.0 */
+/**
+ * The RFC 9728 fields snodo fills in.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Document {
   readonly resource: string
   readonly authorization_servers: ReadonlyArray<string>
@@ -84,7 +98,12 @@ export interface Document {
   readonly resource_documentation?: string
 }
 
-/** What a document says. @since 0.1.0 */
+/**
+ * What a document says.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface DocumentOptions {
   /** The server's URI; it is canonicalized. */
   readonly resource: string
@@ -102,6 +121,7 @@ export interface DocumentOptions {
  * The metadata document. Tokens are only accepted from the `Authorization` header, so
  * `bearer_methods_supported` is `["header"]`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const document = (options: DocumentOptions): Document => ({

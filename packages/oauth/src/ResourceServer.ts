@@ -61,11 +61,17 @@ import { type AccessToken, type InvalidToken, TokenVerifier } from "./TokenVerif
  * The JSON-RPC code of a 401 answer's body, and of the terminal error of a stream whose token
  * expired (in the -32000..-32019 range left to implementations).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const unauthorizedCode = -32001
 
-/** What the resource server says about itself. @since 0.1.0 */
+/**
+ * What the resource server says about itself.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The server's canonical URI (`https://mcp.example.com/mcp`): what tokens must be issued for. */
   readonly resource: string
@@ -89,7 +95,10 @@ export interface Options {
   readonly rootMetadata?: boolean | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class ResourceServer extends Context.Service<ResourceServer, {
   /** The canonical resource URI. */
   readonly resource: string
@@ -144,6 +153,7 @@ const checkScopes = (name: string, scopes: ReadonlyArray<string> | undefined) =>
 /**
  * The principal of a verified token.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const principalOf = (token: AccessToken): Principal.Principal["Service"] =>
@@ -158,6 +168,7 @@ export const principalOf = (token: AccessToken): Principal.Principal["Service"] 
  * Builds the resource server on the `TokenVerifier` in context; throws a `TypeError` for a
  * resource that cannot be a canonical URI or a scope that is not a scope token.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<ResourceServer["Service"], never, TokenVerifier> {
@@ -237,6 +248,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
 /**
  * The resource server as a Layer.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<ResourceServer, never, TokenVerifier> => Layer.effect(ResourceServer, make(options))
@@ -257,6 +269,7 @@ export const layer = (options: Options): Layer.Layer<ResourceServer, never, Toke
  * )
  * ```
  *
+ * @category constants
  * @since 0.1.0
  */
 export const middleware = HttpRouter.middleware<{ provides: Principal.Principal | Authentication.Grant }>()(
@@ -283,6 +296,7 @@ const noGrant: Authentication.Grant["Service"] = {
 /**
  * The metadata routes (`GET`, and `OPTIONS` for browsers' preflight) for your `HttpRouter`.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerMetadata: Layer.Layer<never, never, HttpRouter.HttpRouter | ResourceServer> = HttpRouter.use((router) =>
@@ -305,6 +319,7 @@ export const layerMetadata: Layer.Layer<never, never, HttpRouter.HttpRouter | Re
  * `NodeServe` with the resource server's check before every request body; serve your own routes
  * on it (with {@link layerMetadata} among them).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerNodeServe = (
@@ -316,6 +331,7 @@ export const layerNodeServe = (
  * `NodeServe` with the resource server's check before every request body, and its metadata
  * served next to the MCP endpoint.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerServe = (

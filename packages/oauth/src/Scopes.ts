@@ -41,6 +41,7 @@ import { scopesOf } from "./TokenVerifier.ts"
  * The JSON-RPC code of an insufficient scope refusal (in the -32000..-32019 range left to
  * implementations).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const insufficientScopeCode = -32003
@@ -48,6 +49,7 @@ export const insufficientScopeCode = -32003
 /**
  * The `data` of an insufficient scope refusal: the transport maps exactly this to a 403 challenge.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const InsufficientScope = Schema.Struct({
@@ -56,13 +58,26 @@ export const InsufficientScope = Schema.Struct({
   scope: Schema.String
 })
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InsufficientScope = typeof InsufficientScope.Type
 
-/** One or more scopes. @since 0.1.0 */
+/**
+ * One or more scopes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Requirement = string | ReadonlyArray<string>
 
-/** What each component needs. @since 0.1.0 */
+/**
+ * What each component needs.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Rules {
   /** Needed by every component without a rule of its own (default: none). */
   readonly default?: Requirement | undefined
@@ -90,6 +105,7 @@ const table = (rules: Readonly<Record<string, Requirement>> | undefined): Readon
 /**
  * The scopes of a principal the resource server authenticated (its token's), none for any other.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const granted = (principal: Principal.Principal["Service"]): ReadonlyArray<string> => {
@@ -100,6 +116,7 @@ export const granted = (principal: Principal.Principal["Service"]): ReadonlyArra
 /**
  * The scopes a component needs under `rules`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const needed = (rules: Rules) => {
@@ -137,6 +154,7 @@ const closure = (scopes: ReadonlyArray<string>, implies: Readonly<Record<string,
 /**
  * The refusal of an operation that needs `scopes`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const refusal = (scopes: ReadonlyArray<string>): Authorization.Refusal => {
@@ -148,6 +166,7 @@ export const refusal = (scopes: ReadonlyArray<string>): Authorization.Refusal =>
  * A policy that lets a principal invoke a component only when its token grants every scope the
  * component needs.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const requireScopes = (rules: Rules): Authorization.Policy => {

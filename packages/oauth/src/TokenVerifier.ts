@@ -30,6 +30,7 @@ import { canonicalOrUndefined } from "./ResourceMetadata.ts"
 /**
  * A verified access token.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface AccessToken {
@@ -50,6 +51,7 @@ export interface AccessToken {
 /**
  * The token is not valid here: answered 401 `invalid_token`.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidToken", {
@@ -69,13 +71,17 @@ export type Reason = InvalidToken["reason"]
  * The authorization server (its metadata, keys or introspection endpoint) could not be reached or
  * gave an unusable answer: answered 503, since the token may well be valid.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class VerifierUnavailable extends Schema.TaggedError<VerifierUnavailable>()("VerifierUnavailable", {
   message: Schema.String
 }) {}
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class TokenVerifier extends Context.Service<TokenVerifier, {
   /** The issuer identifier of the authorization server whose tokens this verifier accepts. */
   readonly issuer: string
@@ -87,6 +93,7 @@ export class TokenVerifier extends Context.Service<TokenVerifier, {
  * The scopes of a `scope` claim (space-separated, RFC 9068 / RFC 7662) or an `scp` claim (a list
  * or a string, as Entra ID and Okta send it).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const scopesOf = (claims: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
@@ -99,6 +106,7 @@ export const scopesOf = (claims: Readonly<Record<string, unknown>>): ReadonlyArr
 /**
  * The subject of verified claims: `sub`, else the client (`client_id`, `azp`).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const subjectOf = (claims: Readonly<Record<string, unknown>>): string | undefined => {
@@ -112,6 +120,7 @@ export const subjectOf = (claims: Readonly<Record<string, unknown>>): string | u
 /**
  * The client of verified claims: `client_id`, else `azp`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const clientOf = (claims: Readonly<Record<string, unknown>>): string | undefined => {
@@ -123,6 +132,7 @@ export const clientOf = (claims: Readonly<Record<string, unknown>>): string | un
  * Whether an `aud` claim (a string or a list) names `audience`, comparing canonical forms, so
  * `HTTPS://MCP.example.com/mcp/` names `https://mcp.example.com/mcp`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const audienceIncludes = (aud: unknown, audience: string): boolean => {

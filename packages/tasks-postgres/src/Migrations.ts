@@ -32,6 +32,7 @@ import { type Names, names } from "./PgNames.ts"
 /**
  * The database was not migrated to exactly this version's schema.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class SchemaMismatch extends Schema.TaggedError<SchemaMismatch>()("SchemaMismatch", {
@@ -42,7 +43,12 @@ export class SchemaMismatch extends Schema.TaggedError<SchemaMismatch>()("Schema
   found: Schema.Array(Schema.String)
 }) {}
 
-/** Where the backend lives. @since 0.1.0 */
+/**
+ * Where the backend lives.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface SchemaOptions {
   /** The PostgreSQL schema of the tables (created by {@link migrate}). Default `public`. */
   readonly schema?: string | undefined
@@ -53,6 +59,7 @@ const statuses = "'working', 'input_required', 'completed', 'failed', 'cancelled
 /**
  * The migrations of one schema, by `<id>_<name>`. Never edit one that was released: add the next.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> => ({
@@ -102,13 +109,19 @@ const normalize = (key: string): string => {
   return match === null ? key : `${Number(match[1])}_${match[2]}`
 }
 
-/** The migrations this version knows, as `<id>_<name>`, in order. @since 0.1.0 */
+/**
+ * The migrations this version knows, as `<id>_<name>`, in order.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const expected: ReadonlyArray<string> = Object.keys(migrations(names())).toSorted().map(normalize)
 
 /**
  * Creates the schema if needed and runs the migrations it has not run yet (in one transaction);
  * answers the ones it ran. Safe to run from several instances at once.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const migrate = (options?: SchemaOptions): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient> =>
@@ -129,6 +142,7 @@ export const migrate = (options?: SchemaOptions): Effect.Effect<ReadonlyArray<re
  * Succeeds when the schema holds exactly this version's migrations; fails closed with
  * {@link SchemaMismatch} otherwise.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkSchema = (options?: SchemaOptions): Effect.Effect<void, SchemaMismatch | SqlError.SqlError, PgClient.PgClient> =>

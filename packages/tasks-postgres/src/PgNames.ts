@@ -15,10 +15,18 @@
  */
 import { createHash } from "node:crypto"
 
-/** Where the backend's tables live, unless told otherwise. @since 0.1.0 */
+/**
+ * Where the backend's tables live, unless told otherwise.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultSchema = "public"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Names {
   readonly schema: string
   /** `schema.snodo_tasks` */
@@ -51,6 +59,7 @@ const channel = (kind: string, schema: string): string => {
  * The names of one schema. A schema name is a lowercase SQL identifier (letters, digits, `_`), so it
  * never needs quoting or escaping anywhere.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const names = (schema: string = defaultSchema): Names => {

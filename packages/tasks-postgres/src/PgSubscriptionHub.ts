@@ -39,7 +39,10 @@ import { listen } from "./internal/Listener.ts"
 import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
 import { names } from "./PgNames.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The schema of the payloads table and the channel (the store's). Default `public`. */
   readonly schema?: string | undefined
@@ -51,7 +54,12 @@ export interface Options {
   readonly cleanupIntervalMs?: number | undefined
 }
 
-/** The hub, with the number of local subscribers for tests and metrics. @since 0.1.0 */
+/**
+ * The hub, with the number of local subscribers for tests and metrics.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type PgHub = SubscriptionHub.SubscriptionHub["Service"] & { readonly size: () => number }
 
 const ChangeSchema = Schema.Union([
@@ -85,6 +93,7 @@ const nowMs = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
  * Starts the hub: listens (the first `LISTEN` must succeed), and deletes old payloads in the
  * background.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): Effect.Effect<PgHub, SqlError.SqlError, PgClient.PgClient | Scope.Scope> =>
@@ -154,6 +163,7 @@ VALUES (${inline}, ${pg.unsafe(nowMs)}) RETURNING id`
  * The hub as a Layer, on the `PgClient` in context: fails closed (`SchemaMismatch`) unless the
  * schema is migrated (the payloads table is one of the migrations).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<SubscriptionHub.SubscriptionHub, SqlError.SqlError | SchemaMismatch, PgClient.PgClient> =>

@@ -31,7 +31,10 @@ import { randomBytes } from "node:crypto"
 import { listen } from "./internal/Listener.ts"
 import { names } from "./PgNames.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The schema whose channel carries the signals (the store's). Default `public`. */
   readonly schema?: string | undefined
@@ -54,6 +57,7 @@ const parse = (payload: string): { readonly origin: string; readonly taskId: str
 /**
  * Starts listening (the first `LISTEN` must succeed) and answers the service.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): Effect.Effect<TaskSignals["Service"], SqlError.SqlError, PgClient.PgClient | Scope.Scope> =>
@@ -89,6 +93,7 @@ export const make = (options?: Options): Effect.Effect<TaskSignals["Service"], S
 /**
  * The signals as a Layer, on the `PgClient` in context.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<TaskSignals, SqlError.SqlError, PgClient.PgClient> =>

@@ -40,7 +40,10 @@ import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
 import { names } from "./PgNames.ts"
 import { first, records } from "./internal/TaskRow.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The PostgreSQL schema of the tables. Default `public`. */
   readonly schema?: string | undefined
@@ -65,6 +68,7 @@ const decodeCount = Schema.decodeUnknownEffect(Count)
 /**
  * Builds the store on the `PgClient` in context.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): Effect.Effect<TaskStore["Service"], SqlError.SqlError, PgClient.PgClient> =>
@@ -274,6 +278,7 @@ SELECT count(*) AS n FROM gone`,
  * The store as a Layer, on the `PgClient` in context: fails closed (`SchemaMismatch`) unless the
  * schema holds exactly this version's migrations.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<TaskStore, SchemaMismatch | SqlError.SqlError, PgClient.PgClient> =>

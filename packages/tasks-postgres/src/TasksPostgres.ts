@@ -28,7 +28,10 @@ import * as PgSubscriptionHub from "./PgSubscriptionHub.ts"
 import * as PgTaskSignals from "./PgTaskSignals.ts"
 import * as PgTaskStore from "./PgTaskStore.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Config extends PgTaskStore.Options {
   /** Run the migrations before serving (safe from several instances at once). Default false. */
   readonly migrate?: boolean | undefined
@@ -44,6 +47,7 @@ const migrated = <A, E, R>(config: Config, layer: Layer.Layer<A, E, R>): Layer.L
 /**
  * The task store and the task signals.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (config: Config = {}): Layer.Layer<TaskStore | TaskSignals, Errors, PgClient.PgClient> =>
@@ -53,6 +57,7 @@ export const layer = (config: Config = {}): Layer.Layer<TaskStore | TaskSignals,
  * The task store, the task signals and the cross-instance `SubscriptionHub`: what a server needs
  * to run as one of many instances.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerWithHub = (config: Config = {}): Layer.Layer<TaskStore | TaskSignals | SubscriptionHub.SubscriptionHub, Errors, PgClient.PgClient> =>

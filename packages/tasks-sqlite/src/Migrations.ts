@@ -24,15 +24,26 @@
 import { Effect, Schema } from "effect"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 
-/** The table of tasks. @since 0.1.0 */
+/**
+ * The table of tasks.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const tasksTable = "snodo_tasks"
 
-/** The table where `Migrator` records the migrations it ran. @since 0.1.0 */
+/**
+ * The table where `Migrator` records the migrations it ran.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const migrationsTable = "snodo_tasks_migrations"
 
 /**
  * The database was not migrated to exactly this version's schema.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class SchemaMismatch extends Schema.TaggedError<SchemaMismatch>()("SchemaMismatch", {
@@ -48,6 +59,7 @@ const statuses = "'working', 'input_required', 'completed', 'failed', 'cancelled
 /**
  * The migrations, by `<id>_<name>`. Never edit one that was released: add the next.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> = {
@@ -89,13 +101,19 @@ const normalize = (key: string): string => {
   return match === null ? key : `${Number(match[1])}_${match[2]}`
 }
 
-/** The migrations this version knows, as `<id>_<name>`, in order. @since 0.1.0 */
+/**
+ * The migrations this version knows, as `<id>_<name>`, in order.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const expected: ReadonlyArray<string> = Object.keys(migrations).toSorted().map(normalize)
 
 /**
  * Runs the migrations the database has not run yet, in one `BEGIN IMMEDIATE` transaction; answers
  * the ones it ran.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const migrate: Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =
@@ -107,6 +125,7 @@ export const migrate: Effect.Effect<ReadonlyArray<readonly [id: number, name: st
  * Succeeds when the database holds exactly this version's migrations; fails closed with
  * {@link SchemaMismatch} otherwise (not migrated, partly migrated, or migrated by another version).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const checkSchema: Effect.Effect<void, SchemaMismatch | SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function*() {

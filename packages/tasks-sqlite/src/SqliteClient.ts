@@ -48,10 +48,18 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 
-/** How SQLite syncs a commit to disk (`PRAGMA synchronous`). @since 0.1.0 */
+/**
+ * How SQLite syncs a commit to disk (`PRAGMA synchronous`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Synchronous = "OFF" | "NORMAL" | "FULL" | "EXTRA"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface SqliteClientConfig {
   /** A file path, or `":memory:"` (a database that lives as long as the client). */
   readonly filename: string
@@ -72,6 +80,7 @@ const TypeId = "~@snodo/tasks-sqlite/SqliteClient"
 /**
  * The client: a `SqlClient` that also knows its config.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface SqliteClient extends SqlClient.SqlClient {
@@ -79,7 +88,10 @@ export interface SqliteClient extends SqlClient.SqlClient {
   readonly config: SqliteClientConfig
 }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export const SqliteClient = Context.Service<SqliteClient>("@snodo/tasks-sqlite/SqliteClient")
 
 /** A native error as effect/sql classifies it (node:sqlite reports the code as `errcode`). */
@@ -118,6 +130,7 @@ interface Prepared {
 /**
  * Opens the database and builds the client; the database is closed when the scope closes.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(config: SqliteClientConfig) {
@@ -238,6 +251,7 @@ export const make = Effect.fnUntraced(function*(config: SqliteClientConfig) {
 /**
  * The client as a Layer (both `SqliteClient` and the generic `SqlClient`).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (config: SqliteClientConfig): Layer.Layer<SqliteClient | SqlClient.SqlClient, SqlError.SqlError> =>

@@ -39,6 +39,7 @@ const whole = (millis: number): number => Math.ceil(millis)
 /**
  * Builds the store on the `SqlClient` in context.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClient> = Effect.gen(function*() {
@@ -190,6 +191,7 @@ RETURNING *`)
  * The store as a Layer, on the `SqlClient` in context: fails closed (`SchemaMismatch`) unless the
  * database holds exactly this version's migrations.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer: Layer.Layer<TaskStore, SchemaMismatch | SqlError.SqlError, SqlClient.SqlClient> = Layer.effect(

@@ -21,7 +21,12 @@ import { checkSchema, migrate, type SchemaMismatch } from "./Migrations.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 import * as SqliteTaskStore from "./SqliteTaskStore.ts"
 
-/** The client's config, and whether to migrate before serving (default false). @since 0.1.0 */
+/**
+ * The client's config, and whether to migrate before serving (default false).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Config extends SqliteClient.SqliteClientConfig {
   readonly migrate?: boolean | undefined
 }
@@ -30,6 +35,7 @@ export interface Config extends SqliteClient.SqliteClientConfig {
  * The store on its own SQLite file. Without `migrate: true` the database must already hold this
  * version's schema (else `SchemaMismatch`).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (config: Config): Layer.Layer<TaskStore, SqlError.SqlError | Migrator.MigrationError | SchemaMismatch> =>

@@ -28,7 +28,10 @@
  */
 import { Context, Effect, Option } from "effect"
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class TaskPhase extends Context.Service<TaskPhase, {
   /** `"request"` before the task exists, `"task"` inside it. */
   readonly phase: "request" | "task"
@@ -43,6 +46,7 @@ export class TaskPhase extends Context.Service<TaskPhase, {
  * Makes the rest of the handler a task (see the module notes); nothing in a task or outside the
  * extension.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const detach: Effect.Effect<void> = Effect.flatMap(
@@ -53,6 +57,7 @@ export const detach: Effect.Effect<void> = Effect.flatMap(
 /**
  * The id of the task the handler runs in, if it runs in one.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const currentTaskId: Effect.Effect<string | undefined> = Effect.map(
@@ -73,6 +78,7 @@ export const currentTaskId: Effect.Effect<string | undefined> = Effect.map(
  * const step = (done: number, total: number) => Tasks.status(`${done} of ${total} files converted`)
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const status = (statusMessage: string): Effect.Effect<void> =>

@@ -25,7 +25,10 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Policy =
   | { readonly _tag: "Never" }
   | {
@@ -35,7 +38,12 @@ export type Policy =
   }
   | { readonly _tag: "Required"; readonly detach: boolean }
 
-/** Never a task. @since 0.1.0 */
+/**
+ * Never a task.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const never: Policy = { _tag: "Never" }
 
 const always = () => true
@@ -43,6 +51,7 @@ const always = () => true
 /**
  * A task when the request negotiated the extension and `when(arguments)` holds (default: always).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const optional = (options?: {
@@ -53,6 +62,7 @@ export const optional = (options?: {
 /**
  * Always a task; -32021 for a request without the extension.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const required = (options?: { readonly detach?: boolean }): Policy => ({ _tag: "Required", detach: options?.detach ?? false })

@@ -36,7 +36,12 @@ import { TaskSignals } from "./TaskSignals.ts"
 import { TaskStore, type Transition } from "./TaskStore.ts"
 import { WorkExecutor } from "./WorkExecutor.ts"
 
-/** Runner options. @since 0.1.0 */
+/**
+ * Runner options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Tasks running on this instance at once. */
   readonly maxRunning: number
@@ -53,7 +58,12 @@ export interface Options {
   readonly reapBatch: number
 }
 
-/** Defaults: 32 running, 30 s lease, 1 h per run, retries after 1 s, 5 s, 30 s. @since 0.1.0 */
+/**
+ * Defaults: 32 running, 30 s lease, 1 h per run, retries after 1 s, 5 s, 30 s.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaults: Options = {
   maxRunning: 32,
   leaseMs: 30_000,
@@ -64,7 +74,10 @@ export const defaults: Options = {
   reapBatch: 100
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Runner {
   /** This instance's lease owner name. */
   readonly owner: string
@@ -101,6 +114,7 @@ type Outcome =
  * Starts a runner in the current scope. `publish` is told every change a worker makes (for
  * `notifications/tasks`).
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(
@@ -252,5 +266,10 @@ export const make = Effect.fnUntraced(function*(
   }
 })
 
-/** A protocol error as a failed task carries it. @since 0.1.0 */
+/**
+ * A protocol error as a failed task carries it.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const wireOf = (error: McpError): Task.TaskError => toWire(error) as Task.TaskError

@@ -17,13 +17,28 @@ import type { JsonValue } from "@snodo/core/wire/Json"
 import type { InputRequest } from "@snodo/core/wire/Mrtr"
 import { randomBytes } from "node:crypto"
 
-/** The five statuses; the last three are terminal and never change. @since 0.1.0 */
+/**
+ * The five statuses; the last three are terminal and never change.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Status = "working" | "input_required" | "completed" | "failed" | "cancelled"
 
-/** Whether a status is terminal. @since 0.1.0 */
+/**
+ * Whether a status is terminal.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isTerminal = (status: Status): boolean => status === "completed" || status === "failed" || status === "cancelled"
 
-/** A JSON-RPC error as a failed task carries it. @since 0.1.0 */
+/**
+ * A JSON-RPC error as a failed task carries it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface TaskError {
   readonly code: number
   readonly message: string
@@ -33,6 +48,7 @@ export interface TaskError {
 /**
  * What a task runs: everything a worker on any instance needs, as JSON.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Work {
@@ -49,7 +65,12 @@ export interface Work {
   readonly trace?: { readonly traceId: string; readonly spanId: string; readonly sampled: boolean } | undefined
 }
 
-/** A task as stored. Times are epoch milliseconds of the store's clock. @since 0.1.0 */
+/**
+ * A task as stored. Times are epoch milliseconds of the store's clock.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface TaskRecord {
   readonly taskId: string
   /** `work.principal.id`, kept beside it for the store's own checks and indexes. */
@@ -83,7 +104,12 @@ export interface TaskRecord {
   readonly nextRunAt: number
 }
 
-/** What a store needs to create a task. @since 0.1.0 */
+/**
+ * What a store needs to create a task.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface NewTask {
   readonly taskId: string
   readonly work: Work
@@ -93,17 +119,28 @@ export interface NewTask {
   readonly answers: Readonly<Record<string, JsonValue>>
 }
 
-/** Bytes of randomness in a task id (base64url: 32 characters). @since 0.1.0 */
+/**
+ * Bytes of randomness in a task id (base64url: 32 characters).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const idBytes = 24
 
 /**
  * A fresh, unguessable task id: 24 random bytes, base64url.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeId = (): string => randomBytes(idBytes).toString("base64url")
 
-/** Whether the task's time to live has passed at `now`. @since 0.1.0 */
+/**
+ * Whether the task's time to live has passed at `now`.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isExpired = (task: TaskRecord, now: number): boolean => task.ttlMs !== null && task.createdAt + task.ttlMs <= now
 
 const iso = (millis: number): string => new Date(millis).toISOString()
@@ -125,6 +162,7 @@ const base = (task: TaskRecord): Record<string, unknown> => {
  * The `DetailedTask` of a record: what `tasks/get` answers (before shaping) and what
  * `notifications/tasks` carries.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const detailed = (task: TaskRecord): Record<string, unknown> => {
@@ -150,6 +188,7 @@ export const detailed = (task: TaskRecord): Record<string, unknown> => {
  * The flat `CreateTaskResult` of a new task (before shaping): `resultType: "task"` and the task's
  * fields, nothing else.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const created = (task: TaskRecord): Record<string, unknown> => ({ resultType: "task", ...base(task) })

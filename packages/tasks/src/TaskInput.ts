@@ -26,7 +26,12 @@ import type { InputRequest } from "@snodo/core/wire/Mrtr"
 import { Effect, Latch, Result } from "effect"
 import type * as Task from "./Task.ts"
 
-/** What the session needs from the worker that runs it. @since 0.1.0 */
+/**
+ * What the session needs from the worker that runs it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Worker {
   /** Parks the task with these requests outstanding; `undefined` when the worker lost the task. */
   readonly park: (inputRequests: Readonly<Record<string, InputRequest>>) => Effect.Effect<Task.TaskRecord | undefined>
@@ -39,6 +44,7 @@ export interface Worker {
 /**
  * The input session of one run of a task.
  *
+ * @category models
  * @since 0.1.0
  */
 export class TaskInput implements Session {

@@ -15,7 +15,10 @@ import * as Semconv from "@snodo/core/extension/Semconv"
 import { Context, Effect, Metric, Tracer } from "effect"
 import type * as Task from "./Task.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface TaskObservability {
   /** A task entered `status` (created, parked, resumed, finished, cancelled). */
   readonly entered: (status: Task.Status) => void
@@ -25,7 +28,12 @@ export interface TaskObservability {
   readonly origin: (span: Tracer.AnySpan | undefined) => Task.Work["trace"]
 }
 
-/** Observes nothing. @since 0.1.0 */
+/**
+ * Observes nothing.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const none: TaskObservability = {
   entered: () => {},
   run: (_task, work) => work,
@@ -35,6 +43,7 @@ export const none: TaskObservability = {
 /**
  * The observability of the tasks of a server whose services are the current context.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make: Effect.Effect<TaskObservability> = Effect.map(Effect.context<never>(), (services) => {

@@ -21,7 +21,12 @@ import { Effect, Schema } from "effect"
 import type * as Task from "./Task.ts"
 import { TaskStoreError } from "./TaskStore.ts"
 
-/** A decoded row: the table's columns, times in epoch milliseconds, JSON columns as objects. @since 0.1.0 */
+/**
+ * A decoded row: the table's columns, times in epoch milliseconds, JSON columns as objects.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Row {
   readonly task_id: string
   readonly principal: string
@@ -44,10 +49,20 @@ export interface Row {
   readonly next_run_at: number
 }
 
-/** The statuses a `status` column holds. @since 0.1.0 */
+/**
+ * The statuses a `status` column holds.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const Status = Schema.Literals(["working", "input_required", "completed", "failed", "cancelled"])
 
-/** The record a decoded row holds. @since 0.1.0 */
+/**
+ * The record a decoded row holds.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const toRecord = (row: Row): Task.TaskRecord => ({
   taskId: row.task_id,
   principal: row.principal,
@@ -71,7 +86,12 @@ export const toRecord = (row: Row): Task.TaskRecord => ({
   nextRunAt: row.next_run_at
 })
 
-/** What a store reads its rows with. @since 0.1.0 */
+/**
+ * What a store reads its rows with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Decoder {
   /** Decodes rows into records. */
   readonly records: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Task.TaskRecord>, TaskStoreError>
@@ -82,6 +102,7 @@ export interface Decoder {
 /**
  * Reads rows with a store's row Schema (compiled once).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const decoder = (row: Schema.Codec<Row, unknown>): Decoder => {

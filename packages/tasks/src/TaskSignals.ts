@@ -17,7 +17,12 @@
  */
 import { Context, Effect, Layer, type Scope } from "effect"
 
-/** What a listener is told. @since 0.1.0 */
+/**
+ * What a listener is told.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Listener {
   /** The task with this id changed. */
   readonly changed: (taskId: string) => void
@@ -25,7 +30,10 @@ export interface Listener {
   readonly work: () => void
 }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class TaskSignals extends Context.Service<TaskSignals, {
   readonly changed: (taskId: string) => Effect.Effect<void>
   readonly work: Effect.Effect<void>
@@ -36,6 +44,7 @@ export class TaskSignals extends Context.Service<TaskSignals, {
 /**
  * Signals within one process.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeMemory = (): TaskSignals["Service"] => {
@@ -54,6 +63,7 @@ export const makeMemory = (): TaskSignals["Service"] => {
 /**
  * Signals within one process, as a Layer.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerMemory = (): Layer.Layer<TaskSignals> => Layer.sync(TaskSignals, makeMemory)

@@ -35,6 +35,7 @@ import * as Task from "./Task.ts"
 /**
  * The store failed (a database error, a corrupt row): infrastructure, not a protocol answer.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
@@ -46,6 +47,7 @@ export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskSt
  * A task was refused because a capacity limit is reached (stored tasks, or active tasks of one
  * principal).
  *
+ * @category errors
  * @since 0.1.0
  */
 export class TaskLimitReached extends Schema.TaggedError<TaskLimitReached>()("TaskLimitReached", {
@@ -53,7 +55,12 @@ export class TaskLimitReached extends Schema.TaggedError<TaskLimitReached>()("Ta
   max: Schema.Number
 }) {}
 
-/** Capacity limits checked at creation. @since 0.1.0 */
+/**
+ * Capacity limits checked at creation.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Limits {
   /** Tasks stored at once (any status, until reaped). */
   readonly maxStored: number
@@ -61,7 +68,12 @@ export interface Limits {
   readonly maxActivePerPrincipal: number
 }
 
-/** A lease to take at creation, so the creating instance runs the task at once. @since 0.1.0 */
+/**
+ * A lease to take at creation, so the creating instance runs the task at once.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Lease {
   readonly owner: string
   readonly leaseMs: number
@@ -70,6 +82,7 @@ export interface Lease {
 /**
  * A worker's write, fenced by the generation it claimed.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Transition =
@@ -88,7 +101,10 @@ export type Transition =
   /** A new `statusMessage`. */
   | { readonly _tag: "Note"; readonly statusMessage: string }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class TaskStore extends Context.Service<TaskStore, {
   /** The store's clock, in epoch milliseconds. */
   readonly now: Effect.Effect<number, TaskStoreError>
@@ -124,7 +140,12 @@ export class TaskStore extends Context.Service<TaskStore, {
   readonly expire: (limit: number) => Effect.Effect<number, TaskStoreError>
 }>()("@snodo/tasks/TaskStore") {}
 
-/** The record after a change: revision bumped, `lastUpdatedAt` the store's now. @since 0.1.0 */
+/**
+ * The record after a change: revision bumped, `lastUpdatedAt` the store's now.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const changed = (task: Task.TaskRecord, now: number, patch: Partial<Task.TaskRecord>): Task.TaskRecord => ({
   ...task,
   ...patch,
@@ -136,6 +157,7 @@ export const changed = (task: Task.TaskRecord, now: number, patch: Partial<Task.
  * A transition applied to a record (for stores that compute it outside the database). The caller
  * checks the fence first: the generation is the task's and the task is not terminal.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const applyTransition = (task: Task.TaskRecord, transition: Transition, now: number): Task.TaskRecord => {
@@ -167,6 +189,7 @@ export const applyTransition = (task: Task.TaskRecord, transition: Transition, n
  * What recording `responses` does to a record: answers to outstanding keys are kept, the rest
  * ignored; the record is unchanged (same object) when nothing applied.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const applyResponses = (task: Task.TaskRecord, responses: Readonly<Record<string, JsonValue>>, now: number): Task.TaskRecord => {
@@ -185,7 +208,12 @@ export const applyResponses = (task: Task.TaskRecord, responses: Readonly<Record
   return changed(task, now, { answers, inputRequests: outstanding, status: done ? "working" : "input_required" })
 }
 
-/** What cancelling does to a record (terminal: unchanged). @since 0.1.0 */
+/**
+ * What cancelling does to a record (terminal: unchanged).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const applyCancel = (task: Task.TaskRecord, now: number): Task.TaskRecord =>
   Task.isTerminal(task.status)
     ? task
@@ -197,7 +225,12 @@ export const applyCancel = (task: Task.TaskRecord, now: number): Task.TaskRecord
       leaseExpiresAt: undefined
     })
 
-/** A new record, as every store creates it. @since 0.1.0 */
+/**
+ * A new record, as every store creates it.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const newRecord = (task: Task.NewTask, now: number, lease: Lease | undefined): Task.TaskRecord => ({
   taskId: task.taskId,
   principal: task.work.principal.id,
@@ -224,6 +257,7 @@ export const newRecord = (task: Task.NewTask, now: number, lease: Lease | undefi
  * An in-memory store for one process (and tests): a `Map`, with the `Clock` service as its clock,
  * so `TestClock` drives leases, retries and time to live.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeMemory = (): TaskStore["Service"] => {
@@ -306,6 +340,7 @@ export const makeMemory = (): TaskStore["Service"] => {
 /**
  * The in-memory store as a Layer.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerMemory = (): Layer.Layer<TaskStore> => Layer.sync(TaskStore, makeMemory)

@@ -61,6 +61,7 @@ const wait = (millis: number) => Effect.sleep(`${millis} millis`)
 /**
  * Registers the contract suite for a store.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const contract = <E>(name: string, layer: Layer.Layer<TaskStore, E>): void => {

@@ -59,13 +59,28 @@ import * as TaskSignalsModule from "./TaskSignals.ts"
 import { type Limits, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 import * as WorkExecutor from "./WorkExecutor.ts"
 
-/** The extension's identifier. @since 0.1.0 */
+/**
+ * The extension's identifier.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const name = "io.modelcontextprotocol/tasks"
 
-/** The listen topic of one task's notifications. @since 0.1.0 */
+/**
+ * The listen topic of one task's notifications.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const topicOf = (taskId: string): string => `${name}/${taskId}`
 
-/** Extension options; every limit has a default. @since 0.1.0 */
+/**
+ * Extension options; every limit has a default.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** The tools that may run as tasks, by name, with their policy (others: never). */
   readonly tools: Readonly<Record<string, Policy>>
@@ -84,7 +99,12 @@ export interface Options {
   readonly runner?: Partial<Runner.Options>
 }
 
-/** The defaults. @since 0.1.0 */
+/**
+ * The defaults.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaults = {
   ttlMs: 3_600_000,
   pollIntervalMs: 250,
@@ -94,10 +114,20 @@ export const defaults = {
   maxListenTaskIds: 1_000
 } as const
 
-/** Params of `tasks/get` and `tasks/cancel`. @since 0.1.0 */
+/**
+ * Params of `tasks/get` and `tasks/cancel`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const TaskIdParams = Schema.Struct({ _meta: Schema.optionalKey(MetaObject), taskId: Schema.String })
 
-/** Params of `tasks/update`: each response is checked by the task when it consumes its key. @since 0.1.0 */
+/**
+ * Params of `tasks/update`: each response is checked by the task when it consumes its key.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const UpdateTaskParams = Schema.Struct({
   _meta: Schema.optionalKey(MetaObject),
   taskId: Schema.String,
@@ -125,6 +155,7 @@ const asJson = <A>(value: A): Readonly<Record<string, JsonValue>> => JSON.parse(
  * The Tasks extension, for a server whose application provides a `TaskStore` (and optionally
  * `TaskSignals` and a `WorkExecutor`).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const extension = (options: Options): Extension.Extension<TaskStore> =>

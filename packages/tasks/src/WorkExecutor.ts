@@ -24,7 +24,10 @@ import { TaskPhase } from "./Phase.ts"
 import type * as Task from "./Task.ts"
 import type { TaskInput } from "./TaskInput.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class WorkExecutor extends Context.Service<WorkExecutor, {
   readonly execute: (task: Task.TaskRecord, input: TaskInput) => Effect.Effect<Readonly<Record<string, JsonValue>>, McpError>
 }>()("@snodo/tasks/WorkExecutor") {}
@@ -37,6 +40,7 @@ const lowLevel = Effect.die(new Error("A handler running as a task cannot return
 /**
  * Runs the catalog's tools.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const forTools = (environment: Environment): WorkExecutor["Service"] =>

@@ -39,40 +39,76 @@ import * as Prompts from "@snodo/core/wire/Prompts"
 import * as Resources from "@snodo/core/wire/Resources"
 import * as Tools from "@snodo/core/wire/Tools"
 
-/** A JSON-RPC error the server answered with. @since 0.1.0 */
+/**
+ * A JSON-RPC error the server answered with.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class McpRpcError extends Schema.TaggedError<McpRpcError>()("McpRpcError", {
   code: Schema.Number,
   message: Schema.String,
   data: Schema.optional(Schema.Unknown)
 }) {}
 
-/** A result object as the server wrote it. @since 0.1.0 */
+/**
+ * A result object as the server wrote it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Result = Readonly<Record<string, unknown>> & { readonly resultType: string }
 
-/** An `input_required` answer (any method that may ask for input). @since 0.1.0 */
+/**
+ * An `input_required` answer (any method that may ask for input).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type InputRequiredResult = Mrtr.InputRequiredResult
 
 /**
  * A `tools/call` answer: the complete `CallToolResult` (checked against its schema), or, for an
  * `input_required` round, that result (its fields beside `resultType` are then absent).
  *
+ * @category models
  * @since 0.1.0
  */
 export type CallToolResult = Tools.CallToolResult
 
-/** A `resources/read` answer (or an `input_required` round). @since 0.1.0 */
+/**
+ * A `resources/read` answer (or an `input_required` round).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ReadResourceResult = Resources.ReadResourceResult
 
-/** A `prompts/get` answer (or an `input_required` round). @since 0.1.0 */
+/**
+ * A `prompts/get` answer (or an `input_required` round).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type GetPromptResult = Prompts.GetPromptResult
 
-/** One notification the server wrote. @since 0.1.0 */
+/**
+ * One notification the server wrote.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Notification {
   readonly method: string
   readonly params: Readonly<Record<string, unknown>>
 }
 
-/** Per-request options. @since 0.1.0 */
+/**
+ * Per-request options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestOptions {
   /** Client capabilities for this request (default `{}`). */
   readonly capabilities?: Readonly<Record<string, unknown>>
@@ -82,13 +118,19 @@ export interface RequestOptions {
   readonly progressToken?: string | number
 }
 
-/** The input requests of an `input_required` result, by key. @since 0.1.0 */
+/**
+ * The input requests of an `input_required` result, by key.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type InputRequests = Readonly<Record<string, Readonly<Record<string, unknown>>>>
 
 /**
  * Answers one round's input requests: the `inputResponses` to retry with (by key). `round` counts
  * from 1.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Fulfil = (
@@ -96,7 +138,12 @@ export type Fulfil = (
   round: number
 ) => Readonly<Record<string, unknown>> | Effect.Effect<Readonly<Record<string, unknown>>>
 
-/** What a multi-round request went through. @since 0.1.0 */
+/**
+ * What a multi-round request went through.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Rounds {
   /** The complete result. */
   readonly result: Result
@@ -104,17 +151,32 @@ export interface Rounds {
   readonly interim: ReadonlyArray<Result>
 }
 
-/** The protocol version the client speaks. @since 0.1.0 */
+/**
+ * The protocol version the client speaks.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const protocolVersion = "2026-07-28"
 
-/** The `_meta` a well-behaved 2026-07-28 client sends. @since 0.1.0 */
+/**
+ * The `_meta` a well-behaved 2026-07-28 client sends.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const defaultMeta = (capabilities: Readonly<Record<string, unknown>> = {}): Record<string, unknown> => ({
   "io.modelcontextprotocol/protocolVersion": protocolVersion,
   "io.modelcontextprotocol/clientCapabilities": capabilities,
   "io.modelcontextprotocol/clientInfo": { name: "snodo-test-client", version: "0.1.0" }
 })
 
-/** The four lists, by the kind of entry. @since 0.1.0 */
+/**
+ * The four lists, by the kind of entry.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Lists {
   readonly tools: Tools.Tool
   readonly resources: Resources.Resource
@@ -122,7 +184,10 @@ export interface Lists {
   readonly prompts: Prompts.Prompt
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Client {
   /** Sends a request; fails with the server's error. The result is not checked (any method). */
   readonly request: (method: string, params?: Readonly<Record<string, unknown>>, options?: RequestOptions) => Effect.Effect<Result, McpRpcError>
@@ -196,6 +261,7 @@ const checked = <A>(method: string, schema: AnyDecoder<A>) => {
 /**
  * Builds a client in the current scope.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*() {
@@ -322,6 +388,7 @@ export const make = Effect.fnUntraced(function*() {
 /**
  * The client as a service.
  *
+ * @category services
  * @since 0.1.0
  */
 export class McpTestClient extends Context.Service<McpTestClient, Client>()("@snodo/testing/McpTestClient") {

@@ -40,6 +40,7 @@ import { SchemaCompileError, SchemaValidator } from "./SchemaValidator.ts"
  * Limits on the schemas the basic backend accepts. Validation cost is linear in schema size times
  * instance size (the subset has no references or composition), so the schema bounds suffice.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Options {
@@ -54,6 +55,7 @@ export interface Options {
 /**
  * The defaults of {@link Options}.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const defaults = {
@@ -65,6 +67,7 @@ export const defaults = {
 /**
  * The basic backend as a service value.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): SchemaValidator["Service"] => {
@@ -86,6 +89,7 @@ export const make = (options?: Options): SchemaValidator["Service"] => {
 /**
  * The basic backend with the default bounds: the core's default `SchemaValidator`.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer: Layer.Layer<SchemaValidator> = Layer.succeed(SchemaValidator, make())

@@ -32,13 +32,19 @@ import * as UriTemplate from "./UriTemplate.ts"
 /**
  * Raised when the catalog cannot be built.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class CatalogError extends Schema.TaggedError<CatalogError>()("CatalogError", {
   message: Schema.String
 }) {}
 
-/** A component the catalog accepts. @since 0.1.0 */
+/**
+ * A component the catalog accepts.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Component =
   | Tool.Tool<unknown>
   | Resource.Resource<unknown>
@@ -49,11 +55,17 @@ export type Component =
  * The outcome of decoding input or checking output: the (decoded or encoded) value, or the issues
  * that name where and which rule failed, never the value.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Checked = Result.Result<unknown, ReadonlyArray<ValidationIssue>>
 
-/** A tool's declared failures, compiled once. @since 0.1.0 */
+/**
+ * A tool's declared failures, compiled once.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface CompiledFailure {
   /** Whether a typed failure is one the `failure` schema declares. */
   readonly declares: (error: unknown) => boolean
@@ -61,7 +73,12 @@ export interface CompiledFailure {
   readonly encode: (error: unknown) => Checked
 }
 
-/** A tool ready to call. @since 0.1.0 */
+/**
+ * A tool ready to call.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface CompiledTool {
   readonly tool: Tool.Tool<unknown>
   /** The `tools/list` entry. */
@@ -77,13 +94,23 @@ export interface CompiledTool {
   readonly headerParams: ReadonlyArray<HeaderParams.HeaderParam>
 }
 
-/** A template ready to match. @since 0.1.0 */
+/**
+ * A template ready to match.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface CompiledTemplate {
   readonly template: ResourceTemplate.ResourceTemplate<unknown>
   readonly parsed: UriTemplate.UriTemplate
 }
 
-/** The built catalog. @since 0.1.0 */
+/**
+ * The built catalog.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Catalog {
   readonly tools: ReadonlyMap<string, CompiledTool>
   readonly resources: ReadonlyMap<string, Resource.Resource<unknown>>
@@ -237,6 +264,7 @@ const isAbsoluteUri = (uri: string): boolean => /^[A-Za-z][A-Za-z0-9+.-]*:/.test
 /**
  * Builds a catalog, or says why it cannot be built.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(
@@ -315,6 +343,7 @@ export const make = Effect.fnUntraced(function*(
 /**
  * Finds the template that matches a URI, with the variables it bound.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const matchTemplate = (

@@ -17,7 +17,12 @@
  */
 import { Effect } from "effect"
 
-/** What a completion request says about the value being typed. @since 0.1.0 */
+/**
+ * What a completion request says about the value being typed.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Request {
   /** The partial value. */
   readonly value: string
@@ -25,18 +30,34 @@ export interface Request {
   readonly arguments: Readonly<Record<string, string>>
 }
 
-/** A completion provider. @since 0.1.0 */
+/**
+ * A completion provider.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Provider<R = never> = (request: Request) => Effect.Effect<ReadonlyArray<string>, never, R>
 
-/** Providers by argument or variable name. @since 0.1.0 */
+/**
+ * Providers by argument or variable name.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Providers<R = never> = Readonly<Record<string, Provider<R>>>
 
-/** Most values in one answer. @since 0.1.0 */
+/**
+ * Most values in one answer.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxValues = 100
 
 /**
  * Candidates from a fixed list that start with the typed value (case-insensitive).
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const fromList = (values: ReadonlyArray<string>): Provider => (request) => {
@@ -44,7 +65,12 @@ export const fromList = (values: ReadonlyArray<string>): Provider => (request) =
   return Effect.succeed(values.filter((value) => value.toLowerCase().startsWith(prefix)))
 }
 
-/** The wire form of an answer, capped at {@link maxValues}. @since 0.1.0 */
+/**
+ * The wire form of an answer, capped at {@link maxValues}.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const toWire = (values: ReadonlyArray<string>): { values: Array<string>; total: number; hasMore: boolean } => ({
   values: values.slice(0, maxValues),
   total: values.length,

@@ -32,6 +32,7 @@ import { Duration } from "effect"
 /**
  * A fixed-window rate limit, counted per principal.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface RateLimit {
@@ -49,6 +50,7 @@ export interface RateLimit {
 /**
  * The limits of one component; every field is optional.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface ComponentOptions {
@@ -62,7 +64,12 @@ export interface ComponentOptions {
   readonly rateLimit?: RateLimit
 }
 
-/** The limits with their defaults applied. @since 0.1.0 */
+/**
+ * The limits with their defaults applied.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Limits {
   readonly concurrency: number
   readonly queue: number
@@ -70,7 +77,12 @@ export interface Limits {
   readonly rateLimit: { readonly limit: number; readonly windowMillis: number; readonly maxKeys: number } | undefined
 }
 
-/** Defaults: 32 running, 256 waiting, no timeout, no rate limit. @since 0.1.0 */
+/**
+ * Defaults: 32 running, 256 waiting, no timeout, no rate limit.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaults: Limits = { concurrency: 32, queue: 256, timeoutMillis: undefined, rateLimit: undefined }
 
 const count = (name: string, value: number | undefined, fallback: number, minimum: number): number => {
@@ -89,6 +101,7 @@ const millis = (name: string, input: Duration.Input): number => {
  * Applies the defaults; throws a `RangeError` (when the component is defined) for a limit that is
  * not a positive integer or duration.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const resolve = (options: ComponentOptions): Limits => {
@@ -113,6 +126,7 @@ export const resolve = (options: ComponentOptions): Limits => {
  * Separates a definition's component options from the rest of its fields (which describe it on
  * the wire), and resolves them.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const split = <O extends ComponentOptions>(

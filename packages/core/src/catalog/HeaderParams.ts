@@ -25,13 +25,28 @@
 import { Predicate } from "effect"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
 
-/** The annotation keyword. @since 0.1.0 */
+/**
+ * The annotation keyword.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const keyword = "x-mcp-header"
 
-/** The primitive types a mirrored parameter may have. @since 0.1.0 */
+/**
+ * The primitive types a mirrored parameter may have.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ParamType = "string" | "integer" | "boolean"
 
-/** One mirrored parameter. @since 0.1.0 */
+/**
+ * One mirrored parameter.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface HeaderParam {
   /** The name as declared (`Region`); the header is `Mcp-Param-Region`. */
   readonly name: string
@@ -45,6 +60,7 @@ export interface HeaderParam {
 /**
  * Why a declaration was refused.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface InvalidDeclaration {
@@ -56,6 +72,7 @@ export interface InvalidDeclaration {
  * Options for `jsonSchemaOf` so an Effect Schema's `x-mcp-header` annotation reaches the
  * advertised input schema (`Schema.String.annotate({ "x-mcp-header": "Region" })`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const annotationOptions = { includeAnnotationKey: (key: string): boolean => key === keyword }
@@ -99,6 +116,7 @@ const pathText = (path: ReadonlyArray<string>): string => path.length === 0 ? "t
 /**
  * Reads the `x-mcp-header` declarations of a tool's input schema, or says why they are invalid.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderParam> | InvalidDeclaration => {
@@ -156,6 +174,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
  * The argument value at a declaration's path; `undefined` when absent (or `null`, which clients
  * never mirror).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const valueAt = (args: Readonly<Record<string, unknown>>, path: ReadonlyArray<string>): unknown => {

@@ -10,6 +10,7 @@ import type { CompiledSchema, JsonSchemaDocument, ValidationIssue, ValidationRes
 /**
  * The keywords this backend enforces.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const supportedKeywords: ReadonlySet<string> = new Set([
@@ -36,6 +37,7 @@ export const supportedKeywords: ReadonlySet<string> = new Set([
  * Keywords that never assert anything (annotations, identifiers, definitions reachable only by a
  * `$ref`, which is itself refused). Keys starting with `x-` are also ignored.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ignoredKeywords: ReadonlySet<string> = new Set([
@@ -63,6 +65,7 @@ export const ignoredKeywords: ReadonlySet<string> = new Set([
  * Assertion and applicator keywords of Draft 2020-12 (and earlier drafts) that this backend does
  * not implement. Any of them refuses the schema.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const refusedKeywords: ReadonlySet<string> = new Set([

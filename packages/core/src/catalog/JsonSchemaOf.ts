@@ -29,6 +29,7 @@ import type { JsonSchemaDocument } from "./SchemaValidator.ts"
 /**
  * Options of {@link jsonSchemaOf}: Effect's generation options, plus whether to write `$schema`.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Options extends Schema.ToJsonSchemaOptions {
@@ -39,6 +40,7 @@ export interface Options extends Schema.ToJsonSchemaOptions {
 /**
  * Derives the Draft 2020-12 JSON Schema document of an Effect Schema.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const jsonSchemaOf = (

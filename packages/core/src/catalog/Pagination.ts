@@ -18,20 +18,40 @@
 import { createHash } from "node:crypto"
 import { InvalidParams } from "../pipeline/McpError.ts"
 
-/** Default page size. @since 0.1.0 */
+/**
+ * Default page size.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultPageSize = 100
 
-/** Longest cursor accepted, in characters. @since 0.1.0 */
+/**
+ * Longest cursor accepted, in characters.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxCursorLength = 2048
 
-/** A list ready to page: its items, their fingerprint and the page size. @since 0.1.0 */
+/**
+ * A list ready to page: its items, their fingerprint and the page size.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface PagedList<A> {
   readonly items: ReadonlyArray<A>
   readonly fingerprint: string
   readonly pageSize: number
 }
 
-/** One page. @since 0.1.0 */
+/**
+ * One page.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly nextCursor: string | undefined
@@ -40,6 +60,7 @@ export interface Page<A> {
 /**
  * Fingerprints a list by the JSON of its items.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = ""): string =>
@@ -49,6 +70,7 @@ export const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = "")
  * A list ready to page. `scope` (e.g. a principal id) enters the fingerprint, so cursors of one
  * scope are refused in another even when both see the same items.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeList = <A>(items: ReadonlyArray<A>, pageSize: number = defaultPageSize, scope: string = ""): PagedList<A> => ({
@@ -76,6 +98,7 @@ const decodeCursor = (list: PagedList<unknown>, cursor: string): number | Invali
 /**
  * The page a cursor points at (the first page without one).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const page = <A>(list: PagedList<A>, cursor: string | undefined): Page<A> | InvalidParams => {

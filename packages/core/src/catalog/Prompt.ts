@@ -38,30 +38,55 @@ import type { Icon } from "./Tool.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Prompt")
 
-/** One declared argument. @since 0.1.0 */
+/**
+ * One declared argument.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Argument {
   readonly description?: string
   readonly title?: string
   readonly required?: boolean
 }
 
-/** A message of a rendered prompt. @since 0.1.0 */
+/**
+ * A message of a rendered prompt.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Message {
   readonly role: "user" | "assistant"
   readonly content: Content.Block
 }
 
-/** What a prompt handler returns: messages, or messages with a description. @since 0.1.0 */
+/**
+ * What a prompt handler returns: messages, or messages with a description.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Rendered =
   | ReadonlyArray<Message>
   | { readonly description?: string; readonly messages: ReadonlyArray<Message>; readonly _meta?: Readonly<Record<string, unknown>> }
 
-/** Arguments the handler receives: required ones are present, optional ones may be absent. @since 0.1.0 */
+/**
+ * Arguments the handler receives: required ones are present, optional ones may be absent.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ArgumentValues<A extends Readonly<Record<string, Argument>>> =
   & { readonly [K in keyof A as A[K]["required"] extends true ? K : never]: string }
   & { readonly [K in keyof A as A[K]["required"] extends true ? never : K]?: string }
 
-/** Descriptive fields. @since 0.1.0 */
+/**
+ * Descriptive fields.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Description {
   readonly title?: string
   readonly description?: string
@@ -73,6 +98,7 @@ export interface Description {
  * An arguments schema: a `Struct` whose fields all decode from strings (wire arguments are
  * strings), without services. Checked again when the catalog is built.
  *
+ * @category models
  * @since 0.1.0
  */
 export type ArgumentsSchema = Schema.Top & {
@@ -80,7 +106,12 @@ export type ArgumentsSchema = Schema.Top & {
   readonly DecodingServices: never
 }
 
-/** A defined prompt. @since 0.1.0 */
+/**
+ * A defined prompt.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Prompt<out R = never> {
   readonly [TypeId]: typeof TypeId
   readonly name: string
@@ -98,18 +129,38 @@ export interface Prompt<out R = never> {
   readonly limits: ComponentOptions.Limits
 }
 
-/** Whether a value is a prompt. @since 0.1.0 */
+/**
+ * Whether a value is a prompt.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isPrompt = (u: unknown): u is Prompt<unknown> => typeof u === "object" && u !== null && TypeId in u
 
-/** Arguments as declared: a record of string arguments, or an {@link ArgumentsSchema}. @since 0.1.0 */
+/**
+ * Arguments as declared: a record of string arguments, or an {@link ArgumentsSchema}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Arguments = ArgumentsSchema | Readonly<Record<string, Argument>>
 
-/** What the handler receives for declared arguments. @since 0.1.0 */
+/**
+ * What the handler receives for declared arguments.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ArgumentsOf<A extends Arguments> = A extends Schema.Top ? A["Type"]
   : A extends Readonly<Record<string, Argument>> ? ArgumentValues<A>
   : never
 
-/** Completion providers: for a schema, keyed by its fields only. @since 0.1.0 */
+/**
+ * Completion providers: for a schema, keyed by its fields only.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Completions<A extends Arguments, R = never> = A extends Schema.Top
   ? { readonly [K in keyof A["Type"]]?: Completion.Provider<R> }
   : Completion.Providers<R>
@@ -118,6 +169,7 @@ export type Completions<A extends Arguments, R = never> = A extends Schema.Top
  * Defines a prompt. `arguments` is a record of string arguments, or an Effect Schema `Struct`
  * whose fields decode from strings (then completion providers may only name its fields).
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <const A extends Arguments = {}, E = never, R = never, RC = never>(
@@ -196,6 +248,7 @@ const annotationOf = (signature: SchemaAST.PropertySignature, encoded: SchemaAST
  * client may omit it (an optional key on the encoded side); `title` and `description` from the
  * field's key or type annotations.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const argumentsOf = (schema: Schema.Top): ReadonlyArray<{ readonly name: string } & Argument> => {
@@ -238,6 +291,7 @@ const isStringLike = (ast: SchemaAST.AST, optional: boolean): boolean => {
  * Why an arguments schema cannot describe prompt arguments (empty when it can): it must be a
  * struct of named fields, each of which decodes from a string.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const argumentsProblems = (schema: Schema.Top): ReadonlyArray<string> => {
@@ -254,13 +308,23 @@ export const argumentsProblems = (schema: Schema.Top): ReadonlyArray<string> => 
   )
 }
 
-/** A user message with text (or any content block). @since 0.1.0 */
+/**
+ * A user message with text (or any content block).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const user = (content: string | Content.Block): Message => ({
   role: "user",
   content: typeof content === "string" ? Content.text(content) : content
 })
 
-/** An assistant message with text (or any content block). @since 0.1.0 */
+/**
+ * An assistant message with text (or any content block).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const assistant = (content: string | Content.Block): Message => ({
   role: "assistant",
   content: typeof content === "string" ? Content.text(content) : content

@@ -22,7 +22,12 @@ import type { Annotations, Icon } from "./Tool.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Resource")
 
-/** What `resources/list` says of a resource. @since 0.1.0 */
+/**
+ * What `resources/list` says of a resource.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Description {
   readonly uri: string
   readonly name: string
@@ -35,13 +40,28 @@ export interface Description {
   readonly _meta?: Readonly<Record<string, unknown>>
 }
 
-/** Cache hints for reads of this resource (default: the server's). @since 0.1.0 */
+/**
+ * Cache hints for reads of this resource (default: the server's).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type CacheHint = Shaping.CacheHint
 
-/** What a read handler returns: one contents item or several. @since 0.1.0 */
+/**
+ * What a read handler returns: one contents item or several.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ReadResult = Content.ResourceContents | ReadonlyArray<Content.ResourceContents>
 
-/** A defined resource. @since 0.1.0 */
+/**
+ * A defined resource.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Resource<out R = never> {
   readonly [TypeId]: typeof TypeId
   readonly description: Description
@@ -51,12 +71,18 @@ export interface Resource<out R = never> {
   readonly limits: ComponentOptions.Limits
 }
 
-/** Whether a value is a resource. @since 0.1.0 */
+/**
+ * Whether a value is a resource.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isResource = (u: unknown): u is Resource<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /**
  * How a resource is read: an Effect, or a function returning one (called again for every read).
  *
+ * @category models
  * @since 0.1.0
  */
 export type Read<E, R> =
@@ -79,6 +105,7 @@ export type Read<E, R> =
  *   () => Effect.sync(() => Content.textContents("clock://now", new Date().toISOString())))
  * ```
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <E = never, R = never>(

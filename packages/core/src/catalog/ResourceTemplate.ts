@@ -32,7 +32,12 @@ import type { Annotations, Icon } from "./Tool.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/ResourceTemplate")
 
-/** What `resources/templates/list` says of a template. @since 0.1.0 */
+/**
+ * What `resources/templates/list` says of a template.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Description {
   readonly uriTemplate: string
   readonly name: string
@@ -44,10 +49,20 @@ export interface Description {
   readonly _meta?: Readonly<Record<string, unknown>>
 }
 
-/** Variables of a template not known at compile time. @since 0.1.0 */
+/**
+ * Variables of a template not known at compile time.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type AnyVariables = Readonly<Record<string, string | ReadonlyArray<string>>>
 
-/** What a template read receives. @since 0.1.0 */
+/**
+ * What a template read receives.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ReadRequest<V = AnyVariables> {
   readonly uri: string
   readonly variables: V
@@ -76,6 +91,7 @@ type Simplify<A> = { [K in keyof A]: A[K] } & {}
  * // { readonly root: string; readonly path: ReadonlyArray<string>; readonly rev?: string }
  * ```
  *
+ * @category models
  * @since 0.1.0
  */
 export type Variables<T extends string> = string extends T ? AnyVariables : Simplify<
@@ -87,6 +103,7 @@ export type Variables<T extends string> = string extends T ? AnyVariables : Simp
 /**
  * Completion providers of a template: keyed by its variables only.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Completions<T extends string, R = never> = string extends T ? Completion.Providers<R>
@@ -95,11 +112,17 @@ export type Completions<T extends string, R = never> = string extends T ? Comple
 /**
  * A template handler may answer `undefined`: no resource at that URI (-32602 "Resource not found").
  *
+ * @category models
  * @since 0.1.0
  */
 export type TemplateReadResult = ReadResult | undefined
 
-/** A defined template. @since 0.1.0 */
+/**
+ * A defined template.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ResourceTemplate<out R = never> {
   readonly [TypeId]: typeof TypeId
   readonly description: Description
@@ -110,7 +133,12 @@ export interface ResourceTemplate<out R = never> {
   readonly limits: ComponentOptions.Limits
 }
 
-/** Whether a value is a template. @since 0.1.0 */
+/**
+ * Whether a value is a template.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isResourceTemplate = (u: unknown): u is ResourceTemplate<unknown> =>
   typeof u === "object" && u !== null && TypeId in u
 
@@ -118,6 +146,7 @@ export const isResourceTemplate = (u: unknown): u is ResourceTemplate<unknown> =
  * Defines a template. The handler receives the URI read and the variables it bound, typed from
  * the template literal (see {@link Variables}); it may answer `undefined` for "no such resource".
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <const T extends string, E = never, R = never, RC = never>(

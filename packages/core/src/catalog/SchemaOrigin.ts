@@ -24,6 +24,7 @@ const astBase: object = Object.getPrototypeOf(Object.getPrototypeOf(Schema.Strin
 /**
  * Whether `schema`'s AST is this copy's.
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isOurs = (schema: Schema.Top): boolean => Object.prototype.isPrototypeOf.call(astBase, schema.ast)
@@ -31,6 +32,7 @@ export const isOurs = (schema: Schema.Top): boolean => Object.prototype.isProtot
 /**
  * The reason a schema from another copy is refused, for a catalog error.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const anotherCopy = (which: string): string =>

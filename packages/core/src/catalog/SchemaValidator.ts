@@ -28,6 +28,7 @@ import { Context, type Effect, Schema } from "effect"
 /**
  * A JSON Schema document as it appears on the wire: a JSON object (or a boolean schema).
  *
+ * @category models
  * @since 0.1.0
  */
 export type JsonSchemaDocument = boolean | { readonly [key: string]: unknown }
@@ -35,6 +36,7 @@ export type JsonSchemaDocument = boolean | { readonly [key: string]: unknown }
 /**
  * One reason an instance failed validation. Names the location and the rule, never the value.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface ValidationIssue {
@@ -52,6 +54,7 @@ export interface ValidationIssue {
  * `BudgetExceeded` means validation stopped because it cost more than the configured budget; the
  * caller treats it as a failed validation with an explanatory message.
  *
+ * @category models
  * @since 0.1.0
  */
 export type ValidationResult =
@@ -63,6 +66,7 @@ export type ValidationResult =
  * A schema compiled once, ready to validate many instances. `validate` is synchronous and pure: it
  * never coerces, inserts defaults or mutates the instance.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface CompiledSchema {
@@ -75,6 +79,7 @@ export interface CompiledSchema {
  * Raised when a schema cannot be compiled (unknown keyword in a strict backend, a `$ref` that
  * leaves the document, a bound exceeded). Refuses the catalog at construction.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class SchemaCompileError extends Schema.TaggedError<SchemaCompileError>()("SchemaCompileError", {
@@ -84,6 +89,7 @@ export class SchemaCompileError extends Schema.TaggedError<SchemaCompileError>()
 /**
  * The service: compiles raw JSON Schemas.
  *
+ * @category services
  * @since 0.1.0
  */
 export class SchemaValidator extends Context.Service<SchemaValidator, {

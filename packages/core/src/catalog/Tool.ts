@@ -34,13 +34,28 @@ import type { ToolResult } from "./ToolResult.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Tool")
 
-/** Hints about a tool's behaviour (untrusted by clients): the wire's `ToolAnnotations`. @since 0.1.0 */
+/**
+ * Hints about a tool's behaviour (untrusted by clients): the wire's `ToolAnnotations`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Annotations = ToolAnnotations
 
-/** An icon a client may show: the wire's `Icon`. @since 0.1.0 */
+/**
+ * An icon a client may show: the wire's `Icon`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Icon = WireIcon
 
-/** Descriptive fields shared by both input forms. @since 0.1.0 */
+/**
+ * Descriptive fields shared by both input forms.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Description {
   readonly description?: string
   readonly title?: string
@@ -53,6 +68,7 @@ export interface Description {
  * How a typed failure of the handler reaches the client: a `ToolResult` (usually
  * `ToolResult.error(...)`, an `isError` result the model can read) or a protocol error.
  *
+ * @category models
  * @since 0.1.0
  */
 export type FailureRenderer<E> = (error: E) => ToolResult | McpError
@@ -61,6 +77,7 @@ export type FailureRenderer<E> = (error: E) => ToolResult | McpError
  * A `failure` schema: any Effect Schema (typically a `Schema.TaggedError` class, or a union of
  * them) that encodes to JSON without services.
  *
+ * @category models
  * @since 0.1.0
  */
 export type FailureSchema = Schema.Top & { readonly EncodingServices: never }
@@ -69,6 +86,7 @@ export type FailureSchema = Schema.Top & { readonly EncodingServices: never }
  * What `onFailure` receives: the failures the `failure` schema declares, or, without one, every
  * typed failure of the handler (annotate the parameter to say which).
  *
+ * @category models
  * @since 0.1.0
  */
 export type Declared<F> = [F] extends [Schema.Top] ? F["Type"] : unknown
@@ -84,6 +102,7 @@ type Covered<F, EF, E> = [F] extends [Schema.Top] ? unknown
 /**
  * Where a tool's input and output schemas come from.
  *
+ * @category models
  * @since 0.1.0
  */
 export type SchemaSource =
@@ -93,6 +112,7 @@ export type SchemaSource =
 /**
  * A defined tool.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Tool<out R = never> {
@@ -110,19 +130,35 @@ export interface Tool<out R = never> {
   readonly limits: ComponentOptions.Limits
 }
 
-/** Any tool, whatever it requires. @since 0.1.0 */
+/**
+ * Any tool, whatever it requires.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Any = Tool<unknown>
 
-/** The services a tool's handler requires. @since 0.1.0 */
+/**
+ * The services a tool's handler requires.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Services<T> = T extends Tool<infer R> ? R : never
 
-/** Whether a value is a tool. @since 0.1.0 */
+/**
+ * Whether a value is a tool.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isTool = (u: unknown): u is Tool<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /**
  * Where a tool's input and output schemas come from: Effect Schemas (`input`, `output`), or raw
  * JSON Schemas validated by `SchemaValidator` (`inputSchema`, `outputSchema`), never both.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Schemas<I, O> =
@@ -134,7 +170,12 @@ export type Schemas<I, O> =
     readonly output?: never
   }
 
-/** How a tool's typed failures reach the client. @since 0.1.0 */
+/**
+ * How a tool's typed failures reach the client.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface FailureOptions<F, EF> {
   /** Failures written as `isError` results with the encoded error as `structuredContent`. */
   readonly failure?: F
@@ -142,7 +183,12 @@ export interface FailureOptions<F, EF> {
   readonly onFailure?: FailureRenderer<EF>
 }
 
-/** The options of {@link make}. @since 0.1.0 */
+/**
+ * The options of {@link make}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Options<I, O, F, EF> = Description & Schemas<I, O> & FailureOptions<F, EF> & ComponentOptions.ComponentOptions
 
 type Input<I> = I extends Schema.Top ? I["Type"] : Readonly<Record<string, unknown>>
@@ -187,6 +233,7 @@ type Output<O> = O extends Schema.Top ? O["Type"] | ToolResult | InputRequired :
  * }, ({ city }) => city === "Atlantis" ? Effect.fail(new CityNotFound({ city })) : Effect.succeed(`Sunny in ${city}`))
  * ```
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <

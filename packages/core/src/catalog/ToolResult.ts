@@ -20,7 +20,10 @@ import type * as Content from "./Content.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/ToolResult")
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface ToolResult {
   readonly [TypeId]: typeof TypeId
   readonly content: ReadonlyArray<Content.Block>
@@ -29,24 +32,44 @@ export interface ToolResult {
   readonly _meta?: Readonly<Record<string, unknown>>
 }
 
-/** Whether a handler's return value is an explicit result. @since 0.1.0 */
+/**
+ * Whether a handler's return value is an explicit result.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isToolResult = (u: unknown): u is ToolResult =>
   typeof u === "object" && u !== null && TypeId in u
 
-/** A result made of content blocks. @since 0.1.0 */
+/**
+ * A result made of content blocks.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const content = (
   blocks: ReadonlyArray<Content.Block>,
   options?: { readonly structuredContent?: Readonly<Record<string, unknown>>; readonly _meta?: Readonly<Record<string, unknown>> }
 ): ToolResult => ({ [TypeId]: TypeId, content: blocks, ...options })
 
-/** A tool execution error (`isError: true`) the model can read and correct. @since 0.1.0 */
+/**
+ * A tool execution error (`isError: true`) the model can read and correct.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const error = (message: string): ToolResult => ({
   [TypeId]: TypeId,
   content: [{ type: "text", text: message }],
   isError: true
 })
 
-/** The wire form. @since 0.1.0 */
+/**
+ * The wire form.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const toWire = (result: ToolResult): Record<string, unknown> => {
   const wire: Record<string, unknown> = { content: result.content }
   if (result.structuredContent !== undefined) wire["structuredContent"] = result.structuredContent

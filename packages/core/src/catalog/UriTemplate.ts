@@ -60,6 +60,7 @@ export type { MatchResult, Operator, Part } from "./UriTemplateMatcher.ts"
 /**
  * The largest template accepted, in UTF-8 bytes.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const MAX_TEMPLATE_BYTES = 1024
@@ -67,6 +68,7 @@ export const MAX_TEMPLATE_BYTES = 1024
 /**
  * The most variables one template may declare.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const MAX_VARIABLES = 32
@@ -83,6 +85,7 @@ export const MAX_VARIABLES = 32
  * if (r._tag === "UriTemplateError") console.error(r.reason)
  * ```
  *
+ * @category errors
  * @since 0.1.0
  */
 export class UriTemplateError extends Schema.TaggedError<UriTemplateError>()("UriTemplateError", {
@@ -100,6 +103,7 @@ export class UriTemplateError extends Schema.TaggedError<UriTemplateError>()("Ur
 /**
  * A parsed, validated template. Build one with {@link parse}.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface UriTemplate {
@@ -115,6 +119,7 @@ export interface UriTemplate {
  * Values for {@link expand}; `undefined` (or a missing key, or an empty array) leaves the variable
  * undefined in the RFC 6570 sense.
  *
+ * @category models
  * @since 0.1.0
  */
 export type ExpandValues = { readonly [name: string]: string | ReadonlyArray<string> | undefined }
@@ -194,6 +199,7 @@ const intersects = (a: Uint8Array, b: Uint8Array): boolean => a.some((x, i) => x
  * UriTemplate.parse("file:///{path:3}")._tag // "UriTemplateError"
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const parse = (template: string): UriTemplate | UriTemplateError => {
@@ -274,6 +280,7 @@ export const parse = (template: string): UriTemplate | UriTemplateError => {
  * UriTemplate.isUriTemplate(UriTemplate.parse("a://{x}")) // true
  * ```
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isUriTemplate = (u: unknown): u is UriTemplate => typeof u === "object" && u !== null && internals.has(u as UriTemplate)
@@ -289,6 +296,7 @@ export const isUriTemplate = (u: unknown): u is UriTemplate => typeof u === "obj
  * UriTemplate.variables(t) // ["table", "limit", "offset"]
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const variables = (template: UriTemplate): ReadonlyArray<string> => template.variables
@@ -308,6 +316,7 @@ export const variables = (template: UriTemplate): ReadonlyArray<string> => templ
  * // { owner: "me", path: ["src", "a b.ts"], ref: "main" }
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const match = (template: UriTemplate, uri: string): MatchResult | undefined => {
@@ -328,6 +337,7 @@ export const match = (template: UriTemplate, uri: string): MatchResult | undefin
  * UriTemplate.matchesExact(t, "file:///docs/README.md") // false
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const matchesExact = (template: UriTemplate, uri: string): boolean =>
@@ -368,6 +378,7 @@ const encode = (value: string, reserved: boolean): string => {
  * UriTemplate.expand(t, { owner: "me", path: ["src", "a b.ts"] }) // "repo://me/files/src/a%20b.ts"
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const expand = (template: UriTemplate, values: ExpandValues): string => {
@@ -419,6 +430,7 @@ export const expand = (template: UriTemplate, values: ExpandValues): string => {
  * UriTemplate.overlaps(t("a://x/{id}"), t("a://y/{id}")) // false
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const overlaps = (a: UriTemplate, b: UriTemplate): boolean => overlapsPrograms(programOf(a), programOf(b))

@@ -9,6 +9,7 @@
  * The operators of the subset: `""` simple, `"+"` reserved, `"/"` path segment, `"?"` form query,
  * `"&"` query continuation.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Operator = "" | "+" | "/" | "?" | "&"
@@ -16,6 +17,7 @@ export type Operator = "" | "+" | "/" | "?" | "&"
 /**
  * One piece of a parsed template.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Part =
@@ -32,6 +34,7 @@ export type Part =
  * What {@link match} returns: a string per matched variable, an array for `{/var*}`; optional query
  * variables that were absent have no key.
  *
+ * @category models
  * @since 0.1.0
  */
 export type MatchResult = { readonly [name: string]: string | ReadonlyArray<string> }

@@ -42,6 +42,7 @@ const version = "2025-11-25"
  * Every method of 2025-11-25 snodo serves (the experimental `tasks/*` of that revision are not
  * among them; see docs/dialects.md).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const routes: ReadonlyArray<Route.Any> = [
@@ -63,6 +64,7 @@ export const routes: ReadonlyArray<Route.Any> = [
 /**
  * Methods of 2026-07-28 that 2025-11-25 does not have.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const removed: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"])
@@ -71,6 +73,7 @@ export const removed: ReadonlySet<string> = new Set(["server/discover", "subscri
  * The result as 2025-11-25 has it: without `resultType`, server-info `_meta` or cache hints (a
  * `_meta` the handler set is kept).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const shape = (
@@ -87,6 +90,7 @@ export const shape = (
  * The HTTP status of a JSON-RPC error: 400 for a frame that is not a valid request (-32700,
  * -32600), 200 for any error answering a request.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const httpStatus = (code: number): number => code === -32700 || code === -32600 ? 400 : 200
@@ -101,6 +105,7 @@ const admit = (_meta: Readonly<Record<string, unknown>>): RequestMeta | McpError
 /**
  * The 2025-11-25 dialect.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const Dialect2025_11_25: Dialect = {

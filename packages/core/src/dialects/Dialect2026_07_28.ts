@@ -20,6 +20,7 @@ import * as ToolCall from "../routes/ToolCall.ts"
  * Every method of 2026-07-28. This list, and the dialects and extensions a server enables, are
  * the only places a method is named.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const routes: ReadonlyArray<Route.Any> = [
@@ -38,6 +39,7 @@ export const routes: ReadonlyArray<Route.Any> = [
 /**
  * Methods of earlier revisions that 2026-07-28 removed.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const removed: ReadonlySet<string> = new Set([
@@ -52,6 +54,7 @@ export const removed: ReadonlySet<string> = new Set([
  * The HTTP status of a JSON-RPC error code: -32700, -32600, -32602 and the MCP codes -32020..-32022
  * are 400, -32601 is 404, -32603 is 500; any other (application) code travels in a 200.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const httpStatus = (code: number): number => {
@@ -75,6 +78,7 @@ export const httpStatus = (code: number): number => {
 /**
  * The 2026-07-28 dialect.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const Dialect2026_07_28: Dialect = {

@@ -20,13 +20,19 @@
 import type { Ask } from "./Input.ts"
 import { canonicalJson } from "./RequestState.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface AskedKeys {
   /** Records `ask` under its key; the defect to die with when the key was asked with another request. */
   readonly note: (ask: Ask<unknown>) => Error | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
 export const make = (): AskedKeys => {
   const requests = new Map<string, string>()
   return {

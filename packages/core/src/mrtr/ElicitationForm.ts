@@ -27,13 +27,21 @@ interface Described {
   readonly description?: string
 }
 
-/** A display option of a titled enum. @since 0.1.0 */
+/**
+ * A display option of a titled enum.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Option {
   readonly const: string
   readonly title: string
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface StringField extends Described {
   readonly type: "string"
   readonly minLength?: number
@@ -42,7 +50,10 @@ export interface StringField extends Described {
   readonly default?: string
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface NumberField extends Described {
   readonly type: "number" | "integer"
   readonly minimum?: number
@@ -50,13 +61,21 @@ export interface NumberField extends Described {
   readonly default?: number
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface BooleanField extends Described {
   readonly type: "boolean"
   readonly default?: boolean
 }
 
-/** Single choice among plain values (`enumNames` is the legacy way to title them). @since 0.1.0 */
+/**
+ * Single choice among plain values (`enumNames` is the legacy way to title them).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface EnumField extends Described {
   readonly type: "string"
   readonly enum: ReadonlyArray<string>
@@ -64,14 +83,24 @@ export interface EnumField extends Described {
   readonly default?: string
 }
 
-/** Single choice among titled values. @since 0.1.0 */
+/**
+ * Single choice among titled values.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface TitledEnumField extends Described {
   readonly type: "string"
   readonly oneOf: ReadonlyArray<Option>
   readonly default?: string
 }
 
-/** Multiple choice among plain or titled values. @since 0.1.0 */
+/**
+ * Multiple choice among plain or titled values.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface MultiEnumField extends Described {
   readonly type: "array"
   readonly minItems?: number
@@ -82,10 +111,20 @@ export interface MultiEnumField extends Described {
   readonly default?: ReadonlyArray<string>
 }
 
-/** One field of a form. @since 0.1.0 */
+/**
+ * One field of a form.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Field = StringField | NumberField | BooleanField | EnumField | TitledEnumField | MultiEnumField
 
-/** The `requestedSchema` of a form-mode elicitation. @since 0.1.0 */
+/**
+ * The `requestedSchema` of a form-mode elicitation.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface FormSchema {
   readonly $schema?: string
   readonly type: "object"
@@ -93,7 +132,12 @@ export interface FormSchema {
   readonly required?: ReadonlyArray<string>
 }
 
-/** The value type of a field. @since 0.1.0 */
+/**
+ * The value type of a field.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ValueOf<F> = F extends { readonly type: "boolean" } ? boolean
   : F extends { readonly type: "number" | "integer" } ? number
   : F extends { readonly type: "array"; readonly items: { readonly enum: ReadonlyArray<infer E extends string> } } ? ReadonlyArray<E>
@@ -107,7 +151,12 @@ type RequiredKeys<S extends FormSchema> = S["required"] extends ReadonlyArray<in
 
 type Simplify<A> = { readonly [K in keyof A]: A[K] } & {}
 
-/** The content an accepted form carries: required fields present, the others optional. @since 0.1.0 */
+/**
+ * The content an accepted form carries: required fields present, the others optional.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ContentOf<S extends FormSchema> = Simplify<
   & { readonly [K in RequiredKeys<S>]: ValueOf<S["properties"][K]> }
   & { readonly [K in Exclude<keyof S["properties"], RequiredKeys<S>>]?: ValueOf<S["properties"][K]> }
@@ -116,6 +165,7 @@ export type ContentOf<S extends FormSchema> = Simplify<
 /**
  * Raised when a form (or a URL elicitation) is defined with what the spec does not allow.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class ElicitationSchemaError extends Schema.TaggedError<ElicitationSchemaError>()("ElicitationSchemaError", {
@@ -251,6 +301,7 @@ const checkField = (field: Record<string, unknown>): string | undefined => {
 /**
  * Every rule a requested schema breaks; empty when it is a valid form.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const check = (schema: unknown): ReadonlyArray<string> => {
@@ -285,6 +336,7 @@ export const check = (schema: unknown): ReadonlyArray<string> => {
 /**
  * Checks a URL-mode elicitation target: http or https, a host, no userinfo.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkUrl = (url: string): string | undefined => {
@@ -361,13 +413,19 @@ const checkValue = (field: Field, value: unknown): string | undefined => {
   }
 }
 
-/** The content of an accepted form, declared fields only. @since 0.1.0 */
+/**
+ * The content of an accepted form, declared fields only.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Content = Readonly<Record<string, string | number | boolean | ReadonlyArray<string>>>
 
 /**
  * Checks the content of an accepted form against the form (already known to be valid): the
  * content with only the declared fields kept, or the reason it is refused.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkContent = (schema: FormSchema, content: unknown): Result.Result<Content, string> => {

@@ -63,18 +63,29 @@ import * as ElicitationForm from "./ElicitationForm.ts"
 import type { Fragment } from "./InputCapabilities.ts"
 import * as Sampling from "./Sampling.ts"
 
-/** A validated answer, and the JSON carried to later rounds. @since 0.1.0 */
+/**
+ * A validated answer, and the JSON carried to later rounds.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Answer<A> {
   readonly value: A
   readonly carry: JsonValue
 }
 
-/** What decoding a response gives: the answer, or the reason the response is refused. @since 0.1.0 */
+/**
+ * What decoding a response gives: the answer, or the reason the response is refused.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Decoded<A> = Result.Result<Answer<A>, string>
 
 /**
  * What the runtime offers a handler of a request that may answer `input_required`.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Session {
@@ -100,6 +111,7 @@ export interface Session {
  * The MRTR session of the current request, provided by the runtime to `tools/call`,
  * `resources/read` and `prompts/get` handlers.
  *
+ * @category services
  * @since 0.1.0
  */
 export class McpInput extends Context.Service<McpInput, Session>()("@snodo/core/McpInput") {}
@@ -115,6 +127,7 @@ const session: Effect.Effect<Session, never, McpInput> = Effect.serviceOption(Mc
 /**
  * One input a handler asks for. It is an Effect: yielding it returns the answer or ends the round.
  *
+ * @category models
  * @since 0.1.0
  */
 export class Ask<A> extends Effectable.Class<A, never, McpInput> {
@@ -135,18 +148,33 @@ export class Ask<A> extends Effectable.Class<A, never, McpInput> {
   }
 }
 
-/** The answer to an elicitation. @since 0.1.0 */
+/**
+ * The answer to an elicitation.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ElicitOutcome<C> =
   | { readonly action: "accept"; readonly content: C }
   | { readonly action: "decline" }
   | { readonly action: "cancel" }
 
-/** The answer to a URL elicitation: consent, not completion (the interaction is out of band). @since 0.1.0 */
+/**
+ * The answer to a URL elicitation: consent, not completion (the interaction is out of band).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type UrlOutcome = { readonly action: "accept" | "decline" | "cancel" }
 
 const FormTypeId: unique symbol = Symbol.for("@snodo/core/Input/Form")
 
-/** A checked form: a message and a requested schema. @since 0.1.0 */
+/**
+ * A checked form: a message and a requested schema.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Form<S extends ElicitationForm.FormSchema> {
   readonly [FormTypeId]: typeof FormTypeId
   readonly message: string
@@ -160,6 +188,7 @@ const checkedForms = new WeakMap<object, Form<ElicitationForm.FormSchema>>()
  * with an {@link ElicitationForm.ElicitationSchemaError} thrown at once: define forms at module
  * level and a bad one stops the program before it serves anything.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const form = <const S extends ElicitationForm.FormSchema>(options: {
@@ -192,6 +221,7 @@ const decodeAction = (response: unknown): "accept" | "decline" | "cancel" | unde
  * Asks the user to fill in a form (form-mode elicitation). The answer is `accept` with content
  * validated against the form (extra fields dropped), `decline` or `cancel`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const elicit = <const S extends ElicitationForm.FormSchema>(
@@ -222,6 +252,7 @@ export const elicit = <const S extends ElicitationForm.FormSchema>(
  * Asks the user to visit a URL (URL-mode elicitation; http or https, a host, no userinfo). The
  * answer says whether the user consented; the interaction itself happens out of band.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const elicitUrl = (key: string, options: { readonly message: string; readonly url: string }): Ask<UrlOutcome> => {
@@ -241,6 +272,7 @@ export const elicitUrl = (key: string, options: { readonly message: string; read
  * Asks the client's model for a message (sampling, deprecated in 2026-07-28). The request is
  * checked when the input is created; the answer is a validated `CreateMessageResult`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const sample = (key: string, params: CreateMessageRequestParams): Ask<CreateMessageResult> => {
@@ -254,6 +286,7 @@ export const sample = (key: string, params: CreateMessageRequestParams): Ask<Cre
  * Asks the client for its roots (deprecated in 2026-07-28). The answer is the list of roots, each
  * a `file://` URI.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const roots = (key: string): Ask<ReadonlyArray<Root>> =>
@@ -266,6 +299,7 @@ type AnswerOf<T> = T extends Ask<infer A> ? A : never
  * Asks several inputs in one round: every missing one is requested together. Takes a tuple or a
  * record of inputs and answers in the same shape.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export function all<const T extends ReadonlyArray<Ask<unknown>>>(
@@ -288,6 +322,7 @@ export function all(
  * Whether the client of the current request declared what this input needs. Use it to ask only
  * for what the client can answer.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const supports = (ask: Ask<unknown>): Effect.Effect<boolean, never, McpInput> =>
@@ -297,6 +332,7 @@ export const supports = (ask: Ask<unknown>): Effect.Effect<boolean, never, McpIn
  * Stops the handler with -32021 unless the client declared this capabilities fragment, e.g.
  * `{ sampling: {} }`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const requireCapabilities = (required: Readonly<Record<string, unknown>>): Effect.Effect<void, never, McpInput> =>
@@ -306,6 +342,7 @@ export const requireCapabilities = (required: Readonly<Record<string, unknown>>)
  * The raw `inputResponses` of this request (each an object; otherwise unvalidated), for
  * low-level handlers.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const responses: Effect.Effect<Readonly<Record<string, Readonly<Record<string, unknown>>>>, never, McpInput> = Effect.map(
@@ -316,6 +353,7 @@ export const responses: Effect.Effect<Readonly<Record<string, Readonly<Record<st
 /**
  * The state a low-level `InputRequired` stored in the previous round (verified), if any.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const requestState: Effect.Effect<Option.Option<JsonValue>, never, McpInput> = Effect.map(
@@ -323,7 +361,12 @@ export const requestState: Effect.Effect<Option.Option<JsonValue>, never, McpInp
   (current) => Option.fromUndefinedOr(current.requestState)
 )
 
-/** Typed state that survives rounds. @since 0.1.0 */
+/**
+ * Typed state that survives rounds.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface State<A> {
   /** The value stored in an earlier round of this request, if any. */
   readonly get: Effect.Effect<Option.Option<A>, never, McpInput>
@@ -351,6 +394,7 @@ export interface State<A> {
  * })
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const state = <S extends Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }>(

@@ -17,7 +17,12 @@
 import { Predicate } from "effect"
 import { MissingRequiredClientCapability } from "../pipeline/McpError.ts"
 
-/** A ClientCapabilities fragment. @since 0.1.0 */
+/**
+ * A ClientCapabilities fragment.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Fragment = Readonly<Record<string, unknown>>
 
 const objectAt = (record: unknown, key: string): Record<string, unknown> | undefined => {
@@ -29,6 +34,7 @@ const objectAt = (record: unknown, key: string): Record<string, unknown> | undef
 /**
  * What the client lacks to receive this wire input request, or `undefined` when it may be sent.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const missing = (
@@ -64,6 +70,7 @@ export const missing = (
 /**
  * What the client lacks of a required fragment (for handlers that need a capability outright).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const lacking = (required: Fragment, declared: unknown): Fragment | undefined => {
@@ -85,6 +92,7 @@ export const lacking = (required: Fragment, declared: unknown): Fragment | undef
 /**
  * Deep-merges fragments.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const merge = (fragments: ReadonlyArray<Fragment>): Fragment => {
@@ -101,6 +109,7 @@ export const merge = (fragments: ReadonlyArray<Fragment>): Fragment => {
 /**
  * The -32021 for a merged fragment.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const refusal = (required: Fragment): MissingRequiredClientCapability =>

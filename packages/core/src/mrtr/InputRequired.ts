@@ -43,7 +43,10 @@ import type { InputRequest } from "../wire/Mrtr.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/InputRequired")
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface InputRequired {
   readonly [TypeId]: typeof TypeId
   readonly inputRequests: Readonly<Record<string, InputRequest>>
@@ -54,6 +57,7 @@ export interface InputRequired {
  * An `input_required` answer. At least one of the two fields is needed (with neither, the runtime
  * answers -32603: the spec forbids an empty `InputRequiredResult`).
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: {
@@ -65,5 +69,10 @@ export const make = (options: {
   requestState: options.requestState
 })
 
-/** Whether a handler's value is an `InputRequired`. @since 0.1.0 */
+/**
+ * Whether a handler's value is an `InputRequired`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const is = (u: unknown): u is InputRequired => typeof u === "object" && u !== null && TypeId in u

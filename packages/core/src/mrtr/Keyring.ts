@@ -29,16 +29,36 @@
 import { createSecretKey, type KeyObject, randomBytes } from "node:crypto"
 import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 
-/** Default lifetime of a sealed request state: 300 s. @since 0.1.0 */
+/**
+ * Default lifetime of a sealed request state: 300 s.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultTtl: Duration.Duration = Duration.seconds(300)
 
-/** Longest lifetime a keyring accepts: 900 s. @since 0.1.0 */
+/**
+ * Longest lifetime a keyring accepts: 900 s.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxTtl: Duration.Duration = Duration.seconds(900)
 
-/** Most keys a keyring holds. @since 0.1.0 */
+/**
+ * Most keys a keyring holds.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxKeys = 8
 
-/** Fewest secret bytes a key needs. @since 0.1.0 */
+/**
+ * Fewest secret bytes a key needs.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const minSecretBytes = 32
 
 const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/
@@ -46,13 +66,19 @@ const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/
 /**
  * Raised when a keyring cannot be built: the message names the rule, never a secret.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class KeyringError extends Schema.TaggedError<KeyringError>()("KeyringError", {
   message: Schema.String
 }) {}
 
-/** One verification key. The secret never leaves the `KeyObject`. @since 0.1.0 */
+/**
+ * One verification key. The secret never leaves the `KeyObject`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Key {
   readonly id: string
   readonly secret: KeyObject
@@ -62,11 +88,15 @@ export interface Key {
  * A secret as the application supplies it: raw bytes, or a base64 / base64url string (wrapped in
  * `Redacted` so that it never reaches a log).
  *
+ * @category models
  * @since 0.1.0
  */
 export type Secret = Uint8Array | Redacted.Redacted<string>
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Newest first: the first key signs, all verify. */
   readonly keys: ReadonlyArray<{ readonly id: string; readonly secret: Secret }>
@@ -77,6 +107,7 @@ export interface Options {
 /**
  * The keyring service.
  *
+ * @category services
  * @since 0.1.0
  */
 export class Keyring extends Context.Service<Keyring, {
@@ -166,6 +197,7 @@ const build = (options: Options, ephemeral: boolean): Keyring["Service"] | Keyri
  * Generates an ephemeral keyring synchronously (one random 32-byte key). With the default TTL it
  * cannot fail.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export function generate(): Keyring["Service"]
@@ -177,11 +209,26 @@ export function generate(ttl?: Duration.Input): Keyring["Service"] | KeyringErro
   }, true)
 }
 
-/** A keyring of these keys (module-level form of `Keyring.layer`). @since 0.1.0 */
+/**
+ * A keyring of these keys (module-level form of `Keyring.layer`).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
 export const layer = Keyring.layer
 
-/** A keyring read from configuration (module-level form of `Keyring.layerConfig`). @since 0.1.0 */
+/**
+ * A keyring read from configuration (module-level form of `Keyring.layerConfig`).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
 export const layerConfig = Keyring.layerConfig
 
-/** An ephemeral keyring (module-level form of `Keyring.layerEphemeral`). @since 0.1.0 */
+/**
+ * An ephemeral keyring (module-level form of `Keyring.layerEphemeral`).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
 export const layerEphemeral = Keyring.layerEphemeral

@@ -34,7 +34,12 @@ import { InternalError, InvalidParams } from "../pipeline/McpError.ts"
 import type { JsonValue } from "../wire/Json.ts"
 import { type Keyring, maxTtl } from "./Keyring.ts"
 
-/** Longest token accepted or produced, in bytes. @since 0.1.0 */
+/**
+ * Longest token accepted or produced, in bytes.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxTokenBytes = 16 * 1024
 
 /**
@@ -42,6 +47,7 @@ export const maxTokenBytes = 16 * 1024
  * `requestState` from earlier rounds: what a sealed state can always hold (Base64 grows it by a
  * third, under {@link maxTokenBytes}). More is refused with -32602 before the handler runs.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const maxInputResponsesBytes = 8 * 1024
@@ -54,6 +60,7 @@ const maxTtlMillis = Duration.toMillis(maxTtl)
 /**
  * What a token is bound to.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Binding {
@@ -65,6 +72,7 @@ export interface Binding {
 /**
  * What a token carries between rounds.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Payload {
@@ -81,6 +89,7 @@ export interface Payload {
 /**
  * The one error every verification failure answers with.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const invalid = (): InvalidParams => new InvalidParams({ message: "Invalid or expired request state" })
@@ -92,6 +101,7 @@ const excluded = new Set(["_meta", "requestState", "inputResponses"])
  * `JSON.stringify` does. Arrays keep their order; a number, a string and a boolean never encode
  * alike.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const canonicalJson = (value: unknown): string => {
@@ -119,6 +129,7 @@ export const canonicalJson = (value: unknown): string => {
 /**
  * The canonical text of the params a token is bound to.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const boundParams = (params: Readonly<Record<string, unknown>>): string => {
@@ -145,6 +156,7 @@ const payloadJson = (payload: Payload): string => {
  * Seals a payload with the keyring's newest key, valid for the keyring's TTL from `now`.
  * A token that would exceed {@link maxTokenBytes} is a server error (the handler stores too much).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const seal = (keyring: Keyring["Service"], binding: Binding, payload: Payload, now: number): string | InternalError => {
@@ -161,6 +173,7 @@ export const seal = (keyring: Keyring["Service"], binding: Binding, payload: Pay
  * Verifies a token against this request and returns what it carries, or the -32602 every failure
  * shares.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const open = (keyring: Keyring["Service"], binding: Binding, token: string, now: number): Payload | InvalidParams => {

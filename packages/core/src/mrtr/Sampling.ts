@@ -50,6 +50,7 @@ const blocksOf = (
 /**
  * Every rule a sampling request breaks (empty when it may be sent).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkRequest = (params: unknown): ReadonlyArray<string> => {
@@ -86,6 +87,7 @@ export const checkRequest = (params: unknown): ReadonlyArray<string> => {
  * Checks a client's answer to a sampling request (already known to be valid): the result, or the
  * reason it is refused.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkResponse = (request: CreateMessageRequestParams, response: unknown): Result.Result<CreateMessageResult, string> => {
@@ -105,6 +107,7 @@ export const checkResponse = (request: CreateMessageRequestParams, response: unk
 /**
  * Checks a client's answer to `roots/list`: the roots, or the reason they are refused.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkRoots = (response: unknown): Result.Result<ReadonlyArray<Root>, string> => {

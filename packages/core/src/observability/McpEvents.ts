@@ -34,7 +34,12 @@ import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"
 import type { RequestId } from "../pipeline/Envelope.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 
-/** What every request event says about its request. @since 0.1.0 */
+/**
+ * What every request event says about its request.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestFields {
   readonly id: RequestId
   readonly method: string
@@ -44,12 +49,20 @@ export interface RequestFields {
   readonly principal: string
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestStart extends RequestFields {
   readonly _tag: "RequestStart"
 }
 
-/** The request was answered (`error` set for an error answer), or cancelled. @since 0.1.0 */
+/**
+ * The request was answered (`error` set for an error answer), or cancelled.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestStop extends RequestFields {
   readonly _tag: "RequestStop"
   readonly outcome: "result" | "error" | "cancelled"
@@ -58,7 +71,12 @@ export interface RequestStop extends RequestFields {
   readonly code?: number
 }
 
-/** A handler died (a defect); the client got a generic -32603. @since 0.1.0 */
+/**
+ * A handler died (a defect); the client got a generic -32603.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestException extends RequestFields {
   readonly _tag: "RequestException"
   readonly durationMillis: number
@@ -69,6 +87,7 @@ export interface RequestException extends RequestFields {
  * A request refused before its handler ran: a concurrency or queue bound (`"busy"`), a rate
  * limit (`"rate-limited"`), or the authorization policy at invocation (`"forbidden"`).
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Refusal extends RequestFields {
@@ -77,14 +96,24 @@ export interface Refusal extends RequestFields {
   readonly code: number
 }
 
-/** A `subscriptions/listen` stream was acknowledged. @since 0.1.0 */
+/**
+ * A `subscriptions/listen` stream was acknowledged.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ListenOpen {
   readonly _tag: "ListenOpen"
   readonly id: RequestId
   readonly principal: string
 }
 
-/** A listen stream ended: the client left, the server closed it, or it overflowed. @since 0.1.0 */
+/**
+ * A listen stream ended: the client left, the server closed it, or it overflowed.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ListenClose {
   readonly _tag: "ListenClose"
   readonly id: RequestId
@@ -97,6 +126,7 @@ export interface ListenClose {
  * `"listen-queue"` (a slow stream dropped changes; `count` of them), `"progress"` (progress
  * reports past a request's limit were dropped).
  *
+ * @category models
  * @since 0.1.0
  */
 export interface LimitHit {
@@ -106,10 +136,16 @@ export interface LimitHit {
   readonly count: number
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type McpEvent = RequestStart | RequestStop | RequestException | Refusal | ListenOpen | ListenClose | LimitHit
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class McpEvents extends Context.Service<McpEvents, {
   /** Publishes an event (never blocks: the oldest is dropped when a subscriber is behind). */
   readonly publish: (event: McpEvent) => void
@@ -119,7 +155,10 @@ export class McpEvents extends Context.Service<McpEvents, {
   readonly stream: Stream.Stream<McpEvent>
 }>()("@snodo/core/McpEvents") {}
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Events a subscriber may fall behind by before the oldest are dropped (default 4,096). */
   readonly capacity?: number
@@ -128,6 +167,7 @@ export interface Options {
 /**
  * An event hub over a sliding `PubSub`.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: Options = {}): Effect.Effect<McpEvents["Service"]> =>
@@ -143,6 +183,7 @@ export const make = (options: Options = {}): Effect.Effect<McpEvents["Service"]>
  * Provides {@link McpEvents}: give it to the server's Layer and to whatever subscribes (for
  * instance with `Layer.provideMerge`).
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<McpEvents> => Layer.effect(McpEvents, make(options))

@@ -28,6 +28,7 @@ import { Metric } from "effect"
  * `network.transport` and, on an error answer, `error.type` (the JSON-RPC code). Buckets as the
  * semantic conventions recommend.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const operationDuration = Metric.histogram("mcp.server.operation.duration", {
@@ -40,6 +41,7 @@ export const operationDuration = Metric.histogram("mcp.server.operation.duration
  * Requests answered, by `mcp.method.name` and `outcome` (`result`, `error`, `cancelled`,
  * `exception`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const requests = Metric.counter("mcp.server.requests", {
@@ -48,13 +50,23 @@ export const requests = Metric.counter("mcp.server.requests", {
   incremental: true
 })
 
-/** Requests in the pipeline now. @since 0.1.0 */
+/**
+ * Requests in the pipeline now.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const activeRequests = Metric.gauge("mcp.server.requests.active", {
   attributes: { unit: "{request}" },
   description: "MCP requests being served now"
 })
 
-/** Requests admitted to the executor and waiting for a place, sampled as requests start and end. @since 0.1.0 */
+/**
+ * Requests admitted to the executor and waiting for a place, sampled as requests start and end.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const executorQueued = Metric.gauge("mcp.server.executor.queued", {
   attributes: { unit: "{request}" },
   description: "Requests waiting for a place in the executor"
@@ -63,6 +75,7 @@ export const executorQueued = Metric.gauge("mcp.server.executor.queued", {
 /**
  * Requests refused before their handler ran, by `reason` (`busy`, `rate-limited`, `forbidden`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const refusals = Metric.counter("mcp.server.refusals", {
@@ -71,20 +84,35 @@ export const refusals = Metric.counter("mcp.server.refusals", {
   incremental: true
 })
 
-/** Open `subscriptions/listen` streams. @since 0.1.0 */
+/**
+ * Open `subscriptions/listen` streams.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const listenStreams = Metric.gauge("mcp.server.listen.streams", {
   attributes: { unit: "{stream}" },
   description: "Open subscriptions/listen streams"
 })
 
-/** Change notifications a slow listen stream dropped (drop-oldest). @since 0.1.0 */
+/**
+ * Change notifications a slow listen stream dropped (drop-oldest).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const listenDropped = Metric.counter("mcp.server.listen.dropped", {
   attributes: { unit: "{notification}" },
   description: "Change notifications dropped because a listen stream's client did not keep up",
   incremental: true
 })
 
-/** `notifications/progress` reports written. @since 0.1.0 */
+/**
+ * `notifications/progress` reports written.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const progressReports = Metric.counter("mcp.server.progress.reports", {
   attributes: { unit: "{notification}" },
   description: "Progress notifications written",
@@ -95,6 +123,7 @@ export const progressReports = Metric.counter("mcp.server.progress.reports", {
  * Task state changes (the Tasks extension), by `mcp.task.status` (`working`, `input_required`,
  * `completed`, `failed`, `cancelled`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const taskTransitions = Metric.counter("mcp.server.tasks", {

@@ -25,7 +25,10 @@
  */
 import { Context, Layer } from "effect"
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /**
    * `"auto"` (the default): a span per request when a tracing backend is installed; `false`: no
@@ -36,7 +39,12 @@ export interface Options {
   readonly metrics?: boolean
 }
 
-/** The resolved options. @since 0.1.0 */
+/**
+ * The resolved options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Settings {
   readonly tracing: "auto" | false
   readonly metrics: boolean
@@ -46,6 +54,7 @@ export interface Settings {
  * The server's observability settings, read where its Layer is built (default: spans with a
  * tracing backend, no metrics).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const Observability: Context.Reference<Settings> = Context.Reference<Settings>("@snodo/core/Observability", {
@@ -55,6 +64,7 @@ export const Observability: Context.Reference<Settings> = Context.Reference<Sett
 /**
  * Sets the observability of the servers built under it.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options: Options = {}): Layer.Layer<never> =>

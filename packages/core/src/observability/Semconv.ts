@@ -5,35 +5,115 @@
  * @since 0.1.0
  */
 
-/** `tools/call`, `resources/read`, …: always set. @since 0.1.0 */
+/**
+ * `tools/call`, `resources/read`, …: always set.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const methodName = "mcp.method.name"
-/** The request's protocol revision (its `_meta` version, or the initialize-era session's). @since 0.1.0 */
+/**
+ * The request's protocol revision (its `_meta` version, or the initialize-era session's).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const protocolVersion = "mcp.protocol.version"
-/** A `resources/read` / `resources/subscribe` URI. @since 0.1.0 */
+/**
+ * A `resources/read` / `resources/subscribe` URI.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const resourceUri = "mcp.resource.uri"
-/** The MRTR round a request is (1 without `requestState`, then one more per retry). snodo's own. @since 0.1.0 */
+/**
+ * The MRTR round a request is (1 without `requestState`, then one more per retry). snodo's own.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const mrtrRound = "mcp.mrtr.round"
-/** The JSON-RPC id, as a string. @since 0.1.0 */
+/**
+ * The JSON-RPC id, as a string.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const jsonRpcRequestId = "jsonrpc.request.id"
-/** `"2.0"`. @since 0.1.0 */
+/**
+ * `"2.0"`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const jsonRpcProtocolVersion = "jsonrpc.protocol.version"
-/** The tool of a `tools/call`. @since 0.1.0 */
+/**
+ * The tool of a `tools/call`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const toolName = "gen_ai.tool.name"
-/** The prompt of a `prompts/get`. @since 0.1.0 */
+/**
+ * The prompt of a `prompts/get`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const promptName = "gen_ai.prompt.name"
-/** `"execute_tool"` on a `tools/call`. @since 0.1.0 */
+/**
+ * `"execute_tool"` on a `tools/call`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const operationName = "gen_ai.operation.name"
-/** `"pipe"` (stdio) or `"tcp"` (HTTP). @since 0.1.0 */
+/**
+ * `"pipe"` (stdio) or `"tcp"` (HTTP).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const networkTransport = "network.transport"
-/** `"http"` over Streamable HTTP. @since 0.1.0 */
+/**
+ * `"http"` over Streamable HTTP.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const networkProtocolName = "network.protocol.name"
-/** The JSON-RPC error code of an error answer, as a string. @since 0.1.0 */
+/**
+ * The JSON-RPC error code of an error answer, as a string.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const errorType = "error.type"
-/** The same code, as the RPC conventions name it. @since 0.1.0 */
+/**
+ * The same code, as the RPC conventions name it.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const rpcResponseStatusCode = "rpc.response.status_code"
-/** A task's id (Tasks extension). @since 0.1.0 */
+/**
+ * A task's id (Tasks extension).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const taskId = "mcp.task.id"
-/** A task's status (Tasks extension). @since 0.1.0 */
+/**
+ * A task's status (Tasks extension).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const taskStatus = "mcp.task.status"
-/** Which claim of a task a run is (1 for the first). snodo's own. @since 0.1.0 */
+/**
+ * Which claim of a task a run is (1 for the first). snodo's own.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const taskAttempt = "mcp.task.attempt"

@@ -32,6 +32,7 @@ import { Tracer } from "effect"
  * A valid trace context: the caller's trace and span (the parent of the server's span), whether
  * the caller sampled it, and its vendor `tracestate`.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface TraceContext {
@@ -104,6 +105,7 @@ const parseTraceState = (tracestate: unknown): string | undefined => {
  * Versions above `00` are read as the specification asks: the first 55 characters as version
  * `00`, the fields after them (if any, following a `-`) ignored.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const parse = (traceparent: unknown, tracestate?: unknown): TraceContext | undefined => {
@@ -128,6 +130,7 @@ export const parse = (traceparent: unknown, tracestate?: unknown): TraceContext 
  * Reads `traceparent` and `tracestate` from a request's `_meta` (its own properties only);
  * `undefined` when `meta` is not an object or carries no valid `traceparent`.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const fromMeta = (meta: unknown): TraceContext | undefined => {
@@ -141,6 +144,7 @@ export const fromMeta = (meta: unknown): TraceContext | undefined => {
  * The parent span for Effect's tracer: the caller's span, as an external span (provide it as
  * `Tracer.ParentSpan`, or pass it as a span's `parent`).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const toSpan = (context: TraceContext): Tracer.ExternalSpan =>

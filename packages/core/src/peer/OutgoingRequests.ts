@@ -36,6 +36,7 @@ import type { RequestSink } from "./RequestSink.ts"
  * answered with a JSON-RPC error (`Refused`, with that error), the session ended (`Closed`), or
  * too many requests wait already (`Busy`).
  *
+ * @category errors
  * @since 0.1.0
  */
 export class OutgoingRequestError extends Schema.TaggedError<OutgoingRequestError>()("OutgoingRequestError", {
@@ -44,7 +45,12 @@ export class OutgoingRequestError extends Schema.TaggedError<OutgoingRequestErro
   error: Schema.optional(Schema.Struct({ code: Schema.Number, message: Schema.String, data: Schema.optional(Schema.Unknown) }))
 }) {}
 
-/** The server-to-client requests of one session. @since 0.1.0 */
+/**
+ * The server-to-client requests of one session.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface OutgoingRequests {
   /**
    * Writes a request on `sink` and waits (at most `timeout`) for the client's result.
@@ -64,7 +70,12 @@ export interface OutgoingRequests {
   readonly pending: () => number
 }
 
-/** Options of a registry. @since 0.1.0 */
+/**
+ * Options of a registry.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Requests waiting at once (default 64). */
   readonly maxPending?: number
@@ -80,6 +91,7 @@ const readError = (error: unknown): { readonly code: number; readonly message: s
 /**
  * A new registry.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options?: Options): OutgoingRequests => {

@@ -14,13 +14,17 @@ import type { Effect } from "effect"
 /**
  * The transport can no longer write for this request (closed connection, ended stream).
  *
+ * @category errors
  * @since 0.1.0
  */
 export class SinkClosed extends Schema.TaggedError<SinkClosed>()("SinkClosed", {
   message: Schema.String
 }) {}
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestSink {
   /** Writes one encoded JSON-RPC notification; completes once the transport took it, in order. */
   readonly write: (frame: string) => Effect.Effect<void, SinkClosed>

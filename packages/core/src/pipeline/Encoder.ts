@@ -18,7 +18,12 @@ import type { WireError } from "./McpError.ts"
 const encodeId = (id: RequestId): string =>
   typeof id === "bigint" ? id.toString() : JSON.stringify(id)
 
-/** A result response. @since 0.1.0 */
+/**
+ * A result response.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const result = (id: RequestId, value: unknown): string =>
   `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${JSON.stringify(value)}}`
 
@@ -27,6 +32,7 @@ export const result = (id: RequestId, value: unknown): string =>
  * a bad id): the response then has no `id` member, as MCP's `JSONRPCErrorResponse` (`id?: RequestId`)
  * has it, where base JSON-RPC 2.0 would write `"id": null`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const error = (id: RequestId | null, value: WireError): string =>
@@ -34,21 +40,37 @@ export const error = (id: RequestId | null, value: WireError): string =>
     ? `{"jsonrpc":"2.0","error":${JSON.stringify(value)}}`
     : `{"jsonrpc":"2.0","id":${encodeId(id)},"error":${JSON.stringify(value)}}`
 
-/** A request (server to client, in the initialize-era dialects). @since 0.1.0 */
+/**
+ * A request (server to client, in the initialize-era dialects).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const request = (id: RequestId, method: string, params: unknown): string =>
   `{"jsonrpc":"2.0","id":${encodeId(id)},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`
 
-/** A notification. @since 0.1.0 */
+/**
+ * A notification.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const notification = (method: string, params: unknown): string =>
   `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`
 
-/** Ids compare by value whatever their representation. @since 0.1.0 */
+/**
+ * Ids compare by value whatever their representation.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const idKey = (id: RequestId): string => typeof id === "string" ? `s:${id}` : `n:${id.toString()}`
 
 /**
  * A result response whose member `key` is already serialized (`json`): for results that are the
  * same on every request (list pages), so their bulk is not serialized again per request.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const resultWithEncoded = (id: RequestId, value: object, key: string, json: string): string => {

@@ -23,11 +23,17 @@ import * as StrictJson from "./StrictJson.ts"
  * A JSON-RPC request id as MCP allows it. Integers beyond `Number.MAX_SAFE_INTEGER` (but within
  * int64) are kept exactly as `bigint` so that they are echoed byte for byte.
  *
+ * @category models
  * @since 0.1.0
  */
 export type RequestId = string | number | bigint
 
-/** A request: it gets exactly one response. @since 0.1.0 */
+/**
+ * A request: it gets exactly one response.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Request {
   readonly _tag: "Request"
   readonly id: RequestId
@@ -35,7 +41,12 @@ export interface Request {
   readonly params: Readonly<Record<string, unknown>>
 }
 
-/** A notification: it never gets a response. @since 0.1.0 */
+/**
+ * A notification: it never gets a response.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Notification {
   readonly _tag: "Notification"
   readonly method: string
@@ -46,6 +57,7 @@ export interface Notification {
  * A response object sent to the server: it gets no answer. The initialize-era dialects route it to
  * the server-to-client request it answers (see runtime/OutgoingRequests).
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Response {
@@ -58,23 +70,41 @@ export interface Response {
   readonly error: unknown
 }
 
-/** A frame that must be answered with an error (`id` is `null` when it could not be read). @since 0.1.0 */
+/**
+ * A frame that must be answered with an error (`id` is `null` when it could not be read).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Invalid {
   readonly _tag: "Invalid"
   readonly id: RequestId | null
   readonly error: McpError
 }
 
-/** A frame that is invalid but was a notification, so nothing may be written. @since 0.1.0 */
+/**
+ * A frame that is invalid but was a notification, so nothing may be written.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Ignored {
   readonly _tag: "Ignored"
   readonly reason: string
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Incoming = Request | Notification | Response | Invalid | Ignored
 
-/** Longest string id, in UTF-8 bytes. @since 0.1.0 */
+/**
+ * Longest string id, in UTF-8 bytes.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxIdBytes = 256
 
 const INT64_MIN = -(2n ** 63n)
@@ -87,6 +117,7 @@ const invalid = (id: RequestId | null, error: McpError): Invalid => ({ _tag: "In
 /**
  * Reads an id, or returns `undefined` when it is not an id MCP accepts.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const readId = (value: unknown, lexeme: string | undefined): RequestId | undefined => {
@@ -114,6 +145,7 @@ const parseErrorMessage: Record<StrictJson.StrictJsonErrorReason, string> = {
 /**
  * Classifies one already-parsed JSON value.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const classify = (value: unknown, idLexeme: string | undefined): Incoming => {
@@ -157,6 +189,7 @@ export const classify = (value: unknown, idLexeme: string | undefined): Incoming
 /**
  * Decodes one frame of text (one stdio line, one HTTP body).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const decode = (text: string): Incoming => {
@@ -198,6 +231,7 @@ const ownValue = (value: unknown): unknown => {
  * reads. Costs one walk of the params; meant for requests that outlive their frame by far, not
  * for every request.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const detach = (request: Request): Request => ({

@@ -22,10 +22,14 @@ import { Predicate, Schema } from "effect"
  * Marks the protocol errors: `isMcpError` recognizes them by this brand, never by their `_tag`, so
  * an application error that happens to be tagged `"InvalidParams"` is not taken for a protocol error.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const TypeId: unique symbol = Symbol.for("@snodo/core/McpError")
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type TypeId = typeof TypeId
 
 const fields = {
@@ -33,31 +37,56 @@ const fields = {
   data: Schema.optional(Schema.Unknown)
 }
 
-/** -32700: the bytes were not one strict JSON value. @since 0.1.0 */
+/**
+ * -32700: the bytes were not one strict JSON value.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", fields) {
   readonly code = -32700
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32600: valid JSON that is not a valid JSON-RPC request. @since 0.1.0 */
+/**
+ * -32600: valid JSON that is not a valid JSON-RPC request.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {
   readonly code = -32600
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32601: unknown method, or a method whose server capability is absent. @since 0.1.0 */
+/**
+ * -32601: unknown method, or a method whose server capability is absent.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("MethodNotFound", fields) {
   readonly code = -32601
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32602: the method exists but its params are invalid. @since 0.1.0 */
+/**
+ * -32602: the method exists but its params are invalid.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", fields) {
   readonly code = -32602
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32603: the server failed. The message is generic unless the author chose it. @since 0.1.0 */
+/**
+ * -32603: the server failed. The message is generic unless the author chose it.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {
   readonly code = -32603
   readonly [TypeId]: TypeId = TypeId
@@ -68,6 +97,7 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
  * bound of the server is reached (running handlers, queued ones, open streams). Nothing ran; the
  * client may retry later. HTTP answers it 503 with `Retry-After`.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class ServerBusy extends Schema.TaggedError<ServerBusy>()("ServerBusy", {
@@ -88,6 +118,7 @@ export class ServerBusy extends Schema.TaggedError<ServerBusy>()("ServerBusy", {
  * a component's rate limit for the current window. Nothing ran; the client may retry after
  * `retryAfterMs`. HTTP answers it 429 with `Retry-After`.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
@@ -104,13 +135,23 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32020: HTTP headers disagree with the body, or are missing or malformed. @since 0.1.0 */
+/**
+ * -32020: HTTP headers disagree with the body, or are missing or malformed.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("HeaderMismatch", fields) {
   readonly code = -32020
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32021: processing needs a client capability the request did not declare. @since 0.1.0 */
+/**
+ * -32021: processing needs a client capability the request did not declare.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export class MissingRequiredClientCapability
   extends Schema.TaggedError<MissingRequiredClientCapability>()("MissingRequiredClientCapability", {
     message: Schema.String,
@@ -121,7 +162,12 @@ export class MissingRequiredClientCapability
   readonly [TypeId]: TypeId = TypeId
 }
 
-/** -32022: the requested protocol version is not enabled on this server. @since 0.1.0 */
+/**
+ * -32022: the requested protocol version is not enabled on this server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export class UnsupportedProtocolVersion
   extends Schema.TaggedError<UnsupportedProtocolVersion>()("UnsupportedProtocolVersion", {
     message: Schema.String,
@@ -144,6 +190,7 @@ export class UnsupportedProtocolVersion
  * const quota = ApplicationError.of(-32001, "Quota exceeded", { retryAfterMs: 1000 })
  * ```
  *
+ * @category errors
  * @since 0.1.0
  */
 export class ApplicationError extends Schema.TaggedError<ApplicationError>()("ApplicationError", {
@@ -160,6 +207,7 @@ export class ApplicationError extends Schema.TaggedError<ApplicationError>()("Ap
 /**
  * Every protocol error snodo writes.
  *
+ * @category models
  * @since 0.1.0
  */
 export type McpError =
@@ -178,6 +226,7 @@ export type McpError =
 /**
  * Whether a value is one of the protocol errors above (by brand, not by tag).
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u, TypeId)
@@ -185,6 +234,7 @@ export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u
 /**
  * The JSON-RPC error object of a protocol error.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface WireError {
@@ -196,6 +246,7 @@ export interface WireError {
 /**
  * The wire form of an error.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const toWire = (error: McpError): WireError =>
@@ -206,6 +257,7 @@ export const toWire = (error: McpError): WireError =>
 /**
  * The generic error that replaces any defect: no stack, no exception text.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const internalErrorOfDefect = (): InternalError => new InternalError({ message: "Internal error" })

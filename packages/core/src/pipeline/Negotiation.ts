@@ -10,6 +10,7 @@ import { MissingRequiredClientCapability } from "./McpError.ts"
 /**
  * Whether request capabilities name an extension (per request: nothing carries over).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const negotiated = (clientCapabilities: Readonly<Record<string, unknown>>, name: string): boolean => {
@@ -22,6 +23,7 @@ export const negotiated = (clientCapabilities: Readonly<Record<string, unknown>>
 /**
  * The -32021 for a request that needs an extension it did not declare.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const required = (name: string, message = "Missing required client capability"): MissingRequiredClientCapability =>

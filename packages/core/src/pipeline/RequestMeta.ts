@@ -24,6 +24,7 @@ import { InvalidParams, type McpError } from "./McpError.ts"
  * What admission learnt from a request's `_meta`: the request's own protocol context. Servers
  * must not infer anything from earlier requests, so every field comes from this request alone.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface RequestMeta {
@@ -40,12 +41,18 @@ const logLevels: ReadonlySet<string> = new Set(Meta.LoggingLevel.literals)
 
 const invalidMeta = (message: string) => new InvalidParams({ message: `Invalid _meta: ${message}` })
 
-/** Longest progress token string, in UTF-8 bytes. @since 0.1.0 */
+/**
+ * Longest progress token string, in UTF-8 bytes.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxProgressTokenBytes = 256
 
 /**
  * A `progressToken` as the rules allow it: a string of at most 256 UTF-8 bytes or a safe integer.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const readProgressToken = (token: unknown): string | number | undefined | McpError => {
@@ -93,6 +100,7 @@ const validateCapabilities = (capabilities: unknown): McpError | undefined => {
  * `clientInfo` validated when present, `logLevel` one of the eight levels, every key following the
  * `_meta` key grammar, `progressToken` a string of at most 256 bytes or an integer.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const admitMeta = (version: string) => (meta: Readonly<Record<string, unknown>>): RequestMeta | McpError => {

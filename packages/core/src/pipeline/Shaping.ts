@@ -16,18 +16,29 @@
  */
 import { ServerInfoKey } from "../wire/Meta.ts"
 
-/** A caching hint. @since 0.1.0 */
+/**
+ * A caching hint.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface CacheHint {
   readonly ttlMs: number
   readonly cacheScope: "public" | "private"
 }
 
-/** Default hint: immediately stale, private. @since 0.1.0 */
+/**
+ * Default hint: immediately stale, private.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultCacheHint: CacheHint = { ttlMs: 0, cacheScope: "private" }
 
 /**
  * Shapes a result object in place of a copy (the handler's object is never mutated).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const shape = (

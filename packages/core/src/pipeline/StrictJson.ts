@@ -44,6 +44,7 @@
  * - `"depth"`: arrays/objects nested deeper than the configured maximum.
  * - `"invalid-string"`: an unescaped control character (U+0000–U+001F) or a bad escape in a string.
  *
+ * @category models
  * @since 0.1.0
  */
 export type StrictJsonErrorReason =
@@ -62,6 +63,7 @@ export type StrictJsonErrorReason =
  * refuse fractions and exponents without the rounding of a JS number. It is `undefined` when the
  * value is not an object, has no `"id"`, or its `"id"` is not a number; nested `"id"`s are ignored.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Ok {
@@ -76,6 +78,7 @@ export interface Ok {
  * the first digit or `-` of a long number, the bracket that is one level too deep, the offending
  * character or backslash in a string, or the first character of trailing data.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Err {
@@ -87,6 +90,7 @@ export interface Err {
 /**
  * The outcome of {@link parse}.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Result = Ok | Err
@@ -94,6 +98,7 @@ export type Result = Ok | Err
 /**
  * Options of {@link parse}.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface ParseOptions {
@@ -107,6 +112,7 @@ export interface ParseOptions {
 /**
  * The default nesting limit of {@link parse}.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const defaultMaxDepth = 128
@@ -114,6 +120,7 @@ export const defaultMaxDepth = 128
 /**
  * The longest integer part (in digits) that a number may have.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const maxIntegerDigits = 64
@@ -402,6 +409,7 @@ const setMember = (target: Record<string, unknown>, key: string, value: unknown)
  * StrictJson.parse("[[1]]", { maxDepth: 1 }) // { _tag: "Error", reason: "depth", offset: 1 }
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const parse = (text: string, options?: ParseOptions): Result => {

@@ -36,13 +36,23 @@ import * as Meta from "../wire/Meta.ts"
 import type { Dialect } from "./Dialect.ts"
 import type { Registry } from "./Revision.ts"
 
-/** A request admitted: the dialect that speaks its version, and what its `_meta` says. @since 0.1.0 */
+/**
+ * A request admitted: the dialect that speaks its version, and what its `_meta` says.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Admitted {
   readonly dialect: Dialect
   readonly meta: RequestMeta
 }
 
-/** What admission reads of a request. @since 0.1.0 */
+/**
+ * What admission reads of a request.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Admissible {
   readonly method: string
   readonly params: Readonly<Record<string, unknown>>
@@ -52,6 +62,7 @@ export interface Admissible {
  * Admits a request, returning its dialect and protocol context, or the error to answer with.
  * `session` is the transport's initialize-era session, if it keeps one.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const admit = (
@@ -121,6 +132,7 @@ const noMeta: Readonly<Record<string, unknown>> = {}
  * (capabilities and client info from `initialize`, the level from `logging/setLevel`), and of the
  * request's own `_meta` only `progressToken` is read (a string of at most 256 bytes or an integer).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const admitFromSession = (version: string) =>

@@ -19,17 +19,32 @@ import * as Route from "./Route.ts"
 
 type Params = typeof CompleteRequestParams.schema.Type
 
-/** Whether any component of the catalog offers completions. @since 0.1.0 */
+/**
+ * Whether any component of the catalog offers completions.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const hasProviders = (catalog: Catalog): boolean =>
   [...catalog.prompts.values()].some((prompt) => Object.keys(prompt.complete).length > 0) ||
   catalog.templates.some((template) => Object.keys(template.template.complete).length > 0)
 
-/** The component a completion refers to. @since 0.1.0 */
+/**
+ * The component a completion refers to.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Target =
   | { readonly _tag: "Prompt"; readonly prompt: Prompt.Prompt<unknown> }
   | { readonly _tag: "Template"; readonly template: ResourceTemplate.ResourceTemplate<unknown>; readonly uriTemplate: string }
 
-/** A parsed `completion/complete`. @since 0.1.0 */
+/**
+ * A parsed `completion/complete`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Resolved {
   readonly target: Target
   readonly argument: { readonly name: string; readonly value: string }
@@ -45,20 +60,35 @@ const targetOf = (catalog: Catalog, ref: Params["ref"]): Target | InvalidParams 
   return template === undefined ? unknownRef(ref) : { _tag: "Template", template: template.template, uriTemplate: template.parsed.source }
 }
 
-/** The error for a reference to nothing (also used when authorization conceals). @since 0.1.0 */
+/**
+ * The error for a reference to nothing (also used when authorization conceals).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const unknownRef = (ref: Readonly<Record<string, unknown>>) =>
   ref["type"] === "ref/prompt"
     ? new InvalidParams({ message: `Unknown prompt: ${String(ref["name"])}` })
     : new InvalidParams({ message: `Unknown resource template: ${String(ref["uri"])}` })
 
-/** Resolves the referenced component. @since 0.1.0 */
+/**
+ * Resolves the referenced component.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const resolve = (catalog: Catalog, params: Params): Resolved | InvalidParams => {
   const target = targetOf(catalog, params.ref)
   if (target instanceof InvalidParams) return target
   return { target, argument: params.argument, arguments: params.context?.arguments ?? {} }
 }
 
-/** Runs the provider of a resolved completion. @since 0.1.0 */
+/**
+ * Runs the provider of a resolved completion.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const run = (
   resolved: Resolved,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
@@ -71,7 +101,12 @@ export const run = (
   )
 }
 
-/** `completion/complete`. @since 0.1.0 */
+/**
+ * `completion/complete`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route: Route.Route<Params, Resolved> = Route.make({
   method: "completion/complete",
   capability: "completions",

@@ -47,6 +47,7 @@ import type { Revision } from "./Revision.ts"
 /**
  * One protocol revision: a {@link Revision} and the methods it serves.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Dialect extends Revision {

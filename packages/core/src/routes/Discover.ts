@@ -26,7 +26,12 @@ const replyOf = (environment: Route.Environment): Effect.Effect<Route.Reply> => 
   return reply
 }
 
-/** `server/discover`. @since 0.1.0 */
+/**
+ * `server/discover`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const Discover = Route.make({
   method: "server/discover",
   params: Schema.Struct({ _meta: Schema.optionalKey(MetaObject) }),

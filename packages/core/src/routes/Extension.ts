@@ -10,6 +10,10 @@
  * - `routes`: methods of its own. They exist only for a request that names the extension in its
  *   `clientCapabilities.extensions`; any other request for them is answered -32021 with
  *   `data.requiredCapabilities.extensions[name] = {}`, before its params are looked at.
+ * - `openRoutes`: methods of its own that every request may call (of a dialect that takes
+ *   extensions), for an extension whose specification makes the server's declaration in
+ *   `server/discover` the whole negotiation (Skills: a client calls `skills/list` once it has seen
+ *   `capabilities.extensions["io.modelcontextprotocol/skills"]`, without declaring anything).
  * - `removed`: methods the extension reserves and does not serve (answered -32601, like an unknown
  *   method, before anything else).
  * - `wraps`: replacements for routes of the dialects (a route wrapped by {@link wrap} receives the
@@ -54,6 +58,7 @@ const TypeId: unique symbol = Symbol.for("@snodo/core/Extension")
 /**
  * A replacement of a dialect route, made by {@link wrap}.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Wrap {
@@ -64,6 +69,7 @@ export interface Wrap {
 /**
  * Replaces `route` (a route of the dialects, by identity) with what `f` makes of it.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const wrap = <P, T>(route: Route.Route<P, T>, f: (route: Route.Route<P, T>) => Route.Route<P, T>): Wrap => ({
@@ -72,15 +78,26 @@ export const wrap = <P, T>(route: Route.Route<P, T>, f: (route: Route.Route<P, T
   replace: f as unknown as (route: Route.Any) => Route.Any
 })
 
-/** What an extension adds to a server. @since 0.1.0 */
+/**
+ * What an extension adds to a server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Contribution {
   readonly routes?: ReadonlyArray<Route.Any>
+  readonly openRoutes?: ReadonlyArray<Route.Any>
   readonly removed?: ReadonlyArray<string>
   readonly wraps?: ReadonlyArray<Wrap>
   readonly listen?: ReadonlyArray<ListenFilter>
 }
 
-/** An extension. @since 0.1.0 */
+/**
+ * An extension.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Extension<out R = never> {
   readonly [TypeId]: typeof TypeId
   /** The extension identifier (`io.modelcontextprotocol/tasks`). */
@@ -91,12 +108,18 @@ export interface Extension<out R = never> {
   readonly make: (environment: Route.Environment) => Effect.Effect<Contribution, CatalogError | ConfigurationError, R | Scope.Scope>
 }
 
-/** Whether a value is an extension. @since 0.1.0 */
+/**
+ * Whether a value is an extension.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isExtension = (u: unknown): u is Extension<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /**
  * Defines an extension.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <R = never>(options: {

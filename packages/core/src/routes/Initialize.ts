@@ -25,6 +25,7 @@ import * as Route from "./Route.ts"
 /**
  * The initialize-era dialect that answers a client requesting `requested`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const negotiate = (registry: Registry<Revision>, requested: string): Revision | undefined => {
@@ -42,6 +43,7 @@ const withoutKeys = (value: unknown, keys: ReadonlyArray<string>): unknown => {
 /**
  * The server's capabilities for a session (see the module description).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const capabilitiesFor = (
@@ -58,7 +60,12 @@ export const capabilitiesFor = (
   return out
 }
 
-/** `initialize`. @since 0.1.0 */
+/**
+ * `initialize`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route = Route.make({
   method: "initialize",
   params: InitializeRequestParams.schema,

@@ -52,14 +52,34 @@ const make = (method: string, kind: Kind, key: string, capability: Route.Capabil
     }
   })
 
-/** `tools/list`. @since 0.1.0 */
+/**
+ * `tools/list`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const ToolsList = make("tools/list", "tools", "tools", "tools")
 
-/** `resources/list`. @since 0.1.0 */
+/**
+ * `resources/list`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const ResourcesList = make("resources/list", "resources", "resources", "resources")
 
-/** `resources/templates/list`. @since 0.1.0 */
+/**
+ * `resources/templates/list`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const ResourceTemplatesList = make("resources/templates/list", "templates", "resourceTemplates", "resources")
 
-/** `prompts/list`. @since 0.1.0 */
+/**
+ * `prompts/list`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const PromptsList = make("prompts/list", "prompts", "prompts", "prompts")

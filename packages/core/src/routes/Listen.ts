@@ -21,7 +21,12 @@ const noHub = new InternalError({ message: "subscriptions/listen needs a Subscri
 const notifications = (params: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>
   params["notifications"] as Readonly<Record<string, unknown>>
 
-/** `subscriptions/listen`. @since 0.1.0 */
+/**
+ * `subscriptions/listen`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route = Route.make({
   method: "subscriptions/listen",
   capability: "subscriptions",

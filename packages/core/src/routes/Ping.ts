@@ -9,7 +9,12 @@ import * as Route from "./Route.ts"
 
 const pong = Effect.succeed(Route.acknowledged)
 
-/** `ping`. @since 0.1.0 */
+/**
+ * `ping`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route = Route.make({
   method: "ping",
   params: PingRequestParams.schema,

@@ -16,14 +16,29 @@ import * as Authorization from "../runtime/Authorization.ts"
 import { GetPromptRequestParams } from "../wire/Prompts.ts"
 import * as Route from "./Route.ts"
 
-/** The error for an unknown prompt (also used when authorization conceals). @since 0.1.0 */
+/**
+ * The error for an unknown prompt (also used when authorization conceals).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const unknownPrompt = (name: string) => new InvalidParams({ message: `Unknown prompt: ${name}` })
 
-/** Resolves the prompt a `prompts/get` names. @since 0.1.0 */
+/**
+ * Resolves the prompt a `prompts/get` names.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const resolve = (catalog: Catalog, params: { readonly name: string }): Prompt.Prompt<unknown> | InvalidParams =>
   catalog.prompts.get(params.name) ?? unknownPrompt(params.name)
 
-/** Renders a resolved prompt. @since 0.1.0 */
+/**
+ * Renders a resolved prompt.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const run = (
   prompt: Prompt.Prompt<unknown>,
   values: Readonly<Record<string, string>>,
@@ -44,7 +59,12 @@ export const run = (
   )
 }
 
-/** `prompts/get`. @since 0.1.0 */
+/**
+ * `prompts/get`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route: Route.Route<typeof GetPromptRequestParams.schema.Type, Prompt.Prompt<unknown>> = Route.make({
   method: "prompts/get",
   capability: "prompts",

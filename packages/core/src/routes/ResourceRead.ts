@@ -19,10 +19,20 @@ import * as Route from "./Route.ts"
 
 const absoluteUri = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
-/** Longest URI read, in characters; longer ones are refused before any matching. @since 0.1.0 */
+/**
+ * Longest URI read, in characters; longer ones are refused before any matching.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxUriLength = 8192
 
-/** A read's result and the cache hint the resource declared, if any. @since 0.1.0 */
+/**
+ * A read's result and the cache hint the resource declared, if any.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Read {
   readonly result: Record<string, unknown>
   readonly cache: CacheHint | undefined
@@ -34,7 +44,12 @@ const contentsOf = (value: Content.ResourceContents | ReadonlyArray<Content.Reso
 const keepProtocolErrors = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<A, McpError> =>
   Effect.catch(effect, (error) => isMcpError(error) ? Effect.fail(error) : Effect.die(error))
 
-/** The component a URI resolves to. @since 0.1.0 */
+/**
+ * The component a URI resolves to.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Target =
   | { readonly _tag: "Resource"; readonly uri: string; readonly resource: Resource.Resource<unknown> }
   | {
@@ -47,6 +62,7 @@ export type Target =
 /**
  * Resolves the URI of a `resources/read` to an exact resource or the first matching template.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const resolve = (catalog: Catalog, params: { readonly uri: string }): Target | InvalidParams => {
@@ -64,10 +80,20 @@ export const resolve = (catalog: Catalog, params: { readonly uri: string }): Tar
   return { _tag: "Template", uri, template: matched.template.template, variables: matched.variables }
 }
 
-/** The error for a URI that names nothing (also used when authorization conceals). @since 0.1.0 */
+/**
+ * The error for a URI that names nothing (also used when authorization conceals).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const notFound = (uri: string) => new InvalidParams({ message: "Resource not found", data: { uri } })
 
-/** Reads a resolved target. @since 0.1.0 */
+/**
+ * Reads a resolved target.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const run = (
   target: Target,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
@@ -87,7 +113,12 @@ export const run = (
   )
 }
 
-/** `resources/read`. @since 0.1.0 */
+/**
+ * `resources/read`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route: Route.Route<typeof ReadResourceRequestParams.schema.Type, Target> = Route.make({
   method: "resources/read",
   capability: "resources",

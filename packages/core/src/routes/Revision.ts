@@ -16,6 +16,7 @@ import type { Session } from "../runtime/Session.ts"
 /**
  * One protocol revision.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Revision {
@@ -58,6 +59,7 @@ export interface Revision {
 /**
  * The enabled revisions, preferred first: the shape of the `DialectRegistry` service.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Registry<D extends Revision = Revision> {

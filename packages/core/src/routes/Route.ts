@@ -11,7 +11,8 @@
  * which param an HTTP client mirrors in `Mcp-Name` (`nameParam`).
  *
  * An extension adds routes of its own (see `extension/Extension`): they exist only for requests
- * that negotiated the extension.
+ * that negotiated the extension (or, as `openRoutes`, for every request of a dialect that takes
+ * extensions).
  *
  * @example
  * ```ts
@@ -50,6 +51,7 @@ import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
  * A server capability a method belongs to: without it advertised (or, for `subscriptions`, without
  * a `SubscriptionHub`), the method does not exist and is answered -32601.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Capability = "tools" | "resources" | "prompts" | "completions" | "subscriptions" | "logging"
@@ -58,6 +60,7 @@ export type Capability = "tools" | "resources" | "prompts" | "completions" | "su
  * What a route answers with: a result (before shaping) and its cache hint, or, for a stream the
  * server ended, also the frame that ends it on a shared channel (`streamEnd`, see runtime/Listen).
  *
+ * @category models
  * @since 0.1.0
  */
 export type Reply =
@@ -75,6 +78,7 @@ export type Reply =
 /**
  * A result reply.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const result = (value: Readonly<Record<string, unknown>>, cache?: CacheHint): Reply =>
@@ -83,6 +87,7 @@ export const result = (value: Readonly<Record<string, unknown>>, cache?: CacheHi
 /**
  * The empty acknowledgement (`{ resultType: "complete" }` once shaped).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const acknowledged: Reply = { _tag: "Result", result: {} }
@@ -90,6 +95,7 @@ export const acknowledged: Reply = { _tag: "Result", result: {} }
 /**
  * What every request of one server shares: built once with the runtime.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Environment {
@@ -123,6 +129,7 @@ export interface Environment {
  * Gives a handler's effect its request services (`McpRequest`, `Progress`, `McpLog`, and on routes
  * that may ask for input the round's `McpInput`), and ends the round when it returns `InputRequired`.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Provide = <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
@@ -130,6 +137,7 @@ export type Provide = <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Eff
 /**
  * One request as a route sees it.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Call<P = unknown> {
@@ -150,6 +158,7 @@ export interface Call<P = unknown> {
  * The component a request invokes, for the invocation check: refused (or concealed as `notFound`)
  * before any handler code runs.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Guard {
@@ -161,6 +170,7 @@ export interface Guard {
  * A request param an HTTP client mirrors in a header of its own (`Mcp-Param-<Name>` for a tool's
  * `x-mcp-header` parameters): the transport refuses a request whose header and param disagree.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Mirror {
@@ -179,6 +189,7 @@ export interface Mirror {
  *
  * Methods are written in method syntax so that a table can hold routes of any params and targets.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Route<P = unknown, T = P> {
@@ -205,10 +216,20 @@ export interface Route<P = unknown, T = P> {
   run(call: Call<P>, target: T): Effect.Effect<Reply, McpError>
 }
 
-/** A route of any params and target. @since 0.1.0 */
+/**
+ * A route of any params and target.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Any = Route<unknown, unknown>
 
-/** What {@link make} needs; everything else has a default. @since 0.1.0 */
+/**
+ * What {@link make} needs; everything else has a default.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options<P, T> {
   readonly method: string
   readonly params: Schema.Decoder<P>
@@ -230,6 +251,7 @@ const noMirrors = (): ReadonlyArray<Mirror> => []
 /**
  * Defines a route. Without `resolve` the target is the decoded params.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export function make<P, T>(options: Options<P, T> & { readonly resolve: (params: P, environment: Environment) => T | McpError }): Route<P, T>
@@ -263,6 +285,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * The -32602 for params that do not match their schema: the first issue's path and rule, never
  * the value.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const invalidParams = (issue: SchemaIssue.Issue): InvalidParams => {
@@ -279,6 +302,7 @@ export const invalidParams = (issue: SchemaIssue.Issue): InvalidParams => {
 /**
  * A route's params decoder, compiled once: the decoded params or the -32602 to answer with.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const decoderOf = <P>(route: Route<P, unknown>): (params: unknown) => P | InvalidParams => {

@@ -27,6 +27,7 @@ import * as Route from "./Route.ts"
  * A route as the table holds it: its decoder, and the extension it belongs to (negotiated per
  * request), if any.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Entry {
@@ -35,7 +36,10 @@ export interface Entry {
   readonly extension: string | undefined
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface RouteTable {
   /** The route of `method` under `dialect`, or `undefined` (-32601). */
   readonly lookup: (dialect: Dialect, method: string) => Entry | undefined
@@ -55,7 +59,12 @@ export interface RouteTable {
   readonly notFound: (method: string, dialect?: Dialect) => MethodNotFound
 }
 
-/** An extension's contribution, named. @since 0.1.0 */
+/**
+ * An extension's contribution, named.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Contributed {
   readonly name: string
   readonly contribution: Extension.Contribution
@@ -66,12 +75,18 @@ const entryOf = (route: Route.Any, extension: string | undefined): Entry => {
   return { route, decode: (params) => decode(params), extension }
 }
 
-/** Whether a decode failed. @since 0.1.0 */
+/**
+ * Whether a decode failed.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isInvalid = (decoded: unknown): decoded is InvalidParams => decoded instanceof InvalidParams
 
 /**
  * Builds the table.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: {
@@ -101,6 +116,10 @@ export const make = (options: {
   for (const { contribution, name } of extensions) {
     for (const route of contribution.routes ?? []) {
       if (enabled(route)) extensionEntries.set(route.method, entryOf(route, name))
+    }
+    // Served without negotiation: the entry names no extension, so the runtime does not ask for one.
+    for (const route of contribution.openRoutes ?? []) {
+      if (enabled(route)) extensionEntries.set(route.method, entryOf(route, undefined))
     }
   }
   const byDialect = new Map<Dialect, Map<string, Entry>>()
@@ -136,7 +155,9 @@ export const make = (options: {
     for (const route of dialect.routes) if (!known.has(route.method)) known.set(route.method, wrapped(route))
   }
   for (const { contribution } of extensions) {
-    for (const route of contribution.routes ?? []) if (!known.has(route.method)) known.set(route.method, route)
+    for (const route of [...(contribution.routes ?? []), ...(contribution.openRoutes ?? [])]) {
+      if (!known.has(route.method)) known.set(route.method, route)
+    }
   }
   for (const method of reserved) known.delete(method)
   const supported = dialects.map((dialect) => dialect.version).join(", ")

@@ -11,7 +11,12 @@ import { MethodNotFound, type McpError } from "../pipeline/McpError.ts"
 import { SetLevelRequestParams } from "../wire/Lifecycle.ts"
 import * as Route from "./Route.ts"
 
-/** `logging/setLevel`. @since 0.1.0 */
+/**
+ * `logging/setLevel`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route = Route.make({
   method: "logging/setLevel",
   capability: "logging",

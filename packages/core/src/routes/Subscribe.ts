@@ -26,7 +26,12 @@ const sessionOf = (call: Route.Call, method: string): Session | MethodNotFound =
     : session
 }
 
-/** `resources/subscribe`. @since 0.1.0 */
+/**
+ * `resources/subscribe`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const subscribe = Route.make({
   method: "resources/subscribe",
   capability: "subscriptions",
@@ -46,7 +51,12 @@ export const subscribe = Route.make({
     })
 })
 
-/** `resources/unsubscribe`. @since 0.1.0 */
+/**
+ * `resources/unsubscribe`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const unsubscribe = Route.make({
   method: "resources/unsubscribe",
   capability: "subscriptions",

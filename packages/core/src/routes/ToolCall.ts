@@ -26,7 +26,12 @@ import * as Route from "./Route.ts"
 const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
   issues.slice(0, 10).map((issue) => `${issue.instancePath === "" ? "(root)" : issue.instancePath}: ${issue.message}`).join("; ")
 
-/** The `isError` result for arguments that failed validation. @since 0.1.0 */
+/**
+ * The `isError` result for arguments that failed validation.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const invalidArguments = (issues: ReadonlyArray<ValidationIssue>): Record<string, unknown> =>
   ToolResult.toWire(ToolResult.error(`Invalid arguments: ${describeIssues(issues)}`))
 
@@ -39,6 +44,7 @@ const outputMismatch = (tool: CompiledTool, issues: ReadonlyArray<ValidationIssu
 /**
  * Turns what a handler returned into a wire result.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const shapeReturn = (tool: CompiledTool, value: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
@@ -111,6 +117,7 @@ const undeclared = (tool: CompiledTool, error: unknown): Effect.Effect<Record<st
  * an `isError` result carrying the encoded error. Anything else keeps the defaults: protocol
  * errors as such, other failures an `isError` result that names only the error's tag.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
@@ -122,10 +129,20 @@ export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect
   return undeclared(tool, error)
 }
 
-/** The error for an unknown tool (also used when authorization conceals). @since 0.1.0 */
+/**
+ * The error for an unknown tool (also used when authorization conceals).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const unknownTool = (name: string) => new InvalidParams({ message: `Unknown tool: ${name}` })
 
-/** The tool a `tools/call` names, with its arguments. @since 0.1.0 */
+/**
+ * The tool a `tools/call` names, with its arguments.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Target {
   readonly tool: CompiledTool
   readonly arguments: Readonly<Record<string, unknown>>
@@ -134,6 +151,7 @@ export interface Target {
 /**
  * Resolves the tool (arguments default to `{}`; their schema is checked when the call runs).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const resolve = (catalog: Catalog, params: Params): Target | InvalidParams => {
@@ -145,6 +163,7 @@ export const resolve = (catalog: Catalog, params: Params): Target | InvalidParam
 /**
  * Runs a resolved call. `provide` gives the handler its request services.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const run = (
@@ -167,6 +186,7 @@ const none: ReadonlyArray<Route.Mirror> = []
  * The tool's `x-mcp-header` parameters with their values in the arguments (an unknown tool or
  * malformed arguments mirror nothing: the runtime refuses them with -32602).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const mirrors = (params: Readonly<Record<string, unknown>>, catalog: Catalog): ReadonlyArray<Route.Mirror> => {
@@ -182,10 +202,20 @@ export const mirrors = (params: Readonly<Record<string, unknown>>, catalog: Cata
   }))
 }
 
-/** The decoded params of `tools/call`. @since 0.1.0 */
+/**
+ * The decoded params of `tools/call`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Params = typeof CallToolRequestParams.schema.Type
 
-/** `tools/call`. @since 0.1.0 */
+/**
+ * `tools/call`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const route: Route.Route<Params, Target> = Route.make({
   method: "tools/call",
   capability: "tools",

@@ -39,10 +39,20 @@ import type * as Tool from "../catalog/Tool.ts"
 import { ApplicationError } from "../pipeline/McpError.ts"
 import type { Principal } from "./Principal.ts"
 
-/** When the policy is asked. @since 0.1.0 */
+/**
+ * When the policy is asked.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Phase = "discovery" | "invocation"
 
-/** The component a decision is about, as registered. @since 0.1.0 */
+/**
+ * The component a decision is about, as registered.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Component =
   | { readonly kind: "tool"; readonly name: string; readonly definition: Tool.Tool<unknown> }
   | { readonly kind: "prompt"; readonly name: string; readonly definition: Prompt.Prompt<unknown> }
@@ -54,13 +64,28 @@ export type Component =
     readonly definition: ResourceTemplate.ResourceTemplate<unknown>
   }
 
-/** The component of a tool. @since 0.1.0 */
+/**
+ * The component of a tool.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const toolComponent = (definition: Tool.Tool<unknown>): Component => ({ kind: "tool", name: definition.name, definition })
 
-/** The component of a prompt. @since 0.1.0 */
+/**
+ * The component of a prompt.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const promptComponent = (definition: Prompt.Prompt<unknown>): Component => ({ kind: "prompt", name: definition.name, definition })
 
-/** The component of a resource. @since 0.1.0 */
+/**
+ * The component of a resource.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const resourceComponent = (definition: Resource.Resource<unknown>): Component => ({
   kind: "resource",
   name: definition.description.name,
@@ -68,7 +93,12 @@ export const resourceComponent = (definition: Resource.Resource<unknown>): Compo
   definition
 })
 
-/** The component of a resource template. @since 0.1.0 */
+/**
+ * The component of a resource template.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const templateComponent = (definition: ResourceTemplate.ResourceTemplate<unknown>): Component => ({
   kind: "template",
   name: definition.description.name,
@@ -76,7 +106,12 @@ export const templateComponent = (definition: ResourceTemplate.ResourceTemplate<
   definition
 })
 
-/** What the policy knows about the request. @since 0.1.0 */
+/**
+ * What the policy knows about the request.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RequestInfo {
   readonly principal: Principal["Service"]
   readonly method: string
@@ -86,6 +121,7 @@ export interface RequestInfo {
  * A refusal: the application's error code (-32000..-32019), message and data; with `conceal`, an
  * invocation refusal is answered exactly as if the component did not exist.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class Refusal extends Schema.TaggedError<Refusal>()("AuthorizationRefusal", {
@@ -93,10 +129,20 @@ export class Refusal extends Schema.TaggedError<Refusal>()("AuthorizationRefusal
   conceal: Schema.Boolean
 }) {}
 
-/** The policy's answer. @since 0.1.0 */
+/**
+ * The policy's answer.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Decision = "allow" | Refusal
 
-/** Allows. @since 0.1.0 */
+/**
+ * Allows.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const allow: Decision = "allow"
 
 /**
@@ -104,6 +150,7 @@ export const allow: Decision = "allow"
  * implementations); anything else throws when the refusal is built, so a policy cannot
  * impersonate a protocol error.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const refuse = (
@@ -112,7 +159,12 @@ export const refuse = (
   options?: { readonly data?: unknown; readonly conceal?: boolean }
 ): Refusal => new Refusal({ error: ApplicationError.of(code, message, options?.data), conceal: options?.conceal === true })
 
-/** An audit record: never the arguments. @since 0.1.0 */
+/**
+ * An audit record: never the arguments.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface AuditEvent {
   readonly phase: "invocation"
   readonly outcome: "refused" | "granted"
@@ -121,7 +173,12 @@ export interface AuditEvent {
   readonly principal: string
 }
 
-/** The policy. @since 0.1.0 */
+/**
+ * The policy.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Policy {
   readonly authorize: (phase: Phase, component: Component, request: RequestInfo) => Decision
   /** Receives invocation refusals, and grants too when `auditGrants` is set. */
@@ -129,10 +186,18 @@ export interface Policy {
   readonly auditGrants?: boolean
 }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class AuthorizationPolicy extends Context.Service<AuthorizationPolicy, Policy>()("@snodo/core/AuthorizationPolicy") {}
 
-/** Provides a policy. @since 0.1.0 */
+/**
+ * Provides a policy.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
 export const layer = (policy: Policy): Layer.Layer<AuthorizationPolicy> => Layer.succeed(AuthorizationPolicy, policy)
 
 const auditComponent = (component: Component): AuditEvent["component"] =>
@@ -146,6 +211,7 @@ const auditComponent = (component: Component): AuditEvent["component"] =>
  * Runs the invocation check: `undefined` to proceed, else the error to answer with (`notFound` when
  * the refusal conceals). Audits as configured.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkInvocation = <E>(

@@ -44,6 +44,7 @@ interface Principal {
 /**
  * A count shared by several bulkheads: requests admitted (running or waiting) in any of them.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Admitted {
@@ -52,7 +53,12 @@ export interface Admitted {
   waiting: number
 }
 
-/** One component's places and waiters. @since 0.1.0 */
+/**
+ * One component's places and waiters.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Bulkhead {
   readonly concurrency: number
   readonly queue: number
@@ -180,6 +186,7 @@ class State implements Bulkhead {
  * A bulkhead of `concurrency` places and `queue` waiting requests. Bulkheads given the same
  * `admitted` count into it every request they hold, running or waiting (a global bound's view).
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (concurrency: number, queue: number, admitted: Admitted = { count: 0, waiting: 0 }): Bulkhead =>
@@ -190,6 +197,7 @@ export const make = (concurrency: number, queue: number, admitted: Admitted = { 
  * is interruptible); fails with `refused()` when the queue is full, or when a newcomer displaces
  * this request from it.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const withPlace = <A, E, R, E2>(

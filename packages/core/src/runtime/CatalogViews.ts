@@ -16,7 +16,12 @@ import type { SubscriptionHub } from "./SubscriptionHub.ts"
 
 type Entry = Readonly<Record<string, unknown>>
 
-/** The four lists as one principal sees them. @since 0.1.0 */
+/**
+ * The four lists as one principal sees them.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Views {
   readonly tools: Pagination.PagedList<Entry>
   readonly resources: Pagination.PagedList<Entry>
@@ -24,13 +29,28 @@ export interface Views {
   readonly prompts: Pagination.PagedList<Entry>
 }
 
-/** Which list. @since 0.1.0 */
+/**
+ * Which list.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ListKind = keyof Views
 
-/** Most principals whose views are kept; past it the cache starts over. @since 0.1.0 */
+/**
+ * Most principals whose views are kept; past it the cache starts over.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxCachedPrincipals = 1024
 
-/** Every component of a list next to its wire entry, in list order. @since 0.1.0 */
+/**
+ * Every component of a list next to its wire entry, in list order.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const componentsOf = (catalog: Catalog): Record<ListKind, ReadonlyArray<readonly [Authorization.Component, Entry]>> => ({
   tools: [...catalog.tools.values()].map((tool, index) => [
     Authorization.toolComponent(tool.tool),
@@ -53,6 +73,7 @@ export const componentsOf = (catalog: Catalog): Record<ListKind, ReadonlyArray<r
 /**
  * The list of one kind for one request.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (
@@ -86,6 +107,7 @@ export const make = (
  * resource) the policy hides from that principal in discovery is not delivered. List changes are
  * delivered to everyone, like the capabilities.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const visibleHub = (

@@ -35,7 +35,12 @@ import { InternalError, RateLimited, ServerBusy } from "../pipeline/McpError.ts"
 import * as Bulkhead from "./Bulkhead.ts"
 import * as RateWindow from "./RateWindow.ts"
 
-/** Global limits, over every component. @since 0.1.0 */
+/**
+ * Global limits, over every component.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Handlers running at once over all components (default 1,024). */
   readonly maxRunning?: number
@@ -43,13 +48,19 @@ export interface Options {
   readonly maxQueued?: number
 }
 
-/** Defaults: 1,024 running and 4,096 waiting over all components. @since 0.1.0 */
+/**
+ * Defaults: 1,024 running and 4,096 waiting over all components.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaults = { maxRunning: 1024, maxQueued: 4096 } as const
 
 /**
  * What a request runs as: the component (its key names its bulkhead; its limits are the
  * definition's) and the principal calling it.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Component {
@@ -58,7 +69,10 @@ export interface Component {
   readonly limits: ComponentOptions.Limits
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface RunOptions {
   /** Without one, the request shares the bulkhead of every request that names none. */
   readonly component?: Component | undefined
@@ -75,7 +89,10 @@ interface Places {
 /** The component of requests that name none (extension routes, say). */
 const unnamed: Component = { key: "", limits: ComponentOptions.defaults }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class Executor extends Context.Service<Executor, {
   readonly run: <A, E, R>(
     effect: Effect.Effect<A, E, R>,

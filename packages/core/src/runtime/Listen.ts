@@ -36,10 +36,20 @@ import type { Principal } from "./Principal.ts"
 import type { RequestSink } from "../peer/RequestSink.ts"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
 
-/** What happens when a stream's queue is full. @since 0.1.0 */
+/**
+ * What happens when a stream's queue is full.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Overflow = "drop-oldest" | "close"
 
-/** Per-stream limits, configurable per server. @since 0.1.0 */
+/**
+ * Per-stream limits, configurable per server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Limits {
   /** Changes waiting to be written, per stream. */
   readonly queue: number
@@ -53,7 +63,12 @@ export interface Limits {
   readonly maxResourceSubscriptions: number
 }
 
-/** Defaults: 64 queued changes or 1 Mi characters of them, drop-oldest, 1,000 URIs. @since 0.1.0 */
+/**
+ * Defaults: 64 queued changes or 1 Mi characters of them, drop-oldest, 1,000 URIs.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultLimits: Limits = { queue: 64, queueBytes: 1024 * 1024, overflow: "drop-oldest", maxResourceSubscriptions: 1000 }
 
 /**
@@ -62,15 +77,35 @@ export const defaultLimits: Limits = { queue: 64, queueBytes: 1024 * 1024, overf
  */
 export const defaultStreamBytes = 32 * 1024 * 1024
 
-/** Open streams per stdio connection by default. @since 0.1.0 */
+/**
+ * Open streams per stdio connection by default.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultStdioStreams = 32
-/** Open streams per HTTP server by default. @since 0.1.0 */
+/**
+ * Open streams per HTTP server by default.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultHttpStreams = 256
 
-/** The `_meta` key counting changes dropped (drop-oldest) before the frame carrying it. @since 0.1.0 */
+/**
+ * The `_meta` key counting changes dropped (drop-oldest) before the frame carrying it.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const DroppedKey = "dev.snodo/dropped" as const
 
-/** The notification types a server honours (from the capabilities it advertises). @since 0.1.0 */
+/**
+ * The notification types a server honours (from the capabilities it advertises).
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Support {
   readonly toolsListChanged: boolean
   readonly promptsListChanged: boolean
@@ -83,7 +118,12 @@ const flag = (capabilities: Readonly<Record<string, unknown>>, name: string, key
   return typeof capability === "object" && capability !== null && (capability as Record<string, unknown>)[key] === true
 }
 
-/** What the advertised capabilities promise. @since 0.1.0 */
+/**
+ * What the advertised capabilities promise.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const supportOf = (capabilities: Readonly<Record<string, unknown>>): Support => ({
   toolsListChanged: flag(capabilities, "tools", "listChanged"),
   promptsListChanged: flag(capabilities, "prompts", "listChanged"),
@@ -95,6 +135,7 @@ export const supportOf = (capabilities: Readonly<Record<string, unknown>>): Supp
  * The listen streams one transport holds (a stdio connection, an HTTP server): a cap, and a way to
  * end them all gracefully.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Streams {
@@ -114,6 +155,7 @@ export interface Streams {
 /**
  * A transport's streams, at most `limit` open at once.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeStreams = (limit: number, maxBytes: number = defaultStreamBytes): Streams => {
@@ -143,7 +185,12 @@ export const makeStreams = (limit: number, maxBytes: number = defaultStreamBytes
   }
 }
 
-/** How a stream ended when the server ended it. @since 0.1.0 */
+/**
+ * How a stream ended when the server ended it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type End =
   | { readonly _tag: "Graceful" }
   | { readonly _tag: "Overflow"; readonly queue: number }
@@ -249,17 +296,28 @@ class Mailbox {
 
 const rawJSON = (JSON as unknown as { readonly rawJSON: (text: string) => unknown }).rawJSON
 
-/** A request id as a JSON value (an int64 beyond the safe range keeps its digits). @since 0.1.0 */
+/**
+ * A request id as a JSON value (an int64 beyond the safe range keeps its digits).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const idValue = (id: RequestId): unknown => typeof id === "bigint" ? rawJSON(id.toString()) : id
 
 const subscriptionMeta = (id: RequestId) => ({ [SubscriptionIdKey]: idValue(id) })
 
-/** The result answering a stream the server ended gracefully (before shaping). @since 0.1.0 */
+/**
+ * The result answering a stream the server ended gracefully (before shaping).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const closedResult = (id: RequestId): Record<string, unknown> => ({ _meta: subscriptionMeta(id) })
 
 /**
  * The `notifications/cancelled` that ends a stream on a shared channel (stdio).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const cancelledFrame = (id: RequestId, reason: string): string =>
@@ -308,6 +366,7 @@ const honour = (requested: SubscriptionFilter, support: Support) => {
  * receives every {@link Topic} change published on those topics for its principal, written as the
  * change's notification with the stream's subscription id in `_meta`.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface ListenFilter {
@@ -322,12 +381,22 @@ export interface ListenFilter {
   ) => Effect.Effect<{ readonly topics: ReadonlyArray<string>; readonly acknowledged: unknown }, McpError>
 }
 
-/** An extension's listen filter, with the extension it belongs to. @since 0.1.0 */
+/**
+ * An extension's listen filter, with the extension it belongs to.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ExtensionFilter extends ListenFilter {
   readonly extension: string
 }
 
-/** Everything one stream needs. @since 0.1.0 */
+/**
+ * Everything one stream needs.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Input {
   readonly id: RequestId
   /** The request's `notifications` filter as sent (extension keys included). */
@@ -369,6 +438,7 @@ const honourExtensions = (input: Input) =>
  * before the acknowledgement only: -32602 for a bad filter, -32021 for an extension's key the
  * request did not negotiate, -32603 when no place is free.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<End, McpError> {
@@ -444,7 +514,12 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   }))
 })
 
-/** The error answering a stream closed on overflow. @since 0.1.0 */
+/**
+ * The error answering a stream closed on overflow.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const overflowError = (queue: number): InternalError =>
   new InternalError({
     message: "Subscription closed: the client did not keep up with its notifications",

@@ -24,12 +24,18 @@ import type { RequestSink } from "../peer/RequestSink.ts"
 /** Severity rank, from the order of `LoggingLevel` (least to most severe). */
 const severity = new Map<LoggingLevel, number>(Meta.LoggingLevel.literals.map((level, rank) => [level, rank]))
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Logger {
   readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Effect.Effect<void>
 }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class McpLog extends Context.Service<McpLog, Logger>()("@snodo/core/McpLog") {
   /** Sends a log message to the client of the current request, if it asked for them. */
   static readonly log = (level: LoggingLevel, data: unknown, logger?: string): Effect.Effect<void, never, McpLog> =>
@@ -39,7 +45,12 @@ export class McpLog extends Context.Service<McpLog, Logger>()("@snodo/core/McpLo
 /** The logger of a request that asked for no log messages (or cannot receive them). */
 const silent: Logger = { log: () => Effect.void }
 
-/** A logger for one request. @since 0.1.0 */
+/**
+ * A logger for one request.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
 export const makeLogger = (
   enabled: boolean,
   requested: LoggingLevel | undefined,
@@ -60,6 +71,7 @@ export const makeLogger = (
 /**
  * Sends a log message to the client of the current request, if it asked for them.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const log = McpLog.log

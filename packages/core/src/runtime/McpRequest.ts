@@ -27,6 +27,7 @@ import type { Principal } from "./Principal.ts"
 export type TransportKind = "stdio" | "http" | "memory" | "task" | (string & {})
 
 /**
+ * @category services
  * @since 0.1.0
  */
 export class McpRequest extends Context.Service<McpRequest, {
@@ -42,6 +43,7 @@ export class McpRequest extends Context.Service<McpRequest, {
 /**
  * The current request.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const current: Effect.Effect<McpRequest["Service"], never, McpRequest> = McpRequest.useSync((request) => request)

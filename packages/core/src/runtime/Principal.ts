@@ -20,7 +20,10 @@
  */
 import { Context } from "effect"
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class Principal extends Context.Service<Principal, {
   /** A stable identifier of the caller (a token subject, a user id). */
   readonly id: string
@@ -28,12 +31,18 @@ export class Principal extends Context.Service<Principal, {
   readonly claims: Readonly<Record<string, unknown>>
 }>()("@snodo/core/Principal") {}
 
-/** The principal of a request nobody authenticated. @since 0.1.0 */
+/**
+ * The principal of a request nobody authenticated.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const anonymous: Principal["Service"] = Principal.of({ id: "anonymous", claims: {} })
 
 /**
  * The principal a context provides, or {@link anonymous}.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const fromContext = (context: Context.Context<never>): Principal["Service"] =>

@@ -28,12 +28,18 @@ import * as Encoder from "../pipeline/Encoder.ts"
 import type { ProgressObserver } from "./Observers.ts"
 import type { RequestSink } from "../peer/RequestSink.ts"
 
-/** Why a report was refused. @since 0.1.0 */
+/**
+ * Why a report was refused.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ProgressErrorReason = "Busy" | "Timeout" | "LimitReached" | "NotIncreasing" | "Closed" | "MessageTooLong"
 
 /**
  * A refused progress report. The handler decides whether to carry on without progress or stop.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class ProgressError extends Schema.TaggedError<ProgressError>()("ProgressError", {
@@ -41,7 +47,12 @@ export class ProgressError extends Schema.TaggedError<ProgressError>()("Progress
   message: Schema.String
 }) {}
 
-/** Progress limits, configurable per server. @since 0.1.0 */
+/**
+ * Progress limits, configurable per server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Limits {
   readonly maxOutstanding: number
   readonly maxUpdates: number
@@ -49,23 +60,41 @@ export interface Limits {
   readonly ackTimeout: Duration.Input
 }
 
-/** Defaults: 1 outstanding, 1,000 updates, 4 KiB message, 5 s acknowledgement. @since 0.1.0 */
+/**
+ * Defaults: 1 outstanding, 1,000 updates, 4 KiB message, 5 s acknowledgement.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultLimits: Limits = { maxOutstanding: 1, maxUpdates: 1000, maxMessageBytes: 4096, ackTimeout: "5 seconds" }
 
-/** Options of one report. @since 0.1.0 */
+/**
+ * Options of one report.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface ReportOptions {
   readonly total?: number
   readonly message?: string
 }
 
-/** The per-request progress reporter. @since 0.1.0 */
+/**
+ * The per-request progress reporter.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Reporter {
   readonly report: (progress: number, options?: ReportOptions) => Effect.Effect<void, ProgressError>
   /** Whether reports reach the client (a token was sent and a sink exists). */
   readonly enabled: boolean
 }
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class Progress extends Context.Service<Progress, Reporter>()("@snodo/core/Progress") {
   /** Reports progress for the current request. */
   static readonly report = (progress: number, options?: ReportOptions): Effect.Effect<void, ProgressError, Progress> =>
@@ -77,6 +106,7 @@ const refuse = (reason: ProgressErrorReason, message: string) => Effect.fail(new
 /**
  * A reporter for one request. `close` is called by the runtime when the request ends.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeReporter = (
@@ -135,6 +165,7 @@ export const makeReporter = (
 /**
  * Reports progress for the current request (the module-level form of `Progress.report`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const report = Progress.report

@@ -20,7 +20,10 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface RateWindow {
   readonly limit: number
   readonly windowMillis: number
@@ -39,6 +42,7 @@ const overflowKey = "\u0000overflow"
 /**
  * A new rate window.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: { readonly limit: number; readonly windowMillis: number; readonly maxKeys: number }): RateWindow => {

@@ -25,6 +25,7 @@ import type { Settings } from "./ServerSettings.ts"
 /**
  * Runs a handler's effect with the request's services and, in an MRTR round, that round's session.
  *
+ * @category models
  * @since 0.1.0
  */
 export type ProvideWith = <A, E>(effect: Effect.Effect<A, E, unknown>, session: Session | undefined) => Effect.Effect<A, E>
@@ -32,6 +33,7 @@ export type ProvideWith = <A, E>(effect: Effect.Effect<A, E, unknown>, session: 
 /**
  * The request services of one request, for handlers run by `provide`.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Provider = (
@@ -44,6 +46,7 @@ export type Provider = (
 /**
  * A provider over the application's services.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (

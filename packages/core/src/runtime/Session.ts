@@ -39,7 +39,12 @@ import type { Support } from "./Listen.ts"
 import type { Principal } from "./Principal.ts"
 import type { Change, SubscriptionHub } from "./SubscriptionHub.ts"
 
-/** What `initialize` agreed on. @since 0.1.0 */
+/**
+ * What `initialize` agreed on.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Negotiated {
   readonly version: string
   readonly clientCapabilities: Readonly<Record<string, unknown>>
@@ -51,11 +56,15 @@ export interface Negotiated {
  * open (an HTTP session without its GET stream) or when the transport's bounded outbox is full
  * (peer/Outbox: a client that stopped reading never holds the publisher).
  *
+ * @category models
  * @since 0.1.0
  */
 export type Outbound = (frame: string) => void
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Session {
   /** The HTTP `Mcp-Session-Id`; `undefined` for a stdio connection or a sessionless request. */
   readonly id: string | undefined
@@ -88,7 +97,12 @@ export interface Session {
   readonly end: Effect.Effect<void>
 }
 
-/** How a transport makes a session. @since 0.1.0 */
+/**
+ * How a transport makes a session.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   readonly id?: string
   /** Its channel for notifications not tied to a request; without one, the session is not persistent. */
@@ -191,6 +205,7 @@ export const makeUnsafe = (options?: Options): Session => {
  * The session of one sessionless HTTP request: negotiated from its `MCP-Protocol-Version` header,
  * with no client capabilities (the `initialize` that declared them was another request).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const stateless = (version: string): Session => {

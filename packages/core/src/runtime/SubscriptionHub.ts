@@ -42,6 +42,7 @@ import type { Principal } from "./Principal.ts"
  * stream's subscription id) to the streams that subscribed to `topic` and belong to `principal`
  * (any stream, when `principal` is `undefined`). A stream never coalesces topic changes.
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Topic {
@@ -52,7 +53,12 @@ export interface Topic {
   readonly principal: string | undefined
 }
 
-/** One change a listen stream can deliver. @since 0.1.0 */
+/**
+ * One change a listen stream can deliver.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Change =
   | { readonly _tag: "ToolsListChanged" }
   | { readonly _tag: "PromptsListChanged" }
@@ -60,19 +66,49 @@ export type Change =
   | { readonly _tag: "ResourceUpdated"; readonly uri: string }
   | Topic
 
-/** `notifications/tools/list_changed`. @since 0.1.0 */
+/**
+ * `notifications/tools/list_changed`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const toolsListChanged: Change = { _tag: "ToolsListChanged" }
-/** `notifications/prompts/list_changed`. @since 0.1.0 */
+/**
+ * `notifications/prompts/list_changed`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const promptsListChanged: Change = { _tag: "PromptsListChanged" }
-/** `notifications/resources/list_changed`. @since 0.1.0 */
+/**
+ * `notifications/resources/list_changed`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const resourcesListChanged: Change = { _tag: "ResourcesListChanged" }
-/** `notifications/resources/updated` for `uri`. @since 0.1.0 */
+/**
+ * `notifications/resources/updated` for `uri`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const resourceUpdated = (uri: string): Change => ({ _tag: "ResourceUpdated", uri })
 
-/** A change on an extension's topic (see {@link Topic}). @since 0.1.0 */
+/**
+ * A change on an extension's topic (see {@link Topic}).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const topic = (options: Omit<Topic, "_tag">): Change => ({ _tag: "Topic", ...options })
 
-/** What one stream receives: the filter the server honoured, normalized. @since 0.1.0 */
+/**
+ * What one stream receives: the filter the server honoured, normalized.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Filter {
   readonly toolsListChanged: boolean
   readonly promptsListChanged: boolean
@@ -82,7 +118,12 @@ export interface Filter {
   readonly topics: ReadonlySet<string>
 }
 
-/** Whether a stream with this filter asked for this change. @since 0.1.0 */
+/**
+ * Whether a stream with this filter asked for this change.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const matches = (filter: Filter, change: Change): boolean => {
   switch (change._tag) {
     case "ToolsListChanged":
@@ -98,7 +139,12 @@ export const matches = (filter: Filter, change: Change): boolean => {
   }
 }
 
-/** One open listen stream, as the hub sees it. @since 0.1.0 */
+/**
+ * One open listen stream, as the hub sees it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Subscriber {
   readonly filter: Filter
   /** Who opened the stream (the seam for per-principal filtering). */
@@ -111,13 +157,17 @@ export interface Subscriber {
  * Whether a subscriber receives a change: it asked for it, and a topic change for one principal
  * goes to that principal's streams only. Every hub delivers by this rule.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const accepts = (subscriber: Subscriber, change: Change): boolean =>
   matches(subscriber.filter, change) &&
   (change._tag !== "Topic" || change.principal === undefined || change.principal === subscriber.principal.id)
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class SubscriptionHub extends Context.Service<SubscriptionHub, {
   /** Delivers a change to every subscriber that asked for it. */
   readonly publish: (change: Change) => Effect.Effect<void>
@@ -129,7 +179,12 @@ export class SubscriptionHub extends Context.Service<SubscriptionHub, {
     SubscriptionHub.use((hub) => hub.publish(change))
 }
 
-/** Options of the in-memory hub. @since 0.1.0 */
+/**
+ * Options of the in-memory hub.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface MemoryOptions {
   /**
    * Whether a subscriber may see a change (default: always). The seam for filtering by
@@ -138,12 +193,18 @@ export interface MemoryOptions {
   readonly visible?: (principal: Principal["Service"], change: Change) => boolean
 }
 
-/** The in-memory hub, with the number of subscribers for tests and metrics. @since 0.1.0 */
+/**
+ * The in-memory hub, with the number of subscribers for tests and metrics.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type MemoryHub = SubscriptionHub["Service"] & { readonly size: () => number }
 
 /**
  * An in-memory hub for one process.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const makeMemory = (options?: MemoryOptions): MemoryHub => {
@@ -170,6 +231,7 @@ export const makeMemory = (options?: MemoryOptions): MemoryHub => {
 /**
  * The in-memory hub as a Layer.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layerMemory = (options?: MemoryOptions): Layer.Layer<SubscriptionHub> =>
@@ -179,6 +241,7 @@ export const layerMemory = (options?: MemoryOptions): Layer.Layer<SubscriptionHu
  * Publishes a change through the hub in context (the module-level form of
  * `SubscriptionHub.publish`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const publish = SubscriptionHub.publish

@@ -37,7 +37,12 @@ import type { JsonValue } from "../wire/Json.ts"
 import type { InputRequest } from "../wire/Mrtr.ts"
 import { requestProblem } from "./Round.ts"
 
-/** Where a request's asks go. @since 0.1.0 */
+/**
+ * Where a request's asks go.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Channel {
   /** The session's server-to-client requests; `undefined` when there is no session to answer to. */
   readonly requests: OutgoingRequests | undefined
@@ -47,10 +52,20 @@ export interface Channel {
   readonly timeout?: Duration.Input | undefined
 }
 
-/** Runs of a handler that returns `InputRequired`, per request. @since 0.1.0 */
+/**
+ * Runs of a handler that returns `InputRequired`, per request.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const maxRuns = 8
 
-/** Default wait for one answer. @since 0.1.0 */
+/**
+ * Default wait for one answer.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultTimeout: Duration.Input = "60 seconds"
 
 type Stop =
@@ -229,6 +244,7 @@ class ClientSession implements Session {
  * Runs a request whose handler may ask for input, sending its asks to the client on `channel`.
  * `body` receives the `provide` that gives the handler its request services and this session.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const run = <A>(

@@ -27,7 +27,10 @@ import { ProtocolVersionKey } from "../wire/Meta.ts"
 /** The runtime's `handle`. */
 export type Handle = (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface Instrumentation extends Observers {
   /** `handle` with a span, metrics and events around it (`routes` tells the methods served). */
   readonly wrap: (handle: Handle, routes: RouteTable) => Handle
@@ -164,6 +167,7 @@ interface Recorder {
  * The instrumentation of a runtime over the application's services, or `undefined` when nothing
  * is observed.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (services: Context.Context<never>, queued: () => number): Instrumentation | undefined => {

@@ -48,10 +48,20 @@ import { defaultLimits as defaultProgressLimits, type Limits as ProgressLimits, 
 import * as ServerRuntime from "./ServerRuntime.ts"
 import { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
-/** The services snodo provides to every handler. @since 0.1.0 */
+/**
+ * The services snodo provides to every handler.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type RequestServices = McpRequest | Progress | McpLog | McpInput
 
-/** Server options. Every limit has a safe default. @since 0.1.0 */
+/**
+ * Server options. Every limit has a safe default.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   readonly name: string
   readonly version: string
@@ -102,7 +112,12 @@ export interface Options {
   readonly clientRequestTimeout?: Duration.Input
 }
 
-/** The services a component's handlers require. @since 0.1.0 */
+/**
+ * The services a component's handlers require.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
   : C extends Resource.Resource<infer R> ? R
   : C extends ResourceTemplate.ResourceTemplate<infer R> ? R
@@ -111,7 +126,12 @@ export type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/McpServer")
 
-/** A server definition. @since 0.1.0 */
+/**
+ * A server definition.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface McpServer<out R = never> extends Pipeable.Pipeable {
   readonly [TypeId]: typeof TypeId
   readonly options: Options
@@ -190,6 +210,7 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
  * `SubscriptionHub` in context the server serves `subscriptions/listen` and advertises
  * `listChanged` (and `resources.subscribe`); without one it advertises neither and listen is -32601.
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = <R>(server: McpServer<R>): Layer.Layer<
@@ -265,6 +286,7 @@ const build = <R>(
 /**
  * Starts a server definition.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: Options): McpServer<never> => build(options, [], [])

@@ -11,6 +11,7 @@
  * transport whose streams share one channel (stdio) writes it right after the response; one with
  * a stream per request (HTTP) ends that stream instead.
  *
+ * @category models
  * @since 0.1.0
  */
 export type Outcome =
@@ -31,6 +32,7 @@ export type Outcome =
  * Why a request was refused before it ran, and when to retry: `"busy"` (a concurrency or queue
  * bound: `ServerBusy`) or `"rate-limited"` (a component's rate limit: `RateLimited`).
  *
+ * @category models
  * @since 0.1.0
  */
 export interface Refusal {

@@ -35,12 +35,22 @@ export type { Provide } from "../routes/Route.ts"
 /** How the runtime provides a handler's effect with the request's services plus a round's session. */
 export type { ProvideWith } from "../runtime/RequestServices.ts"
 
-/** What a round produced. @since 0.1.0 */
+/**
+ * What a round produced.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Outcome<A> =
   | { readonly _tag: "Complete"; readonly value: A }
   | { readonly _tag: "InputRequired"; readonly result: Record<string, unknown> }
 
-/** The retry fields of a request. @since 0.1.0 */
+/**
+ * The retry fields of a request.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface RetryEnvelope {
   readonly responses: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   readonly requestState: string | undefined
@@ -49,6 +59,7 @@ export interface RetryEnvelope {
 /**
  * Reads `inputResponses` and `requestState`, refusing a malformed envelope.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const envelopeOf = (params: Readonly<Record<string, unknown>>): RetryEnvelope | InvalidParams => {
@@ -81,6 +92,7 @@ const defect = (message: string) => Effect.die(new Error(message))
 /**
  * The problem with a wire input request a low-level handler returned, if any.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const requestProblem = (request: unknown): string | undefined => {
@@ -231,6 +243,7 @@ const empty: RequestState.Payload = { answers: {}, states: {} }
  * use for the handler's effect: it adds the {@link McpInput} session (with the request's other
  * services, through `provide`) and turns a returned `InputRequired` into the end of the round.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const run = <A>(

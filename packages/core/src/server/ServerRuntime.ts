@@ -57,7 +57,10 @@ export type { Settings } from "../runtime/ServerSettings.ts"
 export type { Outcome, Refusal } from "./Outcome.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
-/** @since 0.1.0 */
+/**
+ * @category services
+ * @since 0.1.0
+ */
 export class ServerRuntime extends Context.Service<ServerRuntime, {
   readonly settings: Settings
   readonly catalog: Catalog
@@ -69,7 +72,12 @@ export class ServerRuntime extends Context.Service<ServerRuntime, {
   readonly reject: (id: Envelope.RequestId | null, error: McpError) => Outcome
 }>()("@snodo/core/ServerRuntime") {}
 
-/** The parts a runtime is made of. @since 0.1.0 */
+/**
+ * The parts a runtime is made of.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Parts {
   readonly settings: Settings
   readonly catalog: Catalog
@@ -123,6 +131,7 @@ const ephemeralWarning =
 /**
  * Assembles the runtime from its parts; builds the extensions' contributions.
  *
+ * @category constructors
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<ServerRuntime["Service"], CatalogError | ConfigurationError> {
@@ -297,5 +306,10 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   }
 })
 
-/** Whether the catalog offers completions, so the capability is advertised. @since 0.1.0 */
+/**
+ * Whether the catalog offers completions, so the capability is advertised.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const offersCompletions = Complete.hasProviders

@@ -27,13 +27,21 @@ import { Effect } from "effect"
 import { SinkClosed } from "../peer/RequestSink.ts"
 import type { RequestSink } from "../peer/RequestSink.ts"
 
-/** Where the text goes: Node's `Writable#write` has this shape. @since 0.1.0 */
+/**
+ * Where the text goes: Node's `Writable#write` has this shape.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Output {
   /** Hands text over; `done` is called once it is written (in order), or with the failure. */
   readonly write: (text: string, done: (error?: unknown) => void) => void
 }
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface FrameWriter extends RequestSink {
   /** Accepts a frame without waiting (refusals written from an input callback). */
   readonly writeUnsafe: (frame: string) => void
@@ -48,7 +56,10 @@ export interface FrameWriter extends RequestSink {
 /** A batch is written at once when it reaches this many characters. */
 const batchChars = 64 * 1024
 
-/** @since 0.1.0 */
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
 export const make = (output: Output, options: {
   /** Frames that may wait for the output before writers wait too. */
   readonly queue: number

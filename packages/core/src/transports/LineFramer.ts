@@ -17,16 +17,29 @@
  * @since 0.1.0
  */
 
-/** One framing event. @since 0.1.0 */
+/**
+ * One framing event.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type Frame =
   | { readonly _tag: "Line"; readonly text: string }
   | { readonly _tag: "TooLong" }
   | { readonly _tag: "InvalidUtf8" }
 
-/** Default stdio line limit: 2 MiB. @since 0.1.0 */
+/**
+ * Default stdio line limit: 2 MiB.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const defaultMaxLineBytes = 2 * 1024 * 1024
 
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export interface LineFramer {
   /** Feeds bytes; returns the frames completed by them. */
   readonly push: (chunk: Uint8Array) => ReadonlyArray<Frame>
@@ -37,7 +50,10 @@ export interface LineFramer {
 const NEWLINE = 0x0a
 const CR = 0x0d
 
-/** @since 0.1.0 */
+/**
+ * @category constructors
+ * @since 0.1.0
+ */
 export const make = (maxLineBytes: number = defaultMaxLineBytes): LineFramer => {
   const decoder = new TextDecoder("utf-8", { fatal: true })
   let parts: Array<Uint8Array> = []

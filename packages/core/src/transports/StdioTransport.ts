@@ -43,7 +43,12 @@ import * as Connection from "./Connection.ts"
 import * as FrameWriter from "./FrameWriter.ts"
 import * as LineFramer from "./LineFramer.ts"
 
-/** Transport options. @since 0.1.0 */
+/**
+ * Transport options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Options {
   /** Longest accepted line in bytes (default 2 MiB). */
   readonly maxLineBytes?: number
@@ -64,12 +69,18 @@ export interface Options {
   readonly maxPendingChars?: number
 }
 
-/** Defaults of the read backpressure: 256 requests in flight, 8 Mi characters pending. @since 0.1.0 */
+/**
+ * Defaults of the read backpressure: 256 requests in flight, 8 Mi characters pending.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const readBounds = { maxInFlight: 256, maxPendingChars: 8 * 1024 * 1024 } as const
 
 /**
  * Raised when stdout stopped accepting writes for longer than the write timeout, or failed.
  *
+ * @category errors
  * @since 0.1.0
  */
 export class StdoutStalled extends Schema.TaggedError<StdoutStalled>()("StdoutStalled", {
@@ -79,18 +90,29 @@ export class StdoutStalled extends Schema.TaggedError<StdoutStalled>()("StdoutSt
   override readonly [Runtime.errorReported] = false
 }
 
-/** The Node streams {@link runStreams} serves on. @since 0.1.0 */
+/**
+ * The Node streams {@link runStreams} serves on.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface NodeStreams {
   readonly stdin: Pick<Readable, "on" | "off" | "pause" | "resume">
   readonly stdout: Pick<Writable, "write" | "on" | "off">
 }
 
-/** Loggers that write to stderr, for processes whose stdout is the protocol. @since 0.1.0 */
+/**
+ * Loggers that write to stderr, for processes whose stdout is the protocol.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const stderrLogger: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
 
 /**
  * How a platform runs a main Effect (`NodeRuntime.runMain` has this shape).
  *
+ * @category models
  * @since 0.1.0
  */
 export type RunMain = <E, A>(effect: Effect.Effect<A, E>, options?: { readonly disableErrorReporting?: boolean }) => void
@@ -114,6 +136,7 @@ export type RunMain = <E, A>(effect: Effect.Effect<A, E>, options?: { readonly d
  * )
  * ```
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const runMain = (runner: RunMain) => <E, A>(effect: Effect.Effect<A, E>): void =>
@@ -280,6 +303,7 @@ const nodeInput = (stdin: NodeStreams["stdin"]): Input => {
 /**
  * Serves the `ServerRuntime` on a pair of Node streams until the input ends.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const runStreams = (
@@ -299,6 +323,7 @@ export const runStreams = (
  * Serves the `ServerRuntime` through the `Stdio` service until EOF (platforms without Node's
  * process streams, or a `Stdio` of your own).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, ServerRuntime | Stdio.Stdio> =>
@@ -342,6 +367,7 @@ const processStreams = (): NodeStreams | undefined => {
  * elsewhere through the `Stdio` service. As the main effect of a process (`NodeRuntime.runMain`),
  * the process exits 0 at EOF.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const run = (options?: Options): Effect.Effect<void, StdoutStalled, ServerRuntime | Stdio.Stdio> =>
@@ -364,6 +390,7 @@ export const run = (options?: Options): Effect.Effect<void, StdoutStalled, Serve
  * const Stdio = StdioTransport.layer().pipe(Layer.provide(Server.layer), Layer.provide(NodeStdio.layer))
  * ```
  *
+ * @category layers
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<never, never, ServerRuntime | Stdio.Stdio> =>

@@ -12,6 +12,7 @@ const ListChanged = OpenStruct({ listChanged: Schema.optionalKey(Schema.Boolean)
 /**
  * Capabilities a client declares per request (`io.modelcontextprotocol/clientCapabilities`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ClientCapabilities = OpenStruct({
@@ -27,12 +28,16 @@ export const ClientCapabilities = OpenStruct({
   })),
   extensions: Schema.optionalKey(Settings)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 
 /**
  * Capabilities a server advertises in `server/discover`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ServerCapabilities = OpenStruct({
@@ -47,5 +52,8 @@ export const ServerCapabilities = OpenStruct({
   tools: Schema.optionalKey(ListChanged),
   extensions: Schema.optionalKey(Settings)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ServerCapabilities = typeof ServerCapabilities.Type

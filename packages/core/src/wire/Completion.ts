@@ -10,6 +10,7 @@ import { MetaObject, ResultFields } from "./Meta.ts"
 /**
  * Identifies a prompt whose argument is completed.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const PromptReference = Schema.Struct({
@@ -17,24 +18,32 @@ export const PromptReference = Schema.Struct({
   name: Schema.String,
   title: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type PromptReference = typeof PromptReference.Type
 
 /**
  * Identifies a resource template (or resource) whose variable is completed.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ResourceTemplateReference = Schema.Struct({
   type: Schema.Literal("ref/resource"),
   uri: Schema.String
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
 
 /**
  * Params of `completion/complete` (`_meta` is checked by admission, not here).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const CompleteRequestParams = OpenStruct({
@@ -45,12 +54,16 @@ export const CompleteRequestParams = OpenStruct({
     arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
   }))
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
 
 /**
  * The result of `completion/complete` (at most 100 values).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const CompleteResult = OpenStruct({
@@ -61,5 +74,8 @@ export const CompleteResult = OpenStruct({
     hasMore: Schema.optionalKey(Schema.Boolean)
   })
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CompleteResult = typeof CompleteResult.Type

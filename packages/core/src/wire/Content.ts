@@ -12,15 +12,20 @@ const meta = Schema.optionalKey(MetaObject)
 /**
  * The sender or recipient of a message: `"user"` or `"assistant"`.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Role = Schema.Literals(["user", "assistant"])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Role = typeof Role.Type
 
 /**
  * Display hints for the client: audience, priority (0..1), last modification time.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Annotations = Schema.Struct({
@@ -28,7 +33,10 @@ export const Annotations = Schema.Struct({
   priority: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
   lastModified: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Annotations = typeof Annotations.Type
 
 const annotations = Schema.optionalKey(Annotations)
@@ -36,6 +44,7 @@ const annotations = Schema.optionalKey(Annotations)
 /**
  * Text provided to or from an LLM.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const TextContent = Schema.Struct({
@@ -44,12 +53,16 @@ export const TextContent = Schema.Struct({
   annotations,
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type TextContent = typeof TextContent.Type
 
 /**
  * A base64-encoded image.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ImageContent = Schema.Struct({
@@ -59,12 +72,16 @@ export const ImageContent = Schema.Struct({
   annotations,
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ImageContent = typeof ImageContent.Type
 
 /**
  * Base64-encoded audio.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const AudioContent = Schema.Struct({
@@ -74,12 +91,16 @@ export const AudioContent = Schema.Struct({
   annotations,
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type AudioContent = typeof AudioContent.Type
 
 /**
  * A link to a resource the server can read (the fields of `Resource` plus `type`).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ResourceLink = Schema.Struct({
@@ -94,12 +115,16 @@ export const ResourceLink = Schema.Struct({
   size: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ResourceLink = typeof ResourceLink.Type
 
 /**
  * The text contents of a resource.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const TextResourceContents = Schema.Struct({
@@ -108,12 +133,16 @@ export const TextResourceContents = Schema.Struct({
   _meta: meta,
   text: Schema.String
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type TextResourceContents = typeof TextResourceContents.Type
 
 /**
  * The binary contents of a resource, base64-encoded.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const BlobResourceContents = Schema.Struct({
@@ -122,12 +151,16 @@ export const BlobResourceContents = Schema.Struct({
   _meta: meta,
   blob: Base64
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type BlobResourceContents = typeof BlobResourceContents.Type
 
 /**
  * Resource contents embedded into a prompt or tool result.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const EmbeddedResource = Schema.Struct({
@@ -136,21 +169,29 @@ export const EmbeddedResource = Schema.Struct({
   annotations,
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type EmbeddedResource = typeof EmbeddedResource.Type
 
 /**
  * A content block of a tool result or prompt message.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ContentBlock = Schema.Union([TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ContentBlock = typeof ContentBlock.Type
 
 /**
  * A request from the assistant to call a tool (sampling).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ToolUseContent = Schema.Struct({
@@ -160,12 +201,16 @@ export const ToolUseContent = Schema.Struct({
   input: Schema.Record(Schema.String, Schema.Unknown),
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ToolUseContent = typeof ToolUseContent.Type
 
 /**
  * The result of a tool use, given back to the assistant (sampling).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ToolResultContent = Schema.Struct({
@@ -176,12 +221,16 @@ export const ToolResultContent = Schema.Struct({
   isError: Schema.optionalKey(Schema.Boolean),
   _meta: meta
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ToolResultContent = typeof ToolResultContent.Type
 
 /**
  * A content block of a sampling message.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const SamplingMessageContentBlock = Schema.Union([
@@ -191,5 +240,8 @@ export const SamplingMessageContentBlock = Schema.Union([
   ToolUseContent,
   ToolResultContent
 ])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type

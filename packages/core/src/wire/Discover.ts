@@ -11,6 +11,7 @@ import { CacheableResultFields } from "./Meta.ts"
 /**
  * The result of `server/discover`: supported versions, capabilities, instructions.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const DiscoverResult = OpenStruct({
@@ -19,5 +20,8 @@ export const DiscoverResult = OpenStruct({
   capabilities: ServerCapabilities,
   instructions: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type DiscoverResult = typeof DiscoverResult.Type

@@ -11,7 +11,12 @@ const description = Schema.optionalKey(Schema.String)
 const Option = Schema.Struct({ const: Schema.String, title: Schema.String })
 
 
-/** A free-text field of an elicitation form. @since 0.1.0 */
+/**
+ * A free-text field of an elicitation form.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const StringSchema = Schema.Struct({
   type: Schema.Literal("string"),
   title,
@@ -21,10 +26,18 @@ export const StringSchema = Schema.Struct({
   format: Schema.optionalKey(Schema.Literals(["email", "uri", "date", "date-time"])),
   default: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type StringSchema = typeof StringSchema.Type
 
-/** A numeric field of an elicitation form. @since 0.1.0 */
+/**
+ * A numeric field of an elicitation form.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const NumberSchema = Schema.Struct({
   type: Schema.Literals(["number", "integer"]),
   title,
@@ -33,20 +46,36 @@ export const NumberSchema = Schema.Struct({
   maximum: Schema.optionalKey(Schema.Finite),
   default: Schema.optionalKey(Schema.Finite)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type NumberSchema = typeof NumberSchema.Type
 
-/** A yes/no field of an elicitation form. @since 0.1.0 */
+/**
+ * A yes/no field of an elicitation form.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const BooleanSchema = Schema.Struct({
   type: Schema.Literal("boolean"),
   title,
   description,
   default: Schema.optionalKey(Schema.Boolean)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type BooleanSchema = typeof BooleanSchema.Type
 
-/** Single choice among plain values. @since 0.1.0 */
+/**
+ * Single choice among plain values.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const UntitledSingleSelectEnumSchema = Schema.Struct({
   type: Schema.Literal("string"),
   title,
@@ -54,10 +83,18 @@ export const UntitledSingleSelectEnumSchema = Schema.Struct({
   enum: Schema.Array(Schema.String),
   default: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
 
-/** Single choice among values with display titles. @since 0.1.0 */
+/**
+ * Single choice among values with display titles.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const TitledSingleSelectEnumSchema = Schema.Struct({
   type: Schema.Literal("string"),
   title,
@@ -65,10 +102,18 @@ export const TitledSingleSelectEnumSchema = Schema.Struct({
   oneOf: Schema.Array(Option),
   default: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
 
-/** Single choice with legacy `enumNames` display names (deprecated shape). @since 0.1.0 */
+/**
+ * Single choice with legacy `enumNames` display names (deprecated shape).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const LegacyTitledEnumSchema = Schema.Struct({
   type: Schema.Literal("string"),
   title,
@@ -77,10 +122,18 @@ export const LegacyTitledEnumSchema = Schema.Struct({
   enumNames: Schema.optionalKey(Schema.Array(Schema.String)),
   default: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
 
-/** Multiple choice among plain values. @since 0.1.0 */
+/**
+ * Multiple choice among plain values.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const UntitledMultiSelectEnumSchema = Schema.Struct({
   type: Schema.Literal("array"),
   title,
@@ -90,10 +143,18 @@ export const UntitledMultiSelectEnumSchema = Schema.Struct({
   items: Schema.Struct({ type: Schema.Literal("string"), enum: Schema.Array(Schema.String) }),
   default: Schema.optionalKey(Schema.Array(Schema.String))
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
 
-/** Multiple choice among values with display titles. @since 0.1.0 */
+/**
+ * Multiple choice among values with display titles.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const TitledMultiSelectEnumSchema = Schema.Struct({
   type: Schema.Literal("array"),
   title,
@@ -103,22 +164,40 @@ export const TitledMultiSelectEnumSchema = Schema.Struct({
   items: Schema.Struct({ anyOf: Schema.Array(Option) }),
   default: Schema.optionalKey(Schema.Array(Schema.String))
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
 
-/** @since 0.1.0 */
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
 export const SingleSelectEnumSchema = Schema.Union([TitledSingleSelectEnumSchema, UntitledSingleSelectEnumSchema])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
 
-/** @since 0.1.0 */
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
 export const MultiSelectEnumSchema = Schema.Union([TitledMultiSelectEnumSchema, UntitledMultiSelectEnumSchema])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
 
 // Members are tried in order and unknown keys are dropped, so a shape that is a superset of another
 // comes first: `enumNames` would otherwise be lost to UntitledSingleSelectEnumSchema.
-/** @since 0.1.0 */
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
 export const EnumSchema = Schema.Union([
   TitledSingleSelectEnumSchema,
   LegacyTitledEnumSchema,
@@ -126,21 +205,29 @@ export const EnumSchema = Schema.Union([
   TitledMultiSelectEnumSchema,
   UntitledMultiSelectEnumSchema
 ])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type EnumSchema = typeof EnumSchema.Type
 
 /**
  * A field of an elicitation form: a flat, primitive JSON Schema.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const PrimitiveSchemaDefinition = Schema.Union([EnumSchema, StringSchema, NumberSchema, BooleanSchema])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 
 /**
  * Params of a form-mode `elicitation/create`.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ElicitRequestFormParams = Schema.Struct({
@@ -153,12 +240,16 @@ export const ElicitRequestFormParams = Schema.Struct({
     required: Schema.optionalKey(Schema.Array(Schema.String))
   })
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
 
 /**
  * Params of a URL-mode `elicitation/create`.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ElicitRequestURLParams = Schema.Struct({
@@ -166,17 +257,27 @@ export const ElicitRequestURLParams = Schema.Struct({
   message: Schema.String,
   url: Schema.String
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
 
-/** @since 0.1.0 */
+/**
+ * @category schemas
+ * @since 0.1.0
+ */
 export const ElicitRequestParams = Schema.Union([ElicitRequestURLParams, ElicitRequestFormParams])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 
 /**
  * The client's answer to `elicitation/create`.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ElicitResult = Schema.Struct({
@@ -188,13 +289,24 @@ export const ElicitResult = Schema.Struct({
     )
   )
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ElicitResult = typeof ElicitResult.Type
 
-/** An embedded `elicitation/create` request. @since 0.1.0 */
+/**
+ * An embedded `elicitation/create` request.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const ElicitRequest = Schema.Struct({
   method: Schema.Literal("elicitation/create"),
   params: ElicitRequestParams
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ElicitRequest = typeof ElicitRequest.Type

@@ -15,6 +15,7 @@ const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
  * `Schema.Record(Schema.String, Schema.Unknown)` walks every key: these sit on the hot path of
  * every request.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const UnknownObject: Schema.declare<Readonly<Record<string, unknown>>> = Schema.declare(isPlainObject, {
@@ -24,24 +25,33 @@ export const UnknownObject: Schema.declare<Readonly<Record<string, unknown>>> = 
 /**
  * Any JSON value (`JSONValue`): null, finite number, boolean, string, array or object.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const JsonValue = Schema.Json
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type JsonValue = Schema.Json
 
 /**
  * A JSON object (`JSONObject`): string keys, JSON values.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const JsonObject = Schema.JsonObject
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type JsonObject = Schema.JsonObject
 
 /**
  * A struct that keeps unknown keys (decoded and encoded as they are) next to its declared fields.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const OpenStruct = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>

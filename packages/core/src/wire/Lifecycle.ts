@@ -11,6 +11,7 @@ import { Implementation, LoggingLevel, MetaObject } from "./Meta.ts"
 /**
  * Params of `initialize`: the version the client prefers, its capabilities and its identity.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const InitializeRequestParams = OpenStruct({
@@ -19,12 +20,16 @@ export const InitializeRequestParams = OpenStruct({
   capabilities: UnknownObject,
   clientInfo: Implementation
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
 
 /**
  * Params of `ping` (none but `_meta`).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const PingRequestParams = OpenStruct({ _meta: Schema.optionalKey(MetaObject) })
@@ -32,17 +37,25 @@ export const PingRequestParams = OpenStruct({ _meta: Schema.optionalKey(MetaObje
 /**
  * Params of `logging/setLevel`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const SetLevelRequestParams = OpenStruct({ _meta: Schema.optionalKey(MetaObject), level: LoggingLevel })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 
 /**
  * Params of `resources/subscribe` and `resources/unsubscribe`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const SubscribeRequestParams = OpenStruct({ _meta: Schema.optionalKey(MetaObject), uri: Schema.String })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type

@@ -17,6 +17,7 @@ const metaKeyPattern = new RegExp(
  * in `/` (labels start with a letter, end with a letter or digit, hyphens inside), then a name that
  * is empty or starts and ends alphanumeric (`-`, `_`, `.` inside).
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isValidMetaKey = (key: string): boolean => {
@@ -34,6 +35,7 @@ const validKeys = new Set<string>()
  * second label is `modelcontextprotocol` or `mcp` (compared case-insensitively). A key without a
  * `/` has no prefix and is never reserved.
  *
+ * @category guards
  * @since 0.1.0
  */
 export const isReservedMetaPrefix = (keyOrPrefix: string): boolean => {
@@ -43,31 +45,54 @@ export const isReservedMetaPrefix = (keyOrPrefix: string): boolean => {
   return second === "modelcontextprotocol" || second === "mcp"
 }
 
-/** @since 0.1.0 */
+/**
+ * @category constants
+ * @since 0.1.0
+ */
 export const ProtocolVersionKey = "io.modelcontextprotocol/protocolVersion" as const
-/** @since 0.1.0 */
+/**
+ * @category constants
+ * @since 0.1.0
+ */
 export const ClientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities" as const
-/** @since 0.1.0 */
+/**
+ * @category constants
+ * @since 0.1.0
+ */
 export const ClientInfoKey = "io.modelcontextprotocol/clientInfo" as const
-/** @since 0.1.0 */
+/**
+ * @category constants
+ * @since 0.1.0
+ */
 export const LogLevelKey = "io.modelcontextprotocol/logLevel" as const
-/** @since 0.1.0 */
+/**
+ * @category constants
+ * @since 0.1.0
+ */
 export const ServerInfoKey = "io.modelcontextprotocol/serverInfo" as const
-/** @since 0.1.0 */
+/**
+ * @category constants
+ * @since 0.1.0
+ */
 export const SubscriptionIdKey = "io.modelcontextprotocol/subscriptionId" as const
 
 /**
  * A `_meta` object: any keys, any values (key grammar and reserved keys are checked by admission).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const MetaObject = UnknownObject
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type MetaObject = typeof MetaObject.Type
 
 /**
  * The eight syslog severities, least to most severe.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const LoggingLevel = Schema.Literals([
@@ -80,39 +105,55 @@ export const LoggingLevel = Schema.Literals([
   "alert",
   "emergency"
 ])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type LoggingLevel = typeof LoggingLevel.Type
 
 /**
  * A progress token: a string or an integer (length and int64 bounds are checked by admission).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ProgressToken = Schema.Union([Schema.String, Schema.Int])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ProgressToken = typeof ProgressToken.Type
 
 /**
  * A JSON-RPC request id: a string or an integer.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const RequestId = Schema.Union([Schema.String, Schema.Int])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type RequestId = typeof RequestId.Type
 
 /**
  * An opaque pagination cursor.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Cursor = Schema.String
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Cursor = typeof Cursor.Type
 
 /**
  * An optionally-sized icon for a user interface.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Icon = Schema.Struct({
@@ -121,21 +162,29 @@ export const Icon = Schema.Struct({
   sizes: Schema.optionalKey(Schema.Array(Schema.String)),
   theme: Schema.optionalKey(Schema.Literals(["light", "dark"]))
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Icon = typeof Icon.Type
 
 /**
  * The `icons` field shared by implementations, tools, resources and prompts.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Icons = Schema.Struct({ icons: Schema.optionalKey(Schema.Array(Icon)) })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Icons = typeof Icons.Type
 
 /**
  * Describes an MCP implementation (`clientInfo`, `serverInfo`).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Implementation = Schema.Struct({
@@ -146,16 +195,23 @@ export const Implementation = Schema.Struct({
   description: Schema.optionalKey(Schema.String),
   websiteUrl: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Implementation = typeof Implementation.Type
 
 /**
  * The kind of a result: `"complete"`, `"input_required"` or an extension's own value.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ResultType = Schema.String
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ResultType = typeof ResultType.Type
 
 /**
@@ -165,6 +221,7 @@ export type ResultType = typeof ResultType.Type
  * its key: MRTR asks servers to ignore responses they do not need, so a response for a key nobody
  * asked (or an answered one) is never an error.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const RetryFields = {
@@ -175,6 +232,7 @@ export const RetryFields = {
 /**
  * Fields of every result (`Result`): `resultType` and an optional `_meta`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ResultFields = {
@@ -185,6 +243,7 @@ export const ResultFields = {
 /**
  * Fields of a cacheable result (`CacheableResult`): `ttlMs` and `cacheScope`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const CacheableResultFields = {
@@ -196,6 +255,7 @@ export const CacheableResultFields = {
 /**
  * Fields of a cacheable, paginated list result.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ListResultFields = {
@@ -206,11 +266,15 @@ export const ListResultFields = {
 /**
  * Params of a paginated list request (`tools/list`, `prompts/list`, `resources/list`, ...).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const PaginatedRequestParams = OpenStruct({
   _meta: Schema.optionalKey(MetaObject),
   cursor: Schema.optionalKey(Cursor)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type PaginatedRequestParams = typeof PaginatedRequestParams.Type

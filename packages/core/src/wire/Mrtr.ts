@@ -15,42 +15,59 @@ import { CreateMessageRequest, CreateMessageResult } from "./Sampling.ts"
 /**
  * A request the server asks the client to fulfil before retrying.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const InputRequest = Schema.Union([CreateMessageRequest, ListRootsRequest, ElicitRequest])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InputRequest = typeof InputRequest.Type
 
 /**
  * The client's answer to one input request.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const InputResponse = Schema.Union([CreateMessageResult, ListRootsResult, ElicitResult])
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InputResponse = typeof InputResponse.Type
 
 /**
  * Input requests keyed by server-assigned identifiers.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const InputRequests = Schema.Record(Schema.String, InputRequest)
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InputRequests = typeof InputRequests.Type
 
 /**
  * Input responses keyed like the `InputRequests` they answer.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const InputResponses = Schema.Record(Schema.String, InputResponse)
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InputResponses = typeof InputResponses.Type
 
 /**
  * An interim result asking for input; at least one of `inputRequests`, `requestState` is present.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const InputRequiredResult = OpenStruct({
@@ -64,5 +81,8 @@ export const InputRequiredResult = OpenStruct({
     "an input_required result needs inputRequests or requestState"
   )
 )
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type InputRequiredResult = typeof InputRequiredResult.Type

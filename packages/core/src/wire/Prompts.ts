@@ -11,6 +11,7 @@ import { Icons, ListResultFields, MetaObject, ResultFields, RetryFields } from "
 /**
  * An argument a prompt accepts.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const PromptArgument = Schema.Struct({
@@ -19,12 +20,16 @@ export const PromptArgument = Schema.Struct({
   description: Schema.optionalKey(Schema.String),
   required: Schema.optionalKey(Schema.Boolean)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type PromptArgument = typeof PromptArgument.Type
 
 /**
  * A prompt or prompt template the server offers.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Prompt = Schema.Struct({
@@ -35,24 +40,32 @@ export const Prompt = Schema.Struct({
   arguments: Schema.optionalKey(Schema.Array(PromptArgument)),
   _meta: Schema.optionalKey(MetaObject)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Prompt = typeof Prompt.Type
 
 /**
  * One message of a prompt.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const PromptMessage = Schema.Struct({
   role: Role,
   content: ContentBlock
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type PromptMessage = typeof PromptMessage.Type
 
 /**
  * Params of `prompts/get` (`_meta` is checked by admission, not here).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const GetPromptRequestParams = OpenStruct({
@@ -61,12 +74,16 @@ export const GetPromptRequestParams = OpenStruct({
   arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   ...RetryFields
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 
 /**
  * The complete result of `prompts/get`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const GetPromptResult = OpenStruct({
@@ -74,17 +91,24 @@ export const GetPromptResult = OpenStruct({
   description: Schema.optionalKey(Schema.String),
   messages: Schema.Array(PromptMessage)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type GetPromptResult = typeof GetPromptResult.Type
 
 /**
  * The result of `prompts/list`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ListPromptsResult = OpenStruct({
   ...ListResultFields,
   prompts: Schema.Array(Prompt)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ListPromptsResult = typeof ListPromptsResult.Type

@@ -11,6 +11,7 @@ import { CacheableResultFields, Icons, ListResultFields, MetaObject, RetryFields
 /**
  * A resource the server can read.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Resource = Schema.Struct({
@@ -24,12 +25,16 @@ export const Resource = Schema.Struct({
   size: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   _meta: Schema.optionalKey(MetaObject)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Resource = typeof Resource.Type
 
 /**
  * A template (RFC 6570) for resources the server can read.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ResourceTemplate = Schema.Struct({
@@ -42,12 +47,16 @@ export const ResourceTemplate = Schema.Struct({
   annotations: Schema.optionalKey(Annotations),
   _meta: Schema.optionalKey(MetaObject)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 
 /**
  * Params of `resources/read` (`_meta` is checked by admission, not here).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ReadResourceRequestParams = OpenStruct({
@@ -55,41 +64,56 @@ export const ReadResourceRequestParams = OpenStruct({
   uri: Schema.String,
   ...RetryFields
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 
 /**
  * The complete result of `resources/read`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ReadResourceResult = OpenStruct({
   ...CacheableResultFields,
   contents: Schema.Array(Schema.Union([TextResourceContents, BlobResourceContents]))
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 
 /**
  * The result of `resources/list`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ListResourcesResult = OpenStruct({
   ...ListResultFields,
   resources: Schema.Array(Resource)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 
 /**
  * The result of `resources/templates/list`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ListResourceTemplatesResult = OpenStruct({
   ...ListResultFields,
   resourceTemplates: Schema.Array(ResourceTemplate)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type

@@ -16,15 +16,20 @@ const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 /**
  * A hint for model selection (a model name substring); other keys are left to the client.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ModelHint = OpenStruct({ name: Schema.optionalKey(Schema.String) })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ModelHint = typeof ModelHint.Type
 
 /**
  * Advisory model-selection preferences: hints and priorities in 0..1.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ModelPreferences = Schema.Struct({
@@ -33,23 +38,31 @@ export const ModelPreferences = Schema.Struct({
   speedPriority: Schema.optionalKey(Unit),
   intelligencePriority: Schema.optionalKey(Unit)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ModelPreferences = typeof ModelPreferences.Type
 
 /**
  * How the sampled model may use tools.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ToolChoice = Schema.Struct({
   mode: Schema.optionalKey(Schema.Literals(["auto", "required", "none"]))
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ToolChoice = typeof ToolChoice.Type
 
 /**
  * A message to or from an LLM: one content block or several.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const SamplingMessage = Schema.Struct({
@@ -57,12 +70,16 @@ export const SamplingMessage = Schema.Struct({
   content: Schema.Union([SamplingMessageContentBlock, Schema.Array(SamplingMessageContentBlock)]),
   _meta: Schema.optionalKey(MetaObject)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type SamplingMessage = typeof SamplingMessage.Type
 
 /**
  * Params of `sampling/createMessage` (deprecated).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const CreateMessageRequestParams = Schema.Struct({
@@ -78,12 +95,16 @@ export const CreateMessageRequestParams = Schema.Struct({
   tools: Schema.optionalKey(Schema.Array(Schema.suspend(() => Tool))),
   toolChoice: Schema.optionalKey(ToolChoice)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 
 /**
  * The client's answer to `sampling/createMessage`.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const CreateMessageResult = Schema.Struct({
@@ -91,13 +112,24 @@ export const CreateMessageResult = Schema.Struct({
   model: Schema.String,
   stopReason: Schema.optionalKey(Schema.String)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 
-/** An embedded `sampling/createMessage` request. @since 0.1.0 */
+/**
+ * An embedded `sampling/createMessage` request.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const CreateMessageRequest = Schema.Struct({
   method: Schema.Literal("sampling/createMessage"),
   params: CreateMessageRequestParams
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type

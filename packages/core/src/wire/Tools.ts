@@ -11,6 +11,7 @@ import { Icons, ListResultFields, MetaObject, ResultFields, RetryFields } from "
 /**
  * Behaviour hints about a tool (never to be trusted from an untrusted server).
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const ToolAnnotations = Schema.Struct({
@@ -20,12 +21,16 @@ export const ToolAnnotations = Schema.Struct({
   idempotentHint: Schema.optionalKey(Schema.Boolean),
   openWorldHint: Schema.optionalKey(Schema.Boolean)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ToolAnnotations = typeof ToolAnnotations.Type
 
 /**
  * A tool the client can call; `inputSchema` is a JSON Schema object with `type: "object"`.
  *
+ * @category schemas
  * @since 0.1.0
  */
 export const Tool = Schema.Struct({
@@ -38,12 +43,16 @@ export const Tool = Schema.Struct({
   annotations: Schema.optionalKey(ToolAnnotations),
   _meta: Schema.optionalKey(MetaObject)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type Tool = typeof Tool.Type
 
 /**
  * Params of `tools/call` (`_meta` is checked by admission, not here).
  *
+ * @category constants
  * @since 0.1.0
  */
 export const CallToolRequestParams = OpenStruct({
@@ -52,12 +61,16 @@ export const CallToolRequestParams = OpenStruct({
   arguments: Schema.optionalKey(UnknownObject),
   ...RetryFields
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 
 /**
  * The complete result of `tools/call`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const CallToolResult = OpenStruct({
@@ -66,17 +79,24 @@ export const CallToolResult = OpenStruct({
   structuredContent: Schema.optionalKey(Schema.Unknown),
   isError: Schema.optionalKey(Schema.Boolean)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type CallToolResult = typeof CallToolResult.Type
 
 /**
  * The result of `tools/list`.
  *
+ * @category constants
  * @since 0.1.0
  */
 export const ListToolsResult = OpenStruct({
   ...ListResultFields,
   tools: Schema.Array(Tool)
 })
-/** @since 0.1.0 */
+/**
+ * @category models
+ * @since 0.1.0
+ */
 export type ListToolsResult = typeof ListToolsResult.Type

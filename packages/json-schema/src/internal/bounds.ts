@@ -6,7 +6,12 @@
  * @since 0.1.0
  */
 
-/** The static limits. @since 0.1.0 */
+/**
+ * The static limits.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface StaticLimits {
   readonly maxSchemaNodes: number
   readonly maxSchemaDepth: number
@@ -19,6 +24,7 @@ export interface StaticLimits {
  * Checks that the raw document is plain JSON within the size and depth limits; the message of a
  * refusal, or `undefined`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkDocument = (schema: unknown, limits: StaticLimits): string | undefined => {
@@ -54,7 +60,12 @@ export const checkDocument = (schema: unknown, limits: StaticLimits): string | u
 
 type AstNode = ReadonlyArray<readonly [keywordId: string, location: string, value: unknown]> | boolean
 
-/** The compiled form's shape as far as the analysis needs it. @since 0.1.0 */
+/**
+ * The compiled form's shape as far as the analysis needs it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Ast {
   readonly metaData: Readonly<Record<string, { readonly dynamicAnchors: Readonly<Record<string, string>> }>>
   readonly [url: string]: unknown
@@ -130,6 +141,7 @@ const pushEdges = (keywordId: string, value: unknown, ast: Ast, inPlace: Array<E
  * references that never moves into the instance (it would recurse forever); the message of a
  * refusal, or `undefined`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const checkCompiled = (ast: Ast, root: string, limits: StaticLimits): string | undefined => {
@@ -213,7 +225,12 @@ const locationText = (url: string): string => {
   return base.startsWith(INTERNAL_BASE) ? pointerText(shown) : `${base}#${shown}`
 }
 
-/** The retrieval URIs given to the schemas being compiled (never dereferenced). @since 0.1.0 */
+/**
+ * The retrieval URIs given to the schemas being compiled (never dereferenced).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const INTERNAL_BASE = "https://schemas.snodo.invalid/"
 
 const pointerText = (pointer: string): string => `"#${pointer}"`

@@ -29,7 +29,12 @@ import { InvalidSchemaError, type OutputUnit, setMetaSchemaOutputFormat } from "
 // only adds detail to the `InvalidSchemaError`s of other users of hyperjump in the process.
 setMetaSchemaOutputFormat(BASIC)
 
-/** The dialect of a schema without `$schema`. @since 0.1.0 */
+/**
+ * The dialect of a schema without `$schema`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 /** hyperjump's built-in 2020-12 meta-schemas live under this prefix. */
@@ -38,7 +43,12 @@ const BUILT_IN = "https://json-schema.org/draft/2020-12/"
 /** Built-in meta-schema documents, taken from hyperjump's registry as `getSchema` offers them. */
 const builtIns: Record<string, SchemaDocument> = Object.create(null)
 
-/** Thrown by a document table for a document it does not hold. @since 0.1.0 */
+/**
+ * Thrown by a document table for a document it does not hold.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export class Unresolvable extends Error {
   readonly uri: string
   constructor(uri: string) {
@@ -47,10 +57,20 @@ export class Unresolvable extends Error {
   }
 }
 
-/** Thrown by a document table once the compile is past its deadline or abandoned. @since 0.1.0 */
+/**
+ * Thrown by a document table once the compile is past its deadline or abandoned.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export class CompileTimedOut extends Error {}
 
-/** The documents a `$ref` may reach besides the schema's own: the validator's catalog. @since 0.1.0 */
+/**
+ * The documents a `$ref` may reach besides the schema's own: the validator's catalog.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface Catalog {
   /** Catalog documents by retrieval URI. */
   readonly documents: Readonly<Record<string, SchemaDocument>>
@@ -102,6 +122,7 @@ const dialectOf = (schema: unknown): string | undefined =>
  * Compiles one schema under its retrieval URI. Rejects with {@link Unresolvable},
  * {@link CompileTimedOut} or hyperjump's own errors (see {@link describe}).
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const compileSchema = async (
@@ -131,6 +152,7 @@ export const compileSchema = async (
  * 2020-12 meta-schema once), so that an invalid document fails when the validator is made rather
  * than when a tool first refers to it. Rejects with an `Error` whose message names the document.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const loadCatalog = async (
@@ -181,6 +203,7 @@ const claimed = new Map<string, string>()
  * when the document is built. Refuses (the reason) a definition that would replace a dialect
  * already defined differently; otherwise records the definitions and returns the dialect URIs.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const claimDialects = (document: unknown, retrievalUri: string): ReadonlyArray<string> | string => {
@@ -227,6 +250,7 @@ const resolve = (reference: string, base: string): string => {
  * A refusal message for a compile error: where a schema is invalid, which reference cannot be
  * resolved, or hyperjump's own message.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const describe = (error: unknown): string => {

@@ -17,6 +17,7 @@ const CONTAINERS = new Set(["properties", "patternProperties", "dependentSchemas
 /**
  * Converts output units, deduplicated and capped.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const issuesOf = (

@@ -15,6 +15,7 @@ import type { SqlError } from "effect/sql"
 /**
  * Listens on `channel` until the scope closes, handing each payload to `handle`.
  *
+ * @category combinators
  * @since 0.1.0
  */
 export const listen = (

@@ -14,7 +14,12 @@ const Int8 = Schema.Union([Schema.BigInt, Schema.Int]).pipe(
   Schema.decodeTo(Schema.Number, SchemaTransformation.transform<number, bigint | number>({ decode: Number, encode: (value) => value }))
 )
 
-/** A row as PostgreSQL returns it. @since 0.1.0 */
+/**
+ * A row as PostgreSQL returns it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const Row: Schema.Codec<TaskRow.Row, unknown> = Schema.Struct({
   task_id: Schema.String,
   principal: Schema.String,

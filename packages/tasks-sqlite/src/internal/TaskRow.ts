@@ -13,7 +13,12 @@ import { Schema } from "effect"
 const JsonObjectText = Schema.fromJsonString(UnknownObject)
 const Millis = Schema.Finite
 
-/** A row as SQLite returns it. @since 0.1.0 */
+/**
+ * A row as SQLite returns it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
 export const Row: Schema.Codec<TaskRow.Row, unknown> = Schema.Struct({
   task_id: Schema.String,
   principal: Schema.String,
@@ -39,5 +44,10 @@ export const Row: Schema.Codec<TaskRow.Row, unknown> = Schema.Struct({
 /** Decodes rows into records (`records`), or the one row of a write (`first`). @since 0.1.0 */
 export const { first, records } = TaskRow.decoder(Row)
 
-/** The JSON text of a column. @since 0.1.0 */
+/**
+ * The JSON text of a column.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
 export const json = (value: unknown): string => JSON.stringify(value)

@@ -1,13 +1,16 @@
 /**
  * The other packages as an application composes them, type-checked under the app's settings and
- * never started by the test: tasks in memory, the server as an OAuth resource server, and an MCP
- * App (a view, a tool linked to it that answers plain content to hosts without views).
+ * never started by the test: tasks in memory, the server as an OAuth resource server, skills
+ * from a folder or from memory, and an MCP App (a view, a tool linked to it that answers plain
+ * content to hosts without views).
  */
 import { AppResource, Apps, AppTool } from "@snodo/apps"
 import { Authorization, Content, Tool, ToolResult } from "@snodo/core"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
+import * as Skills from "@snodo/skills"
+import * as NodeSkillSource from "@snodo/skills/NodeSkillSource"
 import * as Tasks from "@snodo/tasks"
 import { Effect, Layer, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -25,6 +28,18 @@ const OAuth = ResourceServer.layer({ resource: "https://mcp.example.com/mcp", sc
 export const WithOAuth = ResourceServer.layerServe({ port: 3000, allowedHosts: ["mcp.example.com"] }).pipe(
   Layer.provide(OAuth),
   Layer.provide(Server.layer.pipe(Layer.provide(Authorization.layer(Scopes.requireScopes({ default: ["mcp"] })))))
+)
+
+export const WithSkills = Server.pipe(Skills.serve({ directoryRead: true, cache: { ttlMs: 60_000, cacheScope: "private" } })).layer.pipe(
+  Layer.provide(Skills.SkillCatalog.layer({ prefix: "app" })),
+  Layer.provide(NodeSkillSource.layer("./skills"))
+)
+
+export const WithSkillsInMemory = Server.pipe(Skills.serve()).layer.pipe(
+  Layer.provide(Skills.SkillCatalog.layer()),
+  Layer.provide(Skills.SkillSource.layerMemory({
+    "greeting/SKILL.md": "---\nname: greeting\ndescription: Greets people\n---\n# Greeting\n"
+  }))
 )
 
 const view = AppResource.make({ uri: "ui://consumer/view.html", name: "view", csp: { connectDomains: ["https://api.example.com"] } },

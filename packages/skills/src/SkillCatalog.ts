@@ -1,0 +1,341 @@
+/**
+ * The skills a server serves: loaded from a `SkillSource`, checked once, held as one immutable
+ * snapshot that every request reads.
+ *
+ * Loading reads every file of the source, finds each folder with a `SKILL.md`, parses its
+ * frontmatter (see `Frontmatter`), checks the rules of the specification and computes each file's
+ * `sha256:` digest and size. A broken rule fails the Layer with a {@link SkillsError} naming the
+ * file; nothing is half-served. The snapshot holds the files' bytes, so what a client reads is
+ * always what the listing's digests promise.
+ *
+ * `reload` reads the source again and swaps the new snapshot in at once (all or nothing: on failure
+ * the old one keeps serving), and announces what changed on `changes`; the Skills extension turns
+ * that into `notifications/resources/list_changed` and `notifications/resources/updated` for
+ * `subscriptions/listen` streams.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import * as SkillCatalog from "@snodo/skills/SkillCatalog"
+ * import * as SkillSource from "@snodo/skills/SkillSource"
+ *
+ * const Catalog = SkillCatalog.layer({ prefix: "acme" }).pipe(Layer.provide(SkillSource.layerMemory({
+ *   "refunds/SKILL.md": "---\nname: refunds\ndescription: Refund requests per policy\n---\n"
+ * })))
+ *
+ * const reload = SkillCatalog.SkillCatalog.use((catalog) => catalog.reload) // Effect<Changes, SkillsError>
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Pagination from "@snodo/core/extension/Pagination"
+import { Context, Effect, Layer, PubSub, type Scope, Semaphore } from "effect"
+import * as Frontmatter from "./Frontmatter.ts"
+import * as Skill from "./Skill.ts"
+import type { SkillsError } from "./SkillsError.ts"
+import * as Errors from "./SkillsError.ts"
+import { type Files, SkillSource } from "./SkillSource.ts"
+
+/**
+ * Options of a catalog; every limit has a default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** An organisational prefix: `"acme"` serves `skill://acme/<skill>/…`. Default none. */
+  readonly prefix?: string
+  /** Files per skill, `SKILL.md` included. Default 512 (the specification's limit). */
+  readonly maxFilesPerSkill?: number
+  /** Bytes per skill, summed over its files. Default 16 MiB (the specification's limit). */
+  readonly maxBytesPerSkill?: number
+  /** Skills per catalog. Default 10,000. */
+  readonly maxSkills?: number
+  /** Entries per page of `skills/list` and `resources/directory/read`. Default 100. */
+  readonly pageSize?: number
+}
+
+/**
+ * The defaults.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults = {
+  maxFilesPerSkill: Skill.limits.files,
+  maxBytesPerSkill: Skill.limits.bytes,
+  maxSkills: 10_000,
+  pageSize: Pagination.defaultPageSize
+} as const
+
+/**
+ * One file as served.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface File {
+  readonly uri: string
+  readonly bytes: Uint8Array
+  readonly mimeType: string
+  /** The UTF-8 text, when the file is textual and its bytes are UTF-8 (else it is sent as a blob). */
+  readonly text: string | undefined
+  readonly digest: string
+  readonly size: number
+}
+
+/**
+ * A `Resource` as `resources/list` and `resources/directory/read` carry it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceInfo = Readonly<Record<string, unknown>> & { readonly uri: string }
+
+/**
+ * Everything served, as of one load.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Snapshot {
+  /** The entries, sorted by URI, paged for `skills/list`. */
+  readonly skills: Pagination.PagedList<Skill.Skill>
+  /** Entries by the URI of their `SKILL.md`. */
+  readonly byUri: ReadonlyMap<string, Skill.Skill>
+  /** Every file by URI. */
+  readonly files: ReadonlyMap<string, File>
+  /** The direct children of every directory (skill roots and their subfolders), paged. */
+  readonly directories: ReadonlyMap<string, Pagination.PagedList<ResourceInfo>>
+  /** Each `SKILL.md` as a resource of `resources/list` (name and description from its frontmatter). */
+  readonly listed: ReadonlyArray<ResourceInfo>
+}
+
+/**
+ * What a `reload` changed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Changes {
+  /** `SKILL.md` URIs of skills added, removed, and changed (frontmatter or any file). */
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly changed: ReadonlyArray<string>
+  /** Files whose bytes changed or that are gone (`notifications/resources/updated`). */
+  readonly updated: ReadonlyArray<string>
+  /** Whether what `resources/list` and `skills/list` show changed (a skill added or removed, a name or description). */
+  readonly listChanged: boolean
+}
+
+const segmentPattern = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/
+
+/** Why a relative path cannot be served, or `undefined`. */
+const badPath = (path: string): string | undefined => {
+  if (path.length === 0 || path.startsWith("/") || path.endsWith("/")) return "paths are relative, /-separated, without a trailing /"
+  for (const segment of path.split("/")) {
+    if (segment === "" || segment === "." || segment === "..") return "paths have no empty, . or .. segments"
+    if (!segmentPattern.test(segment)) return `"${segment}" is not a valid URI path segment (letters, digits and -._~!$&'()*+,;=:@)`
+  }
+  return undefined
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true })
+
+const textOf = (bytes: Uint8Array, mimeType: string): string | undefined => {
+  if (!Skill.isTextual(mimeType)) return undefined
+  try {
+    return decoder.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+const byUri = (a: { readonly uri: string }, b: { readonly uri: string }) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
+
+/**
+ * Builds a snapshot from a source's files, checking every rule.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const build = (files: Files, options: Options = {}): Effect.Effect<Snapshot, SkillsError> =>
+  Effect.suspend(() => {
+    const result = buildSync(files, options)
+    return result instanceof Errors.SkillsError ? Effect.fail(result) : Effect.succeed(result)
+  })
+
+const buildSync = (files: Files, options: Options): Snapshot | SkillsError => {
+  const limits = { ...defaults, ...options }
+  const prefix = options.prefix
+  if (prefix !== undefined) {
+    const bad = badPath(prefix)
+    if (bad !== undefined) return Errors.make("Layout", "", `prefix "${prefix}": ${bad}`)
+  }
+  const paths = [...files.keys()].toSorted()
+  for (const path of paths) {
+    const bad = badPath(path)
+    if (bad !== undefined) return Errors.make("Layout", path, bad)
+  }
+  const uriOf = (path: string) => `${Skill.scheme}${prefix === undefined ? "" : `${prefix}/`}${path}`
+  const roots = paths.filter((path) => path === "SKILL.md" || path.endsWith("/SKILL.md")).map((path) => path.slice(0, -"SKILL.md".length - 1))
+  if (roots.includes("")) return Errors.make("Layout", "SKILL.md", "a SKILL.md at the root of the source: put each skill in a folder named after it")
+  if (roots.length > limits.maxSkills) return Errors.make("Limit", "", `more than ${limits.maxSkills} skills`)
+  for (const path of prefix === undefined ? roots : [prefix]) {
+    const first = path.split("/")[0]!
+    if (first !== first.toLowerCase()) {
+      return Errors.make("Layout", prefix === undefined ? first : "", `"${first}" is the URI's authority, which clients may lowercase: use lowercase`)
+    }
+  }
+
+  const served = new Map<string, File>()
+  for (const path of paths) {
+    const bytes = files.get(path)!
+    const mimeType = path.endsWith("/SKILL.md") ? Skill.markdownMimeType : Skill.mimeTypeOf(path)
+    const uri = uriOf(path)
+    served.set(uri, { uri, bytes, mimeType, text: textOf(bytes, mimeType), digest: Skill.digestOf(bytes), size: bytes.byteLength })
+  }
+
+  const skills: Array<Skill.Skill> = []
+  const listed: Array<ResourceInfo> = []
+  const directoryPaths = new Set<string>()
+  for (const root of roots) {
+    const manifestPath = `${root}/SKILL.md`
+    const manifest = served.get(uriOf(manifestPath))!
+    if (manifest.text === undefined) return Errors.make("Frontmatter", manifestPath, "SKILL.md is not UTF-8 text")
+    const frontmatter = Frontmatter.parse(manifest.text)
+    if (typeof frontmatter === "string") return Errors.make("Frontmatter", manifestPath, frontmatter)
+    const folder = root.slice(root.lastIndexOf("/") + 1)
+    if (!Skill.isValidName(frontmatter.name)) {
+      return Errors.make("Name", manifestPath, `name "${frontmatter.name}" breaks the naming rules (1-64 lowercase letters, digits and hyphens; no leading, trailing or double hyphen)`)
+    }
+    if (frontmatter.name !== folder) return Errors.make("Name", manifestPath, `name "${frontmatter.name}" differs from its folder "${folder}"`)
+    const inside = paths.filter((path) => path.startsWith(`${root}/`))
+    if (inside.length > limits.maxFilesPerSkill) {
+      return Errors.make("Limit", root, `${inside.length} files, more than the ${limits.maxFilesPerSkill} allowed per skill`)
+    }
+    const resources: Array<Skill.ResourceEntry> = []
+    let total = 0
+    for (const path of [manifestPath, ...inside.filter((other) => other !== manifestPath)]) {
+      const file = served.get(uriOf(path))!
+      total += file.size
+      resources.push({ uri: file.uri, digest: file.digest, size: file.size })
+      for (let slash = path.indexOf("/", root.length + 1); slash >= 0; slash = path.indexOf("/", slash + 1)) {
+        directoryPaths.add(path.slice(0, slash))
+      }
+    }
+    if (total > limits.maxBytesPerSkill) {
+      return Errors.make("Limit", root, `${total} bytes, more than the ${limits.maxBytesPerSkill} allowed per skill`)
+    }
+    directoryPaths.add(root)
+    skills.push({ uri: manifest.uri, frontmatter, resources })
+    listed.push({
+      uri: manifest.uri,
+      name: frontmatter.name,
+      description: frontmatter.description,
+      mimeType: Skill.markdownMimeType,
+      size: manifest.size
+    })
+  }
+
+  const directories = new Map<string, Pagination.PagedList<ResourceInfo>>()
+  for (const directory of [...directoryPaths].toSorted()) {
+    const children = new Map<string, ResourceInfo>()
+    for (const path of paths) {
+      if (!path.startsWith(`${directory}/`)) continue
+      const rest = path.slice(directory.length + 1)
+      const slash = rest.indexOf("/")
+      const name = slash < 0 ? rest : rest.slice(0, slash)
+      if (children.has(name)) continue
+      const uri = uriOf(`${directory}/${name}`)
+      const file = slash < 0 ? served.get(uri) : undefined
+      children.set(
+        name,
+        file === undefined ? { uri, name, mimeType: Skill.directoryMimeType } : { uri, name, mimeType: file.mimeType, size: file.size }
+      )
+    }
+    const uri = uriOf(directory)
+    directories.set(uri, Pagination.makeList([...children.values()].toSorted(byUri), limits.pageSize, uri))
+  }
+
+  // Only the files of skills are served (a file outside every skill folder is not a resource).
+  const files_ = new Map<string, File>()
+  for (const skill of skills) for (const resource of skill.resources) files_.set(resource.uri, served.get(resource.uri)!)
+  const sorted = skills.toSorted(byUri)
+  return {
+    skills: Pagination.makeList(sorted, limits.pageSize),
+    byUri: new Map(sorted.map((skill) => [skill.uri, skill])),
+    files: files_,
+    directories,
+    listed: listed.toSorted(byUri)
+  }
+}
+
+/**
+ * What changed between two snapshots.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const diff = (before: Snapshot, after: Snapshot): Changes => {
+  const added = [...after.byUri.keys()].filter((uri) => !before.byUri.has(uri))
+  const removed = [...before.byUri.keys()].filter((uri) => !after.byUri.has(uri))
+  const changed = [...after.byUri.entries()]
+    .filter(([uri, skill]) => {
+      const old = before.byUri.get(uri)
+      return old !== undefined && JSON.stringify(old) !== JSON.stringify(skill)
+    })
+    .map(([uri]) => uri)
+  const updated = [...before.files.values()].filter((file) => after.files.get(file.uri)?.digest !== file.digest).map((file) => file.uri)
+  const shown = (snapshot: Snapshot) => JSON.stringify(snapshot.listed.map((entry) => [entry.uri, entry["name"], entry["description"]]))
+  return { added, removed, changed, updated, listChanged: shown(before) !== shown(after) }
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class SkillCatalog extends Context.Service<SkillCatalog, {
+  /** The snapshot serving now (synchronous: requests read it without waiting). */
+  readonly snapshot: () => Snapshot
+  /** Reads the source again and swaps the result in; on failure the old snapshot keeps serving. */
+  readonly reload: Effect.Effect<Changes, SkillsError>
+  /** Receives the changes of every later `reload` until the scope closes. */
+  readonly changes: Effect.Effect<PubSub.Subscription<Changes>, never, Scope.Scope>
+}>()("@snodo/skills/SkillCatalog") {}
+
+/**
+ * Loads a catalog from the `SkillSource` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<SkillCatalog["Service"], SkillsError, SkillSource> =>
+  Effect.gen(function*() {
+    const source = yield* SkillSource
+    let current = yield* Effect.flatMap(source.files, (files) => build(files, options))
+    const pubsub = yield* PubSub.unbounded<Changes>()
+    // One reload at a time: each diffs against the snapshot the previous one left.
+    const lock = yield* Semaphore.make(1)
+    const reload = Effect.gen(function*() {
+      const next = yield* Effect.flatMap(source.files, (files) => build(files, options))
+      const changes = diff(current, next)
+      current = next
+      yield* PubSub.publish(pubsub, changes)
+      return changes
+    })
+    return SkillCatalog.of({
+      snapshot: () => current,
+      reload: Semaphore.withPermit(lock, reload),
+      changes: PubSub.subscribe(pubsub)
+    })
+  })
+
+/**
+ * The catalog as a Layer: fails with the {@link SkillsError} of the first broken rule.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<SkillCatalog, SkillsError, SkillSource> =>
+  Layer.effect(SkillCatalog, make(options))
