@@ -46,8 +46,7 @@
  * @since 0.1.0
  */
 import { Catalog, McpRequest } from "@snodo/core"
-import { Dialect2026_07_28 } from "@snodo/core/dialect"
-import { Extension, Pagination, Route } from "@snodo/core/extension"
+import { Extension, List, Pagination, Route } from "@snodo/core/extension"
 import { InvalidParams } from "@snodo/core/McpError"
 import type * as Resource from "@snodo/core/Resource"
 import type * as Tool from "@snodo/core/Tool"
@@ -139,12 +138,6 @@ export interface Options {
   readonly appOnlyTools?: "views" | "all"
 }
 
-/**
- * The `tools/list` route of the dialects (the one the 2026-07-28 dialect lists; core exports no
- * module of the list routes, and a wrap finds its route by identity).
- */
-const ToolsList = Dialect2026_07_28.routes.find((route) => route.method === "tools/list") as Route.Route<{ readonly cursor?: string | undefined }>
-
 const decodeToolMeta = Schema.decodeUnknownExit(McpUi.ToolMeta, { onExcessProperty: "error" })
 
 const fail = (message: string) => Effect.fail(new Catalog.CatalogError({ message: `Apps: ${message}` }))
@@ -225,7 +218,7 @@ export const extension = (options: Options = {}): Extension.Extension =>
           return filtered
         }
 
-        const toolsList = Extension.wrap(ToolsList, (route) => ({
+        const toolsList = Extension.wrap(List.ToolsList, (route) => ({
           ...route,
           run: (call, target) => {
             if (rendersViews(call.meta.clientCapabilities)) return route.run(call, target)

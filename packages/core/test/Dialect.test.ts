@@ -121,3 +121,20 @@ describe("the dialects option", () => {
       expect(twice.message).toContain("each once")
     }).pipe(Effect.scoped))
 })
+
+describe("McpServer.add and McpServer.extend in a pipe", () => {
+  const ping = Tool.make("ping", { input: Schema.Struct({}) }, () => Effect.succeed("pong"))
+  const noop = Extension.make({ name: "com.example/noop", make: () => Effect.succeed({}) })
+
+  it.effect("add and extend (data-last and data-first) build the same definition as the methods", () =>
+    Effect.gen(function*() {
+      const piped = McpServer.make({ name: "p", version: "1" }).pipe(McpServer.add(ping), McpServer.extend(noop))
+      const direct = McpServer.extend(McpServer.make({ name: "p", version: "1" }).add(ping), noop)
+      expect(piped.components).toEqual([ping])
+      expect(piped.extensions.map((extension) => extension.name)).toEqual(["com.example/noop"])
+      expect(direct.extensions.map((extension) => extension.name)).toEqual(["com.example/noop"])
+      const twice = yield* Effect.flip(Layer.build(piped.pipe(McpServer.extend(noop)).layer))
+      expect(twice._tag).toBe("ConfigurationError")
+      expect(twice.message).toBe(`Extension "com.example/noop" is added to this server twice`)
+    }).pipe(Effect.scoped))
+})
