@@ -78,6 +78,17 @@ describe("the route table per dialect", () => {
     expect(table.lookup(Closed, "example/shared")?.route).toBe(wrapped)
   })
 
+  it("composes the wraps of several extensions on one route, in the order they were added", () => {
+    const mark = (by: string) => (route: Route.Route<unknown, unknown>): Route.Route<unknown, unknown> => ({
+      ...route,
+      nameParam: `${route.nameParam ?? "dialect"} < ${by}`
+    })
+    const first: RouteTable.Contributed = { name: "com.example/first", contribution: { wraps: [Extension.wrap(wrapped, mark("first"))] } }
+    const second: RouteTable.Contributed = { name: "com.example/second", contribution: { wraps: [Extension.wrap(wrapped, mark("second"))] } }
+    const both = RouteTable.make({ dialects: [Modern], extensions: [first, second], offers: () => true })
+    expect(both.lookup(Modern, "example/shared")?.route.nameParam).toBe("dialect < first < second")
+  })
+
   it("answers -32601 naming the dialect that removed a method", () => {
     expect(table.notFound("initialize", Modern).message).toBe(
       "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02); initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: [\"2026-07-28\", \"2025-11-25\"] })"

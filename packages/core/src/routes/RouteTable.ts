@@ -107,17 +107,22 @@ export const make = (options: {
 }): RouteTable => {
   const { dialects, extensions } = options
   const enabled = (route: Route.Any) => route.capability === undefined || options.offers(route.capability)
-  const wraps = new Map<Route.Any, Extension.Wrap>()
+  // Several extensions may wrap one route (Tasks wraps tools/call, Apps tools/list): their wraps
+  // compose, in the order the extensions were added.
+  const wraps = new Map<Route.Any, Array<Extension.Wrap>>()
   for (const { contribution } of extensions) {
-    for (const wrap of contribution.wraps ?? []) wraps.set(wrap.original, wrap)
+    for (const wrap of contribution.wraps ?? []) {
+      const existing = wraps.get(wrap.original)
+      if (existing === undefined) wraps.set(wrap.original, [wrap])
+      else existing.push(wrap)
+    }
   }
   const replaced = new Map<Route.Any, Route.Any>()
   /** A dialect route as the extensions leave it (replaced once, however many dialects share it). */
   const wrapped = (route: Route.Any): Route.Any => {
     let result = replaced.get(route)
     if (result === undefined) {
-      const wrap = wraps.get(route)
-      result = wrap === undefined ? route : wrap.replace(route)
+      result = (wraps.get(route) ?? []).reduce((inner, wrap) => wrap.replace(inner), route)
       replaced.set(route, result)
     }
     return result
