@@ -42,7 +42,7 @@ const post = (url: URL, method: string, params: Record<string, unknown>, name?: 
   })
 
 const percentile = (values: Array<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
+  const sorted = values.toSorted((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
 }
 
@@ -88,11 +88,11 @@ try {
   }
   const quiet = await bystander(url, seconds * 1000)
   frames = 0
-  let publishing = true
+  const state = { publishing: true }
   let published = 0
   const publisher = (async () => {
     const started = Date.now()
-    while (publishing) {
+    while (state.publishing) {
       await post(url, "tools/call", { name: "publish", arguments: { kind: "tools" } }, "publish")
       published++
       const due = started + (published * 1000) / rate
@@ -100,7 +100,7 @@ try {
     }
   })()
   const loaded = await bystander(url, seconds * 1000)
-  publishing = false
+  state.publishing = false
   await publisher
   const line = (label: string, values: Array<number>) =>
     `${label}: p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms (${values.length} calls)`
