@@ -91,6 +91,10 @@ interface Stream {
   readonly endsAt: number
   readonly timer: ReturnType<typeof setTimeout>
   waiting: number
+  /** Paced: the notifications waiting for the next write, and when the last one left. */
+  queued: Array<string>
+  flush: ReturnType<typeof setTimeout> | undefined
+  lastFlush: number
 }
 
 interface Entry {
@@ -110,11 +114,14 @@ const increment = (counts: Map<string, number>, key: string, by: number): void =
 
 /**
  * A store. `run` runs the effect that ends a core session (unsubscribing it from the hub) with the
- * application's services.
+ * application's services. With `paceMillis` (the transport's `subscriptionInterval`), a GET stream
+ * writes at most once per interval: the notifications of the interval leave together in one write,
+ * a notification already waiting is not queued twice (a second `tools/list_changed` says nothing
+ * new), and one publisher cannot make a write per stream per change.
  *
  * @since 0.1.0
  */
-export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown): Sessions => {
+export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown, paceMillis = 0): Sessions => {
   const entries = new Map<string, Entry>()
   const perPrincipal = new Map<string, number>()
   const streamsPerPrincipal = new Map<string, number>()
@@ -126,6 +133,7 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     if (stream === undefined) return
     entry.stream = undefined
     clearTimeout(stream.timer)
+    clearTimeout(stream.flush)
     streams--
     increment(streamsPerPrincipal, entry.http.principal, -1)
     stream.delivery.end()
@@ -175,9 +183,16 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
           id,
           outbound: (frame) => {
             const stream = entry.stream
-            if (stream === undefined || stream.waiting >= Session.maxWaitingNotifications) return
-            stream.waiting++
-            stream.delivery.event(`data: ${frame}\n\n`, () => void stream.waiting--)
+            if (stream === undefined || stream.waiting + stream.queued.length >= Session.maxWaitingNotifications) return
+            if (paceMillis <= 0) {
+              stream.waiting++
+              return stream.delivery.event(`data: ${frame}\n\n`, () => void stream.waiting--)
+            }
+            if (stream.queued.includes(frame)) return
+            stream.queued.push(frame)
+            if (stream.flush === undefined) {
+              stream.flush = setTimeout(() => flush(entry, stream), Math.max(0, stream.lastFlush + paceMillis - Date.now()))
+            }
           },
           requests: ClientRequests.make()
         })
@@ -189,6 +204,17 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     entries.set(id, entry)
     increment(perPrincipal, principal, 1)
     return entry.http
+  }
+
+  /** Writes what a paced stream has waiting, in one write. */
+  const flush = (entry: Entry, stream: Stream): void => {
+    stream.flush = undefined
+    if (entry.stream !== stream || stream.queued.length === 0) return
+    const frames = stream.queued
+    stream.queued = []
+    stream.lastFlush = Date.now()
+    stream.waiting += frames.length
+    stream.delivery.event(frames.map((frame) => `data: ${frame}\n\n`).join(""), () => void (stream.waiting -= frames.length))
   }
 
   const find = (id: string, principal: string): HttpSession | undefined => {
@@ -222,7 +248,7 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
       closeStream(entry)
       if (expired(entry, Date.now())) end(entry)
     }, settings.streamMillis)
-    const stream: Stream = { delivery, endsAt: now + settings.streamMillis, timer, waiting: 0 }
+    const stream: Stream = { delivery, endsAt: now + settings.streamMillis, timer, waiting: 0, queued: [], flush: undefined, lastFlush: 0 }
     entry.stream = stream
     streams++
     increment(streamsPerPrincipal, principal, 1)
