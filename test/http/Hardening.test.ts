@@ -345,6 +345,43 @@ describe("publishing to listen streams (defect 7)", () => {
     return Date.now()
   }
 
+  it("an initialize-era session's GET stream is paced the same way", async () => {
+    const served = await serve({ sessions: true })
+    const target = new URL(served.url)
+    try {
+      const { session } = await initialize(served.url)
+      let frames = 0
+      let lastAt = 0
+      const req = Http.request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "GET",
+        agent: false,
+        headers: { ...sessionHeaders(session!), accept: "text/event-stream" }
+      }, (res) => {
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => {
+          const seen = chunk.split("notifications/tools/list_changed").length - 1
+          frames += seen
+          if (seen > 0) lastAt = Date.now()
+        })
+      })
+      req.on("error", () => undefined)
+      req.end()
+      await sleep(200)
+      const lastPublished = await publishEvery5ms(served, 100)
+      await sleep(300)
+      console.info(`100 changes, one every 5 ms, to a session's GET stream: ${frames} frames written`)
+      expect(frames).toBeGreaterThanOrEqual(2)
+      expect(frames).toBeLessThanOrEqual(20)
+      expect(lastAt).toBeGreaterThanOrEqual(lastPublished)
+      req.destroy()
+    } finally {
+      await served.runtime.dispose()
+    }
+  })
+
   it("a stream writes at most once per subscriptionInterval: a publisher's changes coalesce, the last one still arrives", async () => {
     const paced = await serve({})
     const unpaced = await serve({ subscriptionInterval: 0 })

@@ -88,12 +88,11 @@ try {
   }
   const quiet = await bystander(url, seconds * 1000)
   frames = 0
-  // Stops the publisher once the loaded phase is over (set from outside its loop).
-  const stop = new AbortController()
+  const state = { publishing: true }
   let published = 0
   const publisher = (async () => {
     const started = Date.now()
-    while (!stop.signal.aborted) {
+    while (state.publishing) {
       await post(url, "tools/call", { name: "publish", arguments: { kind: "tools" } }, "publish")
       published++
       const due = started + (published * 1000) / rate
@@ -101,7 +100,7 @@ try {
     }
   })()
   const loaded = await bystander(url, seconds * 1000)
-  stop.abort()
+  state.publishing = false
   await publisher
   const line = (label: string, values: Array<number>) =>
     `${label}: p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms (${values.length} calls)`

@@ -93,7 +93,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const services = yield* Effect.context<never>()
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(services))
+    : Sessions.make(settings.sessions, Effect.runForkWith(services), settings.subscriptionIntervalMillis)
   let inFlight = 0
 
   /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */

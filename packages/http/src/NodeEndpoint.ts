@@ -128,7 +128,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(context))
+    : Sessions.make(settings.sessions, Effect.runForkWith(context), settings.subscriptionIntervalMillis)
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown

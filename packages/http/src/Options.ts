@@ -58,7 +58,7 @@ export interface Options {
    */
   readonly maxSubscriptionBytes?: number
   /**
-   * The least time between two writes of one listen stream (default 100 ms): changes published
+   * The least time between two writes of one listen stream or session GET stream (default 100 ms): changes published
    * meanwhile wait in the stream's queue, repeated ones coalesce, and leave together, so one
    * publisher cannot make a write per stream per change.
    */

@@ -102,6 +102,7 @@ interface Stream {
   readonly delivery: Delivery
   readonly endsAt: number
   readonly timer: ReturnType<typeof setTimeout>
+  /** The session's notifications to this stream (bounded; paced by `paceMillis`). */
   readonly outbox: Outbox.Outbox
 }
 
@@ -122,12 +123,15 @@ const increment = (counts: Map<string, number>, key: string, by: number): void =
 
 /**
  * A store. `run` runs the effect that ends a core session (unsubscribing it from the hub) with the
- * application's services.
+ * application's services. With `paceMillis` (the transport's `subscriptionInterval`), a GET stream
+ * writes at most once per interval: the notifications of the interval leave together in one write,
+ * a notification already waiting is not queued twice (a second `tools/list_changed` says nothing
+ * new), and one publisher cannot make a write per stream per change.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown): Sessions => {
+export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown, paceMillis = 0): Sessions => {
   const entries = new Map<string, Entry>()
   const perPrincipal = new Map<string, number>()
   const streamsPerPrincipal = new Map<string, number>()
@@ -139,6 +143,7 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     if (stream === undefined) return
     entry.stream = undefined
     clearTimeout(stream.timer)
+    stream.outbox.close()
     streams--
     increment(streamsPerPrincipal, entry.http.principal, -1)
     stream.delivery.end()
@@ -230,7 +235,10 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
       closeStream(entry)
       if (expired(entry, Date.now())) end(entry)
     }, settings.streamMillis)
-    const outbox = Outbox.makeUnsafe({ write: (frame, written) => delivery.event(`data: ${frame}\n\n`, written) })
+    const outbox = Outbox.makeUnsafe({
+      write: (frames, written) => delivery.event(frames.map((frame) => `data: ${frame}\n\n`).join(""), written),
+      paceMillis
+    })
     const stream: Stream = { delivery, endsAt: now + settings.streamMillis, timer, outbox }
     entry.stream = stream
     streams++
