@@ -32,6 +32,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Scope } from "effect"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as Envelope from "@snodo/core/transport/Envelope"
@@ -83,9 +84,9 @@ const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, never, ServerRuntime> {
+export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, ConfigurationError, ServerRuntime> {
   const runtime = yield* ServerRuntime
-  const settings = resolve(options)
+  const settings = yield* resolve(options)
   // The in-flight map lives as long as the application (requests end with their own responses).
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()) }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
@@ -190,7 +191,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
  * @category layers
  * @since 0.1.0
  */
-export const layerRoute = (options?: Options): Layer.Layer<never, never, HttpRouter.HttpRouter | ServerRuntime> =>
+export const layerRoute = (options?: Options): Layer.Layer<never, ConfigurationError, HttpRouter.HttpRouter | ServerRuntime> =>
   HttpRouter.use((router) =>
     Effect.flatMap(make(options), (app) => router.add("*", app.settings.path, app.handler))
   )

@@ -36,6 +36,7 @@
  * @since 0.1.0
  */
 import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
 import { anonymous, Principal } from "@snodo/core/Principal"
@@ -111,12 +112,12 @@ interface Caller {
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, never, ServerRuntime> {
+export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, ConfigurationError, ServerRuntime> {
   const runtime = yield* ServerRuntime
   const context = yield* Effect.context<never>()
   const authenticator = options?.authenticate
   const anonymousCaller: Caller = { principal: anonymous.id, context, grant: undefined }
-  const settings = resolve(options)
+  const settings = yield* resolve(options)
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")

@@ -24,7 +24,8 @@
  *
  * @since 0.1.0
  */
-import { Duration } from "effect"
+import { Duration, Effect } from "effect"
+import { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { HttpRouter } from "effect/http"
 import * as Security from "./Security.ts"
 
@@ -184,53 +185,77 @@ export const defaultSessions: SessionSettings = {
   streamMillis: 5 * 60_000
 }
 
-const millis = (name: string, value: Duration.Input | undefined, fallback: number): number =>
-  value === undefined ? fallback : positive(name, Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(value))), fallback)
+/** The problems found while resolving options, each naming the option. */
+type Problems = Array<string>
 
-const sessionsOf = (option: Options["sessions"], maxConcurrent: number): SessionSettings | undefined => {
-  if (option === undefined || option === false) return undefined
-  const given: SessionOptions = option === true ? {} : option
-  return {
-    max: positive("sessions.max", given.max, defaultSessions.max),
-    maxPerPrincipal: positive("sessions.maxPerPrincipal", given.maxPerPrincipal, defaultSessions.maxPerPrincipal),
-    idleMillis: millis("sessions.idleTimeout", given.idleTimeout, defaultSessions.idleMillis),
-    initializeMillis: millis("sessions.initializeTimeout", given.initializeTimeout, defaultSessions.initializeMillis),
-    maxStreams: positive("sessions.maxStreams", given.maxStreams, Math.max(1, Math.min(defaultSessions.maxStreams, Math.floor(maxConcurrent / 4)))),
-    maxStreamsPerPrincipal: positive("sessions.maxStreamsPerPrincipal", given.maxStreamsPerPrincipal, defaultSessions.maxStreamsPerPrincipal),
-    streamMillis: millis("sessions.streamTimeout", given.streamTimeout, defaultSessions.streamMillis)
-  }
-}
-
-const positive = (name: string, value: number | undefined, fallback: number): number => {
+const positive = (problems: Problems, name: string, value: number | undefined, fallback: number): number => {
   if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  if (!Number.isSafeInteger(value) || value <= 0) problems.push(`${name} must be a positive integer, got ${value}`)
   return value
 }
 
+const millis = (problems: Problems, name: string, value: Duration.Input | undefined, fallback: number): number => {
+  if (value === undefined) return fallback
+  const duration = Duration.fromInput(value)
+  if (duration._tag === "None") {
+    problems.push(`${name} must be a duration, got ${String(value)}`)
+    return fallback
+  }
+  return positive(problems, name, Math.ceil(Duration.toMillis(duration.value)), fallback)
+}
+
+/** The pause between two writes of a stream: 0 (no pacing) or more. */
+const interval = (problems: Problems, value: Duration.Input | undefined): number => {
+  if (value === undefined) return defaults.subscriptionIntervalMillis
+  const duration = Duration.fromInput(value)
+  if (duration._tag === "None") {
+    problems.push(`subscriptionInterval must be a duration, got ${String(value)}`)
+    return defaults.subscriptionIntervalMillis
+  }
+  return Math.max(0, Math.ceil(Duration.toMillis(duration.value)))
+}
+
+const sessionsOf = (problems: Problems, option: Options["sessions"], maxConcurrent: number): SessionSettings | undefined => {
+  if (option === undefined || option === false) return undefined
+  const given: SessionOptions = option === true ? {} : option
+  return {
+    max: positive(problems, "sessions.max", given.max, defaultSessions.max),
+    maxPerPrincipal: positive(problems, "sessions.maxPerPrincipal", given.maxPerPrincipal, defaultSessions.maxPerPrincipal),
+    idleMillis: millis(problems, "sessions.idleTimeout", given.idleTimeout, defaultSessions.idleMillis),
+    initializeMillis: millis(problems, "sessions.initializeTimeout", given.initializeTimeout, defaultSessions.initializeMillis),
+    maxStreams: positive(problems, "sessions.maxStreams", given.maxStreams, Math.max(1, Math.min(defaultSessions.maxStreams, Math.floor(maxConcurrent / 4)))),
+    maxStreamsPerPrincipal: positive(problems, "sessions.maxStreamsPerPrincipal", given.maxStreamsPerPrincipal, defaultSessions.maxStreamsPerPrincipal),
+    streamMillis: millis(problems, "sessions.streamTimeout", given.streamTimeout, defaultSessions.streamMillis)
+  }
+}
+
 /**
- * Applies the defaults; throws a `RangeError` for a limit that is not a positive integer.
+ * Applies the defaults; a limit that is not a positive integer (or a duration that is not one)
+ * fails with a `ConfigurationError` naming every such option, so the transport's Layer fails
+ * instead of throwing.
  *
  * @category combinators
  * @since 0.1.0
  */
-export const resolve = (options: Options | undefined): Settings => {
-  const maxConcurrent = positive("maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent)
-  return {
-    path: options?.path ?? defaults.path,
-    maxBodyBytes: positive("maxBodyBytes", options?.maxBodyBytes, defaults.maxBodyBytes),
-    maxBufferedBodyBytes: positive("maxBufferedBodyBytes", options?.maxBufferedBodyBytes, defaults.maxBufferedBodyBytes),
-    maxHeaderBytes: positive("maxHeaderBytes", options?.maxHeaderBytes, defaults.maxHeaderBytes),
-    deadlineMillis: options?.deadline === undefined
-      ? defaults.deadlineMillis
-      : positive("deadline", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.deadline))), defaults.deadlineMillis),
-    maxConcurrent,
-    maxSubscriptions: positive("maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
-    maxSubscriptionBytes: positive("maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
-    subscriptionIntervalMillis: options?.subscriptionInterval === undefined
-      ? defaults.subscriptionIntervalMillis
-      : Math.max(0, Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.subscriptionInterval)))),
-    allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
-    allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins,
-    sessions: sessionsOf(options?.sessions, maxConcurrent)
-  }
-}
+export const resolve = (options: Options | undefined): Effect.Effect<Settings, ConfigurationError> =>
+  Effect.suspend(() => {
+    const problems: Problems = []
+    const maxConcurrent = positive(problems, "maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent)
+    const settings: Settings = {
+      path: options?.path ?? defaults.path,
+      maxBodyBytes: positive(problems, "maxBodyBytes", options?.maxBodyBytes, defaults.maxBodyBytes),
+      maxBufferedBodyBytes: positive(problems, "maxBufferedBodyBytes", options?.maxBufferedBodyBytes, defaults.maxBufferedBodyBytes),
+      maxHeaderBytes: positive(problems, "maxHeaderBytes", options?.maxHeaderBytes, defaults.maxHeaderBytes),
+      deadlineMillis: millis(problems, "deadline", options?.deadline, defaults.deadlineMillis),
+      maxConcurrent,
+      maxSubscriptions: positive(problems, "maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
+      maxSubscriptionBytes: positive(problems, "maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
+      subscriptionIntervalMillis: interval(problems, options?.subscriptionInterval),
+      allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
+      allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins,
+      sessions: sessionsOf(problems, options?.sessions, maxConcurrent)
+    }
+    return problems.length === 0
+      ? Effect.succeed(settings)
+      : Effect.fail(new ConfigurationError({ message: `@snodo/http options: ${problems.join("; ")}` }))
+  })

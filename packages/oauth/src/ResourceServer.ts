@@ -44,6 +44,7 @@
  * @since 0.1.0
  */
 import { Principal } from "@snodo/core"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Authentication from "@snodo/http/Authentication"
 import * as NodeServe from "@snodo/http/NodeServe"
@@ -358,7 +359,7 @@ export const layerMetadata: Layer.Layer<never, never, HttpRouter.HttpRouter | Re
  */
 export const layerNodeServe = (
   options?: NodeServe.ServeOptions
-): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime | ResourceServer> =>
+): Layer.Layer<HttpServer.HttpServer, ServeError | ConfigurationError, ServerRuntime | ResourceServer> =>
   Layer.unwrap(Effect.map(Effect.service(ResourceServer), (server) => NodeServe.layer({ ...options, authenticate: server.authenticator })))
 
 /**
@@ -370,5 +371,5 @@ export const layerNodeServe = (
  */
 export const layerServe = (
   options?: NodeServe.ServeOptions
-): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime | ResourceServer> =>
+): Layer.Layer<HttpServer.HttpServer, ServeError | ConfigurationError, ServerRuntime | ResourceServer> =>
   HttpRouter.serve(layerMetadata, { disableLogger: true, disableListenLog: true }).pipe(Layer.provideMerge(layerNodeServe(options)))
