@@ -6,13 +6,12 @@
  * quickly, and the refusal says when to retry; a call waiting for the client is released when its
  * session is deleted, and the client is told `notifications/cancelled` at the request's deadline.
  */
-import { Input, McpServer, Principal, SubscriptionHub, Tool } from "@snodo/core"
-import type * as Authentication from "@snodo/http/Authentication"
+import { Input, McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Schema } from "effect"
 import * as Http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { base, initializeBody, legacy, postLegacy, type Served, serveEra, sessionHeaders } from "../../packages/http/test/support/EraServer.ts"
 import { errorOf, post, request, send, sleep } from "../../packages/http/test/support/Raw.ts"
 
 const NameForm = Input.form({
@@ -29,47 +28,9 @@ const ask = Tool.make("ask", { input: Schema.Struct({}) }, () =>
 const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed(text))
 
 /** Callers name themselves in `x-user` (anonymous without it). */
-const byHeader: Authentication.Authenticator = {
-  authenticate: (headers) => {
-    const user = headers["x-user"]
-    return typeof user === "string"
-      ? Effect.succeed({ principal: Principal.Principal.of({ id: user, claims: {} }), grant: undefined })
-      : Effect.succeed({ principal: Principal.anonymous, grant: undefined })
-  }
-}
 
-const serve = async (options: NodeServe.ServeOptions) => {
-  const hub = SubscriptionHub.makeMemory()
-  const server = McpServer.make({ name: "hardening", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] }).add(ask, echo)
-  const runtime = ManagedRuntime.make(
-    NodeServe.layer({ port: 0, authenticate: byHeader, ...options }).pipe(
-      Layer.provide(server.layer.pipe(Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub))))
-    )
-  )
-  const http = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
-  if (http.address._tag === "UnixPathAddress") throw new Error("expected TCP")
-  return { runtime, hub, url: `http://127.0.0.1:${http.address.port}/mcp` }
-}
-
-type Served = Awaited<ReturnType<typeof serve>>
-
-const base = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-
-let nextId = 1
-const legacy = (method: string, params?: Record<string, unknown>) =>
-  params === undefined ? { jsonrpc: "2.0", id: nextId++, method } : { jsonrpc: "2.0", id: nextId++, method, params }
-
-const initializeBody = () =>
-  legacy("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "raw", version: "1.0.0" } })
-
-const postLegacy = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  send(url, body, { rawHeaders: Object.entries({ ...base, ...headers }) })
-
-const sessionHeaders = (session: string, extra: Record<string, string> = {}) => ({
-  "mcp-protocol-version": "2025-11-25",
-  "mcp-session-id": session,
-  ...extra
-})
+const serve = (options: NodeServe.ServeOptions) =>
+  serveEra(McpServer.make({ name: "hardening", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] }).add(ask, echo), options)
 
 /** `initialize`, then (unless `initialized: false`) `notifications/initialized`: the session id. */
 const initialize = async (url: string, headers: Record<string, string> = {}, initialized = true) => {
