@@ -1,7 +1,8 @@
 /**
  * An MCP server that is an OAuth 2.1 resource server: two tools, two scopes.
  *
- * - `whoami` (scope `notes`) says who the verified token speaks for;
+ * - `whoami` (scope `notes`) says who the verified token speaks for (its principal id, `client:<issuer>#<client_id>`
+ *   for a client-credentials token);
  * - `forget` (scope `notes:admin`, which implies `notes`) is the kind of tool a client gets a 403
  *   `insufficient_scope` challenge for until it asks for more.
  *

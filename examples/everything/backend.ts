@@ -60,7 +60,7 @@ export const parse = (spec: string): Backend | string => {
 export type Services = TaskStore.TaskStore | SubscriptionHub.SubscriptionHub | TaskSignals.TaskSignals
 
 /** Why a backend could not start. */
-export type BackendError = SqlError.SqlError | Migrator.MigrationError | TasksSqlite.SchemaMismatch | TasksPostgres.SchemaMismatch
+export type BackendError = SqlError.SqlError | Migrator.MigrationError | TasksSqlite.LayerError | TasksPostgres.SchemaMismatch
 
 /** Options for tests of the many-instance path. */
 export interface Options {

@@ -1,6 +1,7 @@
 /**
  * The everything server: every fixture of the official conformance suite for 2026-07-28 and
- * 2025-11-25, plus `echo`, `add` and `sleep`/`sleep_stats` of our own. `tools/list` order is fixed
+ * 2025-11-25, plus `echo`, `add` and `sleep`/`sleep_stats` of our own, and an MCP App (`./app.ts`:
+ * `app_calculator` and its `ui://` view). `tools/list` order is fixed
  * (`test_simple_text` first: the suite calls `tools[0]` with empty arguments). It speaks both
  * dialects unless told otherwise (`dialects`).
  *
@@ -25,6 +26,7 @@ import * as Tasks from "@snodo/tasks"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as App from "./app.ts"
 import type * as Backend from "./backend.ts"
 import * as Asking from "./asking.ts"
 import { jsonSchema202012Input } from "./fixtures.ts"
@@ -100,8 +102,9 @@ export const makeServer = (
     Fixtures.promptWithEmbeddedResource,
     Fixtures.promptWithImage,
     Mrtr.prompt,
-    ...TaskFixtures.tools
-  ).extend(Tasks.extension({ ...tasks, tools: TaskFixtures.policies })).pipe(Skills.serve({ directoryRead: true }))
+    ...TaskFixtures.tools,
+    ...App.components
+  ).extend(Tasks.extension({ ...tasks, tools: TaskFixtures.policies })).extend(App.extension).pipe(Skills.serve({ directoryRead: true }))
 
 /** The skills the server serves (SEP-2640): the folder `./skills`, checked when the server starts. */
 export const skillsDirectory = fileURLToPath(new URL("skills", import.meta.url))

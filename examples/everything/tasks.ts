@@ -85,11 +85,11 @@ export const toolWithTask = Tool.make("test_tool_with_task", {
 export const tools = [greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput, toolWithTask] as const
 
 /** Which of them run as tasks. */
-export const policies: Tasks.Options["tools"] = {
-  slow_compute: Tasks.optional(),
-  failing_job: Tasks.required(),
-  protocol_error_job: Tasks.required(),
-  confirm_delete: Tasks.required(),
-  multi_input: Tasks.required(),
-  test_tool_with_task: Tasks.required({ detach: true })
-}
+export const policies: Tasks.Options["tools"] = Tasks.policies(
+  [slowCompute, Tasks.optional()],
+  [failingJob, Tasks.required()],
+  [protocolErrorJob, Tasks.required()],
+  [confirmDelete, Tasks.required()],
+  [multiInput, Tasks.required()],
+  [toolWithTask, Tasks.required({ detach: true })]
+)

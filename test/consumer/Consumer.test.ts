@@ -219,7 +219,7 @@ const newClient = () =>
 
 describe("an application outside the workspace, on the packed tarballs", () => {
   it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
-    expect(packageNames).toEqual(["core", "http", "json-schema", "oauth", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
+    expect(packageNames).toEqual(["apps", "core", "http", "json-schema", "oauth", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
     expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
     for (const pack of packed) {
       const paths = pack.files.map((file) => file.path)
@@ -253,6 +253,7 @@ describe("an application outside the workspace, on the packed tarballs", () => {
   it("resolves every import to the compiled JavaScript in dist/, which loads; no internal module resolves", () => {
     const specifiers = [
       ...packageNames.map((name) => `@snodo/${name}`),
+      "@snodo/apps/AppResource",
       "@snodo/core/Tool",
       "@snodo/core/StdioTransport",
       "@snodo/core/extension",
@@ -295,6 +296,7 @@ process.stdout.write(JSON.stringify(out))`
     const files = (typecheck?.stdout ?? "").split("\n")
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/core/dist/index.d.ts"))).toBe(true)
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/http/dist/NodeServe.d.ts"))).toBe(true)
+    expect(files.some((file) => file.endsWith("/node_modules/@snodo/apps/dist/AppTool.d.ts"))).toBe(true)
     expect(files.filter((file) => file.includes("/node_modules/@snodo/") && !file.endsWith(".d.ts"))).toEqual([])
     const tsconfig = readJson<{ readonly compilerOptions: Readonly<Record<string, unknown>> }>(join(app, "tsconfig.json")).compilerOptions
     expect(tsconfig).toMatchObject({ strict: true, allowImportingTsExtensions: false, noPropertyAccessFromIndexSignature: true, skipLibCheck: false })

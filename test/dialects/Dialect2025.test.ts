@@ -158,10 +158,10 @@ describe("a server with 2026-07-28 only", () => {
       yield* t.send(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } })
       expect(t.answerOf(1)?.error).toEqual({
         code: -32601,
-        message: "Method not found: initialize is not part of MCP 2026-07-28 (stateless; supported versions: 2026-07-28)"
+        message: "Method not found: initialize is not part of MCP 2026-07-28 (stateless; supported versions: 2026-07-28); initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: [\"2026-07-28\", \"2025-11-25\"] })"
       })
       yield* t.send(2, "ping")
-      expect(t.answerOf(2)?.error?.message).toBe("Method not found: ping is not part of MCP 2026-07-28 (stateless; supported versions: 2026-07-28)")
+      expect(t.answerOf(2)?.error?.message).toBe("Method not found: ping is not part of MCP 2026-07-28 (stateless; supported versions: 2026-07-28); initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: [\"2026-07-28\", \"2025-11-25\"] })")
       yield* t.send(3, "tools/list", {})
       expect(t.answerOf(3)?.error).toEqual({ code: -32602, message: "Invalid params: missing _meta with io.modelcontextprotocol/protocolVersion" })
     }))

@@ -200,7 +200,9 @@ describe("the v1 client against a server with 2026-07-28 only", () => {
   it("is refused at initialize, with the message naming the supported version", async () => {
     const client = new Client({ name: "v1-host", version: "1.0.0" })
     const transport = new StdioClientTransport({ command: process.execPath, args: [main, "--stdio", "--dialects", "2026-07-28"], stderr: "pipe" })
-    await expect(client.connect(transport)).rejects.toThrow("initialize is not part of MCP 2026-07-28 (stateless; supported versions: 2026-07-28)")
+    await expect(client.connect(transport)).rejects.toThrow(
+      'initialize is not part of MCP 2026-07-28 (stateless; supported versions: 2026-07-28); initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: ["2026-07-28", "2025-11-25"] })'
+    )
     await client.close()
   })
 })

@@ -297,3 +297,33 @@ describe("OAuth 2.1 resource server: token lifetime and long responses", () => {
 })
 
 const invalid401Expired = () => `Bearer error="invalid_token", resource_metadata="${metadataUrl}", error_description="The access token expired"`
+
+describe("OAuth 2.1 resource server: principal ids (issue 29, defect 6)", () => {
+  /** Starts a 1.5 s `sleep` as `caller`, posts `notifications/cancelled` for it as `canceller`: was it cancelled? */
+  const cancelledBy = async (caller: string, canceller: string) => {
+    const body = call("sleep", { ms: 1500 })
+    const running = post(url, body, bearer(caller))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: body.id } }
+    expect((await post(url, cancel, bearer(canceller))).status).toBe(202)
+    const response = await running
+    return response.messages.length === 0
+  }
+
+  it("a client named like a user is not that user: it cannot cancel her calls", async () => {
+    const user = await as.mint({ aud: url, scope: "mcp", sub: "alice", client_id: "web-app" })
+    // What a client-credentials grant issues to a client registered as `alice` (sub and client_id alike).
+    const client = await as.mint({ aud: url, scope: "mcp", sub: "alice", client_id: "alice" })
+    const noSub = await as.mint({ aud: url, scope: "mcp", sub: undefined, client_id: "alice" })
+    expect(await cancelledBy(user, client)).toBe(false)
+    expect(await cancelledBy(user, noSub)).toBe(false)
+    // The same principal still cancels its own.
+    expect(await cancelledBy(user, await as.mint({ aud: url, scope: "mcp", sub: "alice", client_id: "web-app" }))).toBe(true)
+  })
+
+  it("a token whose sub is `anonymous` is not the unauthenticated principal: it is an authenticated one", async () => {
+    // Posted cancels of the anonymous principal reach nothing; a token's own principal cancels its calls.
+    const token = await as.mint({ aud: url, scope: "mcp", sub: "anonymous", client_id: "web-app" })
+    expect(await cancelledBy(token, token)).toBe(true)
+  })
+})

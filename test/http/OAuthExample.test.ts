@@ -42,7 +42,7 @@ it("the official client gets a token for the example and calls whoami", async ()
   const authProvider = new ClientCredentialsProvider({ clientId: "notes", clientSecret: "n0tes", expectedIssuer: as.issuer })
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider }))
   try {
-    expect((await client.callTool({ name: "whoami", arguments: {} })).structuredContent).toEqual({ subject: "notes", scopes: ["notes"] })
+    expect((await client.callTool({ name: "whoami", arguments: {} })).structuredContent).toEqual({ subject: `client:${as.issuer}#notes`, scopes: ["notes"] })
   } finally {
     await client.close()
   }

@@ -111,6 +111,7 @@ describe("everything over stdio with the official client", () => {
     expect(resources.map((resource) => resource.uri)).toEqual([
       "test://static-text",
       "test://static-binary",
+      "ui://everything/calculator.html",
       "skill://acme/billing/refunds/SKILL.md",
       "skill://git-workflow/SKILL.md",
       "skill://pdf-processing/SKILL.md"

@@ -61,12 +61,14 @@ const stats = async (client: ReturnType<typeof wire>, id: number | string) =>
   (await client.answer(id))["result"] as { structuredContent: { subscribers: number; holdStarted: number; holdInterrupted: number } }
 
 /**
- * Publishes `uris` while the server's writes wait: the client stops reading and a 1.5 MB echo
- * fills stdout past the writer's queue (1 Mi characters), so the stream cannot keep up; then reads again.
+ * Publishes `uris` while the server's writes wait: the client stops reading and a 450 KB echo
+ * fills stdout past the writer's queue (256 Ki characters), so the stream cannot keep up; then
+ * reads again. (The echo and its answer stay under the 1 Mi characters pending at which the
+ * server stops reading: the publish is still read.)
  */
 const publishWhileBackedUp = async (server: StdioProcess, client: ReturnType<typeof wire>, uris: ReadonlyArray<string>) => {
   server.child.stdout.pause()
-  client.call("fill", "echo", { text: "x".repeat(1536 * 1024) })
+  client.call("fill", "echo", { text: "x".repeat(450 * 1024) })
   client.call(1, "publish", { kind: "updated", uris })
   await new Promise((resolve) => setTimeout(resolve, 500))
   server.child.stdout.resume()

@@ -4,7 +4,7 @@
  * stdio by `TaskServerMain.ts`, over HTTP by `serveTasksHttp` (callers named by an `x-test-user`
  * header, so tests can be several principals).
  */
-import { Content, Input, McpServer, Principal, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
+import { Content, Input, McpServer, Principal, Progress, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as Replies from "@snodo/http/Replies"
 import * as Tasks from "@snodo/tasks"
@@ -15,18 +15,22 @@ export interface Counters {
   started: number
   interrupted: number
   finished: number
+  /** Runs of `two_inputs` that asked their questions. */
+  asked: number
 }
 
 export interface TaskServerOptions {
   readonly ttlMs?: number | null
   readonly maxActivePerPrincipal?: number
+  /** Any other setting of the extension (limits, runner). */
+  readonly tasks?: Omit<Tasks.Options, "tools" | "ttlMs" | "maxActivePerPrincipal">
 }
 
 const ChoiceForm = (question: string) =>
   Input.form({ message: question, requestedSchema: { type: "object", properties: { choice: { type: "string" } }, required: ["choice"] } })
 
 export const taskServer = (options: TaskServerOptions = {}) => {
-  const counters: Counters = { started: 0, interrupted: 0, finished: 0 }
+  const counters: Counters = { started: 0, interrupted: 0, finished: 0, asked: 0 }
 
   const job = Tool.make("job", {
     description: "Works for `ms` milliseconds (forever without), counting starts, interruptions and completions",
@@ -49,6 +53,7 @@ export const taskServer = (options: TaskServerOptions = {}) => {
     input: Schema.Struct({})
   }, () =>
     Effect.gen(function*() {
+      counters.asked++
       const { first, second } = yield* Input.all({
         first: Input.elicit("first", ChoiceForm("First?")),
         second: Input.elicit("second", ChoiceForm("Second?"))
@@ -57,16 +62,29 @@ export const taskServer = (options: TaskServerOptions = {}) => {
       return `first=${choice(first)} second=${choice(second)}`
     }))
 
+  const steps = Tool.make("steps", {
+    description: "Reports progress in `count` steps of `ms` milliseconds each",
+    input: Schema.Struct({ count: Schema.Int, ms: Schema.Int })
+  }, ({ count, ms }) =>
+    Effect.gen(function*() {
+      for (let step = 1; step <= count; step++) {
+        yield* Effect.orDie(Progress.report(step, { total: count, message: `step ${step} of ${count}` }))
+        yield* Effect.sleep(`${ms} millis`)
+      }
+      return `${count} steps`
+    }))
+
   const stats = Tool.make("stats", {
     description: "The job counters",
     input: Schema.Struct({}),
     output: Schema.Struct({ started: Schema.Int, interrupted: Schema.Int, finished: Schema.Int })
-  }, () => Effect.sync(() => ({ ...counters })))
+  }, () => Effect.sync(() => ({ started: counters.started, interrupted: counters.interrupted, finished: counters.finished })))
 
   const server = McpServer.make({ name: "tasks-test", version: "1.0.0" })
-    .add(job, twoInputs, stats)
+    .add(job, twoInputs, steps, stats)
     .extend(Tasks.extension({
-      tools: { job: Tasks.required(), two_inputs: Tasks.required() },
+      ...options.tasks,
+      tools: { job: Tasks.required(), two_inputs: Tasks.required(), steps: Tasks.required() },
       ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
       ...(options.maxActivePerPrincipal === undefined ? {} : { maxActivePerPrincipal: options.maxActivePerPrincipal })
     }))

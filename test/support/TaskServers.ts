@@ -31,12 +31,18 @@ const exited = (child: ChildProcess) =>
     else child.once("exit", () => resolve())
   })
 
-/** Starts `node script ...args --http --port 0` and resolves once it logs its URL. */
-export const start = (script: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<Server> =>
+/** Starts `node script ...args --http --port 0` (as `user` when given) and resolves once it logs its URL. */
+export const start = (
+  script: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> = {},
+  user?: { readonly uid: number; readonly gid: number }
+): Promise<Server> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, "--http", "--port", "0", ...args], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env }
+      env: { ...process.env, ...env },
+      ...user
     })
     // Never outlive the test process, however it ends.
     const orphaned = () => child.kill("SIGKILL")
@@ -86,10 +92,24 @@ const agent = new Http.Agent({ keepAlive: true, maxSockets: 64 })
 
 let ids = 0
 
-/** One request; resolves with its JSON-RPC response (the last frame of an SSE answer). */
-export const rpc = (url: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> =>
+/** An HTTP exchange: the status, the response headers, and the JSON-RPC response (the last frame of an SSE answer). */
+export interface Exchange {
+  readonly status: number
+  readonly headers: Http.IncomingHttpHeaders
+  readonly frame: Record<string, unknown>
+}
+
+/** One request, with extra headers (`x-test-user` names the caller of a `serveTasksHttp` server). */
+export const post = (
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  capabilities: Record<string, unknown> = meta["io.modelcontextprotocol/clientCapabilities"]
+): Promise<Exchange> =>
   new Promise((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: ++ids, method, params: { ...params, _meta: meta } })
+    const _meta = { ...meta, "io.modelcontextprotocol/clientCapabilities": capabilities }
+    const body = JSON.stringify({ jsonrpc: "2.0", id: ++ids, method, params: { ...params, _meta } })
     const nameParam = nameParams[method]
     const target = new URL(url)
     const request = Http.request({
@@ -104,7 +124,8 @@ export const rpc = (url: string, method: string, params: Record<string, unknown>
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": method,
         ...(nameParam === undefined ? {} : { "mcp-name": String(params[nameParam]) }),
-        "content-length": Buffer.byteLength(body)
+        "content-length": Buffer.byteLength(body),
+        ...headers
       }
     }, (response) => {
       let text = ""
@@ -115,7 +136,7 @@ export const rpc = (url: string, method: string, params: Record<string, unknown>
           const frames = (response.headers["content-type"] ?? "").includes("text/event-stream")
             ? text.split("\n").filter((line) => line.startsWith("data:")).map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>)
             : [JSON.parse(text) as Record<string, unknown>]
-          resolve(frames.at(-1)!)
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, frame: frames.at(-1)! })
         } catch (error) {
           reject(new Error(`${method}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`, { cause: error }))
         }
@@ -124,6 +145,10 @@ export const rpc = (url: string, method: string, params: Record<string, unknown>
     request.on("error", reject)
     request.end(body)
   })
+
+/** One request; resolves with its JSON-RPC response (the last frame of an SSE answer). */
+export const rpc = (url: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> =>
+  post(url, method, params).then((exchange) => exchange.frame)
 
 export interface WireTask {
   readonly taskId: string

@@ -20,6 +20,7 @@ if (typeof backend === "string" || backend._tag !== "Postgres") throw new Error(
 const server = ServerLayerWith(Backend.layer(backend, { ledger: true }), {
   tasks: {
     maxStored: 100_000,
+    maxStoredPerPrincipal: 100_000,
     maxActivePerPrincipal: 10_000,
     runner: { leaseMs: 2_000, claimIntervalMs: 500 }
   }

@@ -78,9 +78,20 @@ describe("the route table per dialect", () => {
     expect(table.lookup(Closed, "example/shared")?.route).toBe(wrapped)
   })
 
+  it("composes the wraps of several extensions on one route, in the order they were added", () => {
+    const mark = (by: string) => (route: Route.Route<unknown, unknown>): Route.Route<unknown, unknown> => ({
+      ...route,
+      nameParam: `${route.nameParam ?? "dialect"} < ${by}`
+    })
+    const first: RouteTable.Contributed = { name: "com.example/first", contribution: { wraps: [Extension.wrap(wrapped, mark("first"))] } }
+    const second: RouteTable.Contributed = { name: "com.example/second", contribution: { wraps: [Extension.wrap(wrapped, mark("second"))] } }
+    const both = RouteTable.make({ dialects: [Modern], extensions: [first, second], offers: () => true })
+    expect(both.lookup(Modern, "example/shared")?.route.nameParam).toBe("dialect < first < second")
+  })
+
   it("answers -32601 naming the dialect that removed a method", () => {
     expect(table.notFound("initialize", Modern).message).toBe(
-      "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02)"
+      "Method not found: initialize is not part of MCP 2099-01-01 (stateless; supported versions: 2099-01-01, 2099-02-02); initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: [\"2026-07-28\", \"2025-11-25\"] })"
     )
     const legacy = RouteTable.make({ dialects: [Dialect2026_07_28, Dialect2025_11_25], extensions: [], offers: () => true })
     expect(legacy.notFound("subscriptions/listen", Dialect2025_11_25).message).toBe(
@@ -119,5 +130,22 @@ describe("the dialects option", () => {
       expect(empty.message).toContain("name at least one version")
       const twice = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1", dialects: ["2026-07-28", Dialect2026_07_28] }).layer))
       expect(twice.message).toContain("each once")
+    }).pipe(Effect.scoped))
+})
+
+describe("McpServer.add and McpServer.extend in a pipe", () => {
+  const ping = Tool.make("ping", { input: Schema.Struct({}) }, () => Effect.succeed("pong"))
+  const noop = Extension.make({ name: "com.example/noop", make: () => Effect.succeed({}) })
+
+  it.effect("add and extend (data-last and data-first) build the same definition as the methods", () =>
+    Effect.gen(function*() {
+      const piped = McpServer.make({ name: "p", version: "1" }).pipe(McpServer.add(ping), McpServer.extend(noop))
+      const direct = McpServer.extend(McpServer.make({ name: "p", version: "1" }).add(ping), noop)
+      expect(piped.components).toEqual([ping])
+      expect(piped.extensions.map((extension) => extension.name)).toEqual(["com.example/noop"])
+      expect(direct.extensions.map((extension) => extension.name)).toEqual(["com.example/noop"])
+      const twice = yield* Effect.flip(Layer.build(piped.pipe(McpServer.extend(noop)).layer))
+      expect(twice._tag).toBe("ConfigurationError")
+      expect(twice.message).toBe(`Extension "com.example/noop" is added to this server twice`)
     }).pipe(Effect.scoped))
 })

@@ -4,7 +4,8 @@
  * packages/http/test/Bulkheads.test.ts.)
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import * as McpServer from "@snodo/core/McpServer"
 import { TestClock } from "effect/testing"
 import * as ComponentOptions from "@snodo/core/ComponentOptions"
 import * as Content from "@snodo/core/Content"
@@ -159,11 +160,22 @@ describe("component options", () => {
     const tool = Tool.make("t", { input: Schema.Struct({}), description: "d", concurrency: 4, timeout: "2 seconds", rateLimit: { limit: 10, window: "1 minute" } }, () => Effect.void)
     expect(tool.limits).toEqual({ concurrency: 4, queue: 256, timeoutMillis: 2000, rateLimit: { limit: 10, windowMillis: 60_000, maxKeys: 10_000 } })
     expect(tool.description).toEqual({ description: "d" })
-    expect(() => Tool.make("bad", { input: Schema.Struct({}), concurrency: 0 }, () => Effect.void)).toThrow(RangeError)
     const readme = Resource.make({ uri: "file:///r", name: "r", queue: 8 }, () => Effect.succeed(Content.textContents("file:///r", "")))
     expect(readme.limits.queue).toBe(8)
     expect(readme.description).toEqual({ uri: "file:///r", name: "r" })
     const hello = Prompt.make("hello", { description: "hi", timeout: "1 second" }, () => Effect.succeed([]))
     expect([hello.limits.timeoutMillis, hello.description]).toEqual([1000, { description: "hi" }])
   })
+
+  it.effect("a limit that cannot run fails the server's Layer with a CatalogError naming the component (defining it does not throw)", () =>
+    Effect.gen(function*() {
+      const bad = Tool.make("bad", { input: Schema.Struct({}), concurrency: 0 }, () => Effect.void)
+      const slow = Resource.make({ uri: "file:///slow", name: "slow", timeout: "-1 seconds" }, () => Effect.succeed(Content.textContents("file:///slow", "")))
+      const refusal = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1" }).add(bad).layer))
+      expect(refusal).toMatchObject({ _tag: "CatalogError", message: "Tool \"bad\": concurrency must be an integer ≥ 1, got 0" })
+      const refusedResource = yield* Effect.flip(Layer.build(McpServer.make({ name: "x", version: "1" }).add(slow).layer))
+      expect(refusedResource.message).toBe("Resource \"file:///slow\": timeout must be a positive duration")
+      expect(ComponentOptions.check(ComponentOptions.resolve({ queue: 1.5 }))).toBe("queue must be an integer ≥ 0, got 1.5")
+      expect(ComponentOptions.check(ComponentOptions.resolve({ concurrency: 2 }))).toBeUndefined()
+    }).pipe(Effect.scoped))
 })

@@ -54,7 +54,7 @@ describe("Outbox", () => {
   it("drops beyond its bound until frames are written, and everything once closed", () => {
     const pending: Array<() => void> = []
     const wrote: Array<string> = []
-    const outbox = Outbox.makeUnsafe({ max: 2, write: (frame, written) => void (wrote.push(frame), pending.push(written)) })
+    const outbox = Outbox.makeUnsafe({ max: 2, write: (frames, written) => void (wrote.push(...frames), pending.push(written)) })
     expect([outbox.offer("a"), outbox.offer("b"), outbox.offer("c")]).toEqual([true, true, false])
     expect(outbox.waiting()).toBe(2)
     pending.shift()!()
@@ -63,6 +63,26 @@ describe("Outbox", () => {
     outbox.close()
     expect(outbox.offer("e")).toBe(false)
     expect(Outbox.defaultMax).toBe(64)
+  })
+
+  it("paced: one write per interval, a frame already waiting not queued twice, nothing held after close", async () => {
+    const writes: Array<ReadonlyArray<string>> = []
+    const outbox = Outbox.makeUnsafe({ paceMillis: 30, write: (frames, written) => void (writes.push(frames), written()) })
+    for (const frame of ["changed", "changed", "updated", "changed"]) outbox.offer(frame)
+    expect(outbox.waiting()).toBe(2)
+    expect(writes).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(writes).toEqual([["changed", "updated"]])
+    outbox.offer("changed")
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(writes.length).toBe(1) // the interval has not passed since the first write
+    await new Promise((resolve) => setTimeout(resolve, 40))
+    expect(writes).toEqual([["changed", "updated"], ["changed"]])
+    outbox.offer("late")
+    outbox.close()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(writes.length).toBe(2)
+    expect(outbox.waiting()).toBe(0)
   })
 })
 

@@ -27,7 +27,8 @@
  */
 import type { Context } from "effect"
 import type * as Envelope from "@snodo/core/transport/Envelope"
-import type { McpError } from "@snodo/core/McpError"
+import { HeaderMismatch, type McpError } from "@snodo/core/McpError"
+import { initializeEraHint } from "@snodo/core/extension/RouteTable"
 import { anonymous } from "@snodo/core/Principal"
 import type * as InFlight from "@snodo/core/transport/InFlight"
 import * as Peer from "@snodo/core/transport/Peer"
@@ -94,7 +95,13 @@ export const route = (
   switch (message._tag) {
     case "Request": {
       const mismatch = McpHeaders.check(message, head, runtime)
-      if (mismatch !== undefined) return refuse(runtime, message.id, mismatch)
+      if (mismatch !== undefined) {
+        // An initialize-era client at a server that enables no such era: the refusal names the option.
+        const hinted = message.method === "initialize" && runtime.dialects.legacy.length === 0
+          ? new HeaderMismatch({ message: `${mismatch.message} (${initializeEraHint})`, data: mismatch.data })
+          : mismatch
+        return refuse(runtime, message.id, hinted)
+      }
       return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message, trace: head.trace }
     }
     case "Notification": {

@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { type Context, Effect, Fiber, type Scope } from "effect"
+import { Cause, type Context, Effect, Exit, Fiber, type Scope } from "effect"
 import type * as InFlight from "@snodo/core/transport/InFlight"
 import * as Encoder from "@snodo/core/transport/Encoder"
 import type { RequestId, Request } from "@snodo/core/transport/Envelope"
@@ -63,6 +63,15 @@ const Ended = 2
 const closed = Effect.fail(new SinkClosed({ message: "The HTTP response has ended" }))
 
 /**
+ * How long an open stream past its deadline waits for the handler's finalizers (which may withdraw
+ * requests to the client) before its terminal error is written anyway.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const expiryGraceMillis = 1000
+
+/**
  * The state of one exchange. The runtime's handler runs in `fiber`, outside the request's own.
  *
  * @category models
@@ -74,6 +83,8 @@ export class Exchange {
   readonly sink: RequestSink | undefined
   fiber: Fiber.Fiber<unknown> | undefined = undefined
   private state = Pending
+  /** The deadline passed on an open stream: the handler is being interrupted, the terminal error comes after its finalizers. */
+  private expiring: ReturnType<typeof setTimeout> | undefined = undefined
   private readonly delivery: Delivery
   private readonly grant: Authentication.Grant["Service"] | undefined
 
@@ -120,6 +131,7 @@ export class Exchange {
 
   /** The handler's outcome. */
   complete(outcome: Outcome): void {
+    if (this.expiring !== undefined) return
     // An authorization matter (say, an insufficient scope) gets the grant's answer while nothing was written.
     const answer = outcome._tag === "Error" && this.state === Pending ? this.grant?.answer(outcome) : undefined
     if (answer !== undefined) return void this.settle(answer, outcome.frame)
@@ -138,10 +150,38 @@ export class Exchange {
     if (this.settle(Replies.json(frame, lapse.status, lapse.headers), frame)) this.interrupt()
   }
 
-  /** The deadline passed: the handler is interrupted and the client told so. */
+  /**
+   * The deadline passed: the handler is interrupted and the client told so. On an open stream the
+   * handler's finalizers write first (a request to the client still waiting is withdrawn with
+   * `notifications/cancelled` on the stream the client reads), then the terminal error, at most
+   * {@link expiryGraceMillis} later.
+   */
   expire(): void {
     const frame = Encoder.error(this.id, { code: -32603, message: "Request deadline exceeded" })
-    if (this.settle(Replies.json(frame, 504), frame)) this.interrupt()
+    const fiber = this.fiber
+    if (this.state !== Streaming || this.expiring !== undefined || fiber === undefined || fiber.pollUnsafe() !== undefined) {
+      if (this.settle(Replies.json(frame, 504), frame)) this.interrupt()
+      return
+    }
+    const finish = () => {
+      clearTimeout(this.expiring)
+      this.settle(undefined, frame)
+    }
+    this.expiring = setTimeout(finish, expiryGraceMillis)
+    fiber.interruptUnsafe()
+    fiber.addObserver(finish)
+  }
+
+  /**
+   * The handler's fiber ended without an outcome: interrupted from inside (a request to the client
+   * found its session ended) or failed by a defect. The exchange ends at once instead of holding
+   * its place until the deadline: with no message for an interruption, with a -32603 for a defect.
+   */
+  ended(exit: Exit.Exit<unknown, unknown>): void {
+    if (Exit.isSuccess(exit) || this.expiring !== undefined) return
+    if (Cause.hasInterruptsOnly(exit.cause)) return void this.settle(undefined, undefined)
+    const frame = Encoder.error(this.id, { code: -32603, message: "Internal error" })
+    this.settle(Replies.json(frame, 500), frame)
   }
 
   /** The client cancelled (`notifications/cancelled`): no JSON-RPC message is written for it. */
@@ -151,6 +191,7 @@ export class Exchange {
 
   /** The request is over (answered, or the client went away): stop the handler, close the sink. */
   close(): void {
+    clearTimeout(this.expiring)
     if (this.state === Streaming) this.delivery.end()
     this.state = Ended
     this.interrupt()
@@ -238,6 +279,7 @@ export const start = (
   const fiber = Effect.runForkWith(options.context)(
     Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
   )
+  fiber.addObserver((exit) => exchange.ended(exit))
   // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
   if (fiber.pollUnsafe() !== undefined) return () => exchange.close()
   const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)

@@ -9,8 +9,8 @@
  * Anything else keeps the 2026-07-28 path and its refusals.
  *
  * An initialize-era request then finds its session (runtime/Session):
- * - `initialize`: with sessions on, a new one (503 when `sessions.max` exist; an `initialize`
- *   carrying an `Mcp-Session-Id` is 400), whose id the answer carries; without, a session of its
+ * - `initialize`: with sessions on, a new one (503 with `Retry-After` beyond `sessions.max` or
+ *   `sessions.maxPerPrincipal`; an `initialize` carrying an `Mcp-Session-Id` is 400), whose id the answer carries; without, a session of its
  *   own that ends with it.
  * - anything else: `MCP-Protocol-Version` is required and must name an enabled initialize-era
  *   version (400); with sessions on, `Mcp-Session-Id` is required (400), must name a live session
@@ -48,7 +48,7 @@ import type { Delivery } from "./Exchange.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as Replies from "./Replies.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
-import type { HttpSession, Sessions } from "./Sessions.ts"
+import type { HttpSession, Refused, Sessions } from "./Sessions.ts"
 
 /**
  * The session header, as written in answers.
@@ -84,6 +84,22 @@ export const belongs = (message: Envelope.Incoming, head: RequestHead, runtime: 
 }
 
 /**
+ * Whether a GET or DELETE (sessions on) is an initialize-era session's: it is, unless it names a
+ * revision without sessions and no session. `MCP-Protocol-Version: 2026-07-28` without an
+ * `Mcp-Session-Id` gets that revision's answer (405, POST only), not the session's 400.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const concernsSession = (head: RequestHead, runtime: ServerRuntime["Service"]): boolean => {
+  if (head.mcp.has(sessionHeader)) return true
+  const version = head.mcp.get(versionHeader)
+  if (typeof version !== "string") return true
+  const dialect = runtime.dialects.get(version.trim())
+  return dialect === undefined || dialect.session !== undefined
+}
+
+/**
  * An initialize-era request with its session.
  *
  * @category models
@@ -101,6 +117,34 @@ export interface Admitted {
 
 const refuse = (id: Envelope.RequestId | null, status: number, code: number, message: string): Replies.Reply =>
   Replies.json(Encoder.error(id, { code, message }), status)
+
+const boundNames: Readonly<Record<Refused["bound"], string>> = {
+  sessions: "too many sessions",
+  sessionsPerPrincipal: "too many sessions of this caller",
+  streams: "too many session streams open",
+  streamsPerPrincipal: "too many session streams of this caller open"
+}
+
+/**
+ * The 503 of a session or stream refused by a bound: `Retry-After` in whole seconds (at least 1)
+ * until a place frees up by itself, and a -32603 whose `data` says it is retryable, the limit and
+ * the milliseconds to wait.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const busy = (id: Envelope.RequestId | null, refused: Refused): Replies.Reply => {
+  const seconds = Math.max(1, Math.ceil(refused.retryAfterMillis / 1000))
+  return Replies.json(
+    Encoder.error(id, {
+      code: -32603,
+      message: `Server busy: ${boundNames[refused.bound]}`,
+      data: { retryable: true, limit: refused.limit, retryAfterMs: seconds * 1000 }
+    }),
+    503,
+    { "retry-after": String(seconds) }
+  )
+}
 
 /**
  * The cancellation scope of a principal's requests in a session.
@@ -153,7 +197,7 @@ export const admit = (
     }
     if (head.mcp.has(sessionHeader)) return refuse(id, 400, -32600, "Bad Request: initialize must not carry an Mcp-Session-Id")
     const http = sessions.create(principal)
-    if (http === undefined) return refuse(id, 503, -32603, "Server busy: too many sessions")
+    if ("_tag" in http) return busy(id, http)
     return { session: http.session, http, created: true, scope: scopeOf(principal, http) }
   }
   const version = single(head, versionHeader)
@@ -208,7 +252,8 @@ const notAcceptable = refuse(null, 406, -32600, "Not Acceptable: Accept must all
 /**
  * A GET: opens the session's stream on `delivery` (the release to call once the response is over),
  * or the refusal: 406 without `text/event-stream` in `Accept`, 400/404 as for any request of the
- * session, 409 when its stream is open already.
+ * session, 409 when its stream is open already, 503 with `Retry-After` beyond `sessions.maxStreams`
+ * or `sessions.maxStreamsPerPrincipal`.
  *
  * @category combinators
  * @since 0.1.0
@@ -224,7 +269,7 @@ export const openStream = (
   const http = sessionNamed(null, head, sessions, principal)
   if (isReply(http)) return http
   const release = sessions.attach(http, delivery)
-  return release === "conflict" ? conflict : release
+  return release === "conflict" ? conflict : typeof release === "function" ? release : busy(null, release)
 }
 
 /**

@@ -61,8 +61,9 @@ export interface Listen {
 const busyHeaders = { "retry-after": "1" }
 
 /**
- * The listen side of an HTTP application; its exchanges share the application's
- * in-flight map, so a posted `notifications/cancelled` reaches a stream too.
+ * The listen side of an HTTP application; its exchanges share the application's in-flight map,
+ * so a posted `notifications/cancelled` reaches a stream too. Each stream rests `paceMillis` after
+ * writing what waited (the `subscriptionInterval` option), its changes meanwhile coalesced.
  *
  * @category constructors
  * @since 0.1.0
@@ -70,9 +71,10 @@ const busyHeaders = { "retry-after": "1" }
 export const make = (
   environment: Exchange.Environment,
   maxSubscriptions: number = CoreListen.defaultHttpStreams,
-  maxSubscriptionBytes: number = CoreListen.defaultStreamBytes
+  maxSubscriptionBytes: number = CoreListen.defaultStreamBytes,
+  paceMillis = 0
 ): Listen => {
-  const streams = CoreListen.makeStreams(maxSubscriptions, maxSubscriptionBytes)
+  const streams = CoreListen.makeStreams(maxSubscriptions, maxSubscriptionBytes, paceMillis)
   // Listen responses not finished yet; `idle` is open whenever there are none.
   let responding = 0
   const idle = Latch.makeUnsafe(true)

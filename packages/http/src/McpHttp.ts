@@ -32,6 +32,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Scope } from "effect"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as Envelope from "@snodo/core/transport/Envelope"
@@ -83,17 +84,17 @@ const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, never, ServerRuntime> {
+export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, ConfigurationError, ServerRuntime> {
   const runtime = yield* ServerRuntime
-  const settings = resolve(options)
+  const settings = yield* resolve(options)
   // The in-flight map lives as long as the application (requests end with their own responses).
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()) }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const services = yield* Effect.context<never>()
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(services))
+    : Sessions.make(settings.sessions, Effect.runForkWith(services), settings.subscriptionIntervalMillis)
   let inFlight = 0
 
   /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
@@ -145,8 +146,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const startedAt = Date.now()
     const head = RequestHead.read(request)
-    const framing = { target: targetOf(request), hosts: head.hosts }
-    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE")) {
+    const framing = { target: targetOf(request), hosts: head.hosts, authorizations: head.authorizations }
+    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE") && InitializeEra.concernsSession(head, runtime)) {
       return yield* serveSession(request, head, principal, scope, sessions, framing)
     }
     const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, framing)
@@ -190,7 +191,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
  * @category layers
  * @since 0.1.0
  */
-export const layerRoute = (options?: Options): Layer.Layer<never, never, HttpRouter.HttpRouter | ServerRuntime> =>
+export const layerRoute = (options?: Options): Layer.Layer<never, ConfigurationError, HttpRouter.HttpRouter | ServerRuntime> =>
   HttpRouter.use((router) =>
     Effect.flatMap(make(options), (app) => router.add("*", app.settings.path, app.handler))
   )

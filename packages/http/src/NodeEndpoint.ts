@@ -36,6 +36,7 @@
  * @since 0.1.0
  */
 import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
 import { anonymous, Principal } from "@snodo/core/Principal"
@@ -111,24 +112,24 @@ interface Caller {
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, never, ServerRuntime> {
+export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, ConfigurationError, ServerRuntime> {
   const runtime = yield* ServerRuntime
   const context = yield* Effect.context<never>()
   const authenticator = options?.authenticate
   const anonymousCaller: Caller = { principal: anonymous.id, context, grant: undefined }
-  const settings = resolve(options)
+  const settings = yield* resolve(options)
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes)
+  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const active = new Set<Http.ServerResponse>()
   // Open while no request is in flight: what a shutdown waits on.
   const idle = Latch.makeUnsafe(true)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(context))
+    : Sessions.make(settings.sessions, Effect.runForkWith(context), settings.subscriptionIntervalMillis)
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
@@ -165,8 +166,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
     const head = RequestHead.fromRaw(request.rawHeaders)
-    const framing = { target: request.url ?? "/", hosts: head.hosts }
-    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE")
+    const framing = { target: request.url ?? "/", hosts: head.hosts, authorizations: head.authorizations }
+    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE") &&
+      InitializeEra.concernsSession(head, runtime)
     const refusal = sessionRequest
       ? RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
       : RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, framing)

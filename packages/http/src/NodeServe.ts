@@ -37,6 +37,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Latch, Layer, Scope } from "effect"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
@@ -100,7 +101,7 @@ type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime> =>
+export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer, ServeError | ConfigurationError, ServerRuntime> =>
   Layer.effect(
     HttpServer.HttpServer,
     Effect.gen(function*() {
@@ -217,5 +218,5 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
  * @category combinators
  * @since 0.1.0
  */
-export const serve = (options?: ServeOptions): Effect.Effect<never, ServeError, ServerRuntime> =>
+export const serve = (options?: ServeOptions): Effect.Effect<never, ServeError | ConfigurationError, ServerRuntime> =>
   Layer.launch(layer(options))

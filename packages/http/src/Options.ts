@@ -10,9 +10,10 @@
  * | `maxConcurrent` | 1,024 requests in flight | 503 |
  * | `maxSubscriptions` | 256 open `subscriptions/listen` streams (no deadline) | 503 |
  * | `maxSubscriptionBytes` | 32 Mi characters of resource URIs held by open streams | 503 |
+ * | `subscriptionInterval` | 100 ms between two writes of one listen stream (changes meanwhile coalesce) | none |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
- * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` sessions, 404 for an unknown or expired one |
+ * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` (1,024) sessions or `maxPerPrincipal` (64), or `maxStreams` / `maxStreamsPerPrincipal` GET streams (256 / 16), with `Retry-After`; 404 for an unknown or expired one |
  *
  * @example
  * ```ts
@@ -23,7 +24,8 @@
  *
  * @since 0.1.0
  */
-import { Duration } from "effect"
+import { Duration, Effect } from "effect"
+import { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { HttpRouter } from "effect/http"
 import * as Security from "./Security.ts"
 
@@ -56,6 +58,12 @@ export interface Options {
    * before new ones are refused with 503 (default 32 Mi).
    */
   readonly maxSubscriptionBytes?: number
+  /**
+   * The least time between two writes of one listen stream or session GET stream (default 100 ms): changes published
+   * meanwhile wait in the stream's queue, repeated ones coalesce, and leave together, so one
+   * publisher cannot make a write per stream per change.
+   */
+  readonly subscriptionInterval?: Duration.Input
   /** `Host` values accepted (DNS rebinding protection). Default: loopback names only. */
   readonly allowedHosts?: Security.HostPolicy
   /** `Origin` values accepted when the header is present. Default: loopback origins only. */
@@ -68,13 +76,14 @@ export interface Options {
    * requests (`Input.elicit` answered by the client) work over HTTP. Default off: sessionless, as
    * 2025-11-25 allows (each request stands alone). A session belongs to the principal that
    * initialized it, lives in this process (route a client to the same instance), and expires after
-   * `idleTimeout` without a request.
+   * `idleTimeout` without a request (see {@link SessionOptions} for every bound).
    */
   readonly sessions?: boolean | SessionOptions
 }
 
 /**
- * Limits of initialize-era sessions.
+ * Limits of initialize-era sessions. Every refusal is a 503 with `Retry-After` (the time until the
+ * first of the places counted frees up by itself) and a -32603 with `data: {retryable, limit}`.
  *
  * @category models
  * @since 0.1.0
@@ -82,8 +91,21 @@ export interface Options {
 export interface SessionOptions {
   /** Sessions at once (default 1,024); `initialize` beyond is answered 503. */
   readonly max?: number
-  /** How long a session lives without a request or an open stream (default 30 minutes). */
+  /** Sessions of one principal at once (default 64; anonymous callers are one principal). */
+  readonly maxPerPrincipal?: number
+  /** How long a session lives without a request (default 30 minutes); an open GET stream is no request. */
   readonly idleTimeout?: Duration.Input
+  /** How long a session may go without `notifications/initialized` before it is ended (default 10 s). */
+  readonly initializeTimeout?: Duration.Input
+  /**
+   * Session GET streams open at once (default 256, and at most a quarter of `maxConcurrent`: each
+   * holds a request's place).
+   */
+  readonly maxStreams?: number
+  /** Session GET streams of one principal open at once (default 16). */
+  readonly maxStreamsPerPrincipal?: number
+  /** How long a session GET stream stays open before it ends, for the client to open again (default 5 minutes). */
+  readonly streamTimeout?: Duration.Input
 }
 
 /**
@@ -94,7 +116,12 @@ export interface SessionOptions {
  */
 export interface SessionSettings {
   readonly max: number
+  readonly maxPerPrincipal: number
   readonly idleMillis: number
+  readonly initializeMillis: number
+  readonly maxStreams: number
+  readonly maxStreamsPerPrincipal: number
+  readonly streamMillis: number
 }
 
 /**
@@ -112,6 +139,7 @@ export interface Settings {
   readonly maxConcurrent: number
   readonly maxSubscriptions: number
   readonly maxSubscriptionBytes: number
+  readonly subscriptionIntervalMillis: number
   readonly allowedHosts: Security.HostPolicy
   readonly allowedOrigins: Security.OriginPolicy
   /** `undefined` when sessions are off. */
@@ -133,54 +161,101 @@ export const defaults: Settings = {
   maxConcurrent: 1024,
   maxSubscriptions: 256,
   maxSubscriptionBytes: 32 * 1024 * 1024,
+  subscriptionIntervalMillis: 100,
   allowedHosts: "loopback",
   allowedOrigins: "loopback",
   sessions: undefined
 }
 
 /**
- * Session limits by default: 1,024 sessions, 30 minutes idle.
+ * Session limits by default: 1,024 sessions, 64 per principal, 30 minutes idle, 10 s to send
+ * `notifications/initialized`; 256 GET streams (a quarter of `maxConcurrent` at most), 16 per
+ * principal, each open 5 minutes at most.
  *
  * @category constants
  * @since 0.1.0
  */
-export const defaultSessions: SessionSettings = { max: 1024, idleMillis: 30 * 60_000 }
-
-const sessionsOf = (option: Options["sessions"]): SessionSettings | undefined => {
-  if (option === undefined || option === false) return undefined
-  if (option === true) return defaultSessions
-  return {
-    max: positive("sessions.max", option.max, defaultSessions.max),
-    idleMillis: option.idleTimeout === undefined
-      ? defaultSessions.idleMillis
-      : positive("sessions.idleTimeout", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(option.idleTimeout))), defaultSessions.idleMillis)
-  }
+export const defaultSessions: SessionSettings = {
+  max: 1024,
+  maxPerPrincipal: 64,
+  idleMillis: 30 * 60_000,
+  initializeMillis: 10_000,
+  maxStreams: 256,
+  maxStreamsPerPrincipal: 16,
+  streamMillis: 5 * 60_000
 }
 
-const positive = (name: string, value: number | undefined, fallback: number): number => {
+/** The problems found while resolving options, each naming the option. */
+type Problems = Array<string>
+
+const positive = (problems: Problems, name: string, value: number | undefined, fallback: number): number => {
   if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  if (!Number.isSafeInteger(value) || value <= 0) problems.push(`${name} must be a positive integer, got ${value}`)
   return value
 }
 
+const millis = (problems: Problems, name: string, value: Duration.Input | undefined, fallback: number): number => {
+  if (value === undefined) return fallback
+  const duration = Duration.fromInput(value)
+  if (duration._tag === "None") {
+    problems.push(`${name} must be a duration, got ${String(value)}`)
+    return fallback
+  }
+  return positive(problems, name, Math.ceil(Duration.toMillis(duration.value)), fallback)
+}
+
+/** The pause between two writes of a stream: 0 (no pacing) or more. */
+const interval = (problems: Problems, value: Duration.Input | undefined): number => {
+  if (value === undefined) return defaults.subscriptionIntervalMillis
+  const duration = Duration.fromInput(value)
+  if (duration._tag === "None") {
+    problems.push(`subscriptionInterval must be a duration, got ${String(value)}`)
+    return defaults.subscriptionIntervalMillis
+  }
+  return Math.max(0, Math.ceil(Duration.toMillis(duration.value)))
+}
+
+const sessionsOf = (problems: Problems, option: Options["sessions"], maxConcurrent: number): SessionSettings | undefined => {
+  if (option === undefined || option === false) return undefined
+  const given: SessionOptions = option === true ? {} : option
+  return {
+    max: positive(problems, "sessions.max", given.max, defaultSessions.max),
+    maxPerPrincipal: positive(problems, "sessions.maxPerPrincipal", given.maxPerPrincipal, defaultSessions.maxPerPrincipal),
+    idleMillis: millis(problems, "sessions.idleTimeout", given.idleTimeout, defaultSessions.idleMillis),
+    initializeMillis: millis(problems, "sessions.initializeTimeout", given.initializeTimeout, defaultSessions.initializeMillis),
+    maxStreams: positive(problems, "sessions.maxStreams", given.maxStreams, Math.max(1, Math.min(defaultSessions.maxStreams, Math.floor(maxConcurrent / 4)))),
+    maxStreamsPerPrincipal: positive(problems, "sessions.maxStreamsPerPrincipal", given.maxStreamsPerPrincipal, defaultSessions.maxStreamsPerPrincipal),
+    streamMillis: millis(problems, "sessions.streamTimeout", given.streamTimeout, defaultSessions.streamMillis)
+  }
+}
+
 /**
- * Applies the defaults; throws a `RangeError` for a limit that is not a positive integer.
+ * Applies the defaults; a limit that is not a positive integer (or a duration that is not one)
+ * fails with a `ConfigurationError` naming every such option, so the transport's Layer fails
+ * instead of throwing.
  *
  * @category combinators
  * @since 0.1.0
  */
-export const resolve = (options: Options | undefined): Settings => ({
-  path: options?.path ?? defaults.path,
-  maxBodyBytes: positive("maxBodyBytes", options?.maxBodyBytes, defaults.maxBodyBytes),
-  maxBufferedBodyBytes: positive("maxBufferedBodyBytes", options?.maxBufferedBodyBytes, defaults.maxBufferedBodyBytes),
-  maxHeaderBytes: positive("maxHeaderBytes", options?.maxHeaderBytes, defaults.maxHeaderBytes),
-  deadlineMillis: options?.deadline === undefined
-    ? defaults.deadlineMillis
-    : positive("deadline", Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(options.deadline))), defaults.deadlineMillis),
-  maxConcurrent: positive("maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent),
-  maxSubscriptions: positive("maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
-  maxSubscriptionBytes: positive("maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
-  allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
-  allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins,
-  sessions: sessionsOf(options?.sessions)
-})
+export const resolve = (options: Options | undefined): Effect.Effect<Settings, ConfigurationError> =>
+  Effect.suspend(() => {
+    const problems: Problems = []
+    const maxConcurrent = positive(problems, "maxConcurrent", options?.maxConcurrent, defaults.maxConcurrent)
+    const settings: Settings = {
+      path: options?.path ?? defaults.path,
+      maxBodyBytes: positive(problems, "maxBodyBytes", options?.maxBodyBytes, defaults.maxBodyBytes),
+      maxBufferedBodyBytes: positive(problems, "maxBufferedBodyBytes", options?.maxBufferedBodyBytes, defaults.maxBufferedBodyBytes),
+      maxHeaderBytes: positive(problems, "maxHeaderBytes", options?.maxHeaderBytes, defaults.maxHeaderBytes),
+      deadlineMillis: millis(problems, "deadline", options?.deadline, defaults.deadlineMillis),
+      maxConcurrent,
+      maxSubscriptions: positive(problems, "maxSubscriptions", options?.maxSubscriptions, defaults.maxSubscriptions),
+      maxSubscriptionBytes: positive(problems, "maxSubscriptionBytes", options?.maxSubscriptionBytes, defaults.maxSubscriptionBytes),
+      subscriptionIntervalMillis: interval(problems, options?.subscriptionInterval),
+      allowedHosts: options?.allowedHosts ?? defaults.allowedHosts,
+      allowedOrigins: options?.allowedOrigins ?? defaults.allowedOrigins,
+      sessions: sessionsOf(problems, options?.sessions, maxConcurrent)
+    }
+    return problems.length === 0
+      ? Effect.succeed(settings)
+      : Effect.fail(new ConfigurationError({ message: `@snodo/http options: ${problems.join("; ")}` }))
+  })

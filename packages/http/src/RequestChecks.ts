@@ -2,7 +2,7 @@
  * The checks a request passes before its body is read, and the refusals of a body that could not
  * be read: the same for every adapter (`McpHttp` on Effect's HTTP server, `NodeServe` on Node's).
  *
- * In order: the method (405), the head size (431), one `Host` (400), the host addressed (the
+ * In order: the method (405), the head size (431), one `Host` and at most one `Authorization` (400), the host addressed (the
  * authority of an absolute-form target, else `Host`) and `Origin` (403), capacity (503),
  * `Content-Type` and `Content-Encoding` (415), `Accept` (406). Each refusal names its reason and carries a JSON-RPC error
  * without an `id`.
@@ -52,6 +52,8 @@ const busyCloseHeaders = { "retry-after": "1", connection: "close" }
 export interface Framing {
   readonly target: string
   readonly hosts: number
+  /** How many `Authorization` headers it had, where the platform kept them apart (Node). */
+  readonly authorizations?: number
 }
 
 /**
@@ -80,7 +82,7 @@ const encodingHeaders = { "accept-encoding": "identity" }
 
 /**
  * The checks of the head every request passes first, or `undefined`: the head size (431), one
- * `Host` (400), `Host` and `Origin` (403). All a GET or DELETE of an initialize-era session
+ * `Host` and at most one `Authorization` (400), `Host` and `Origin` (403). All a GET or DELETE of an initialize-era session
  * (sessions on) is checked for; a POST goes on with {@link beforeBody}'s.
  *
  * @category combinators
@@ -97,6 +99,10 @@ export const beforeSession = (
   }
   if (framing !== undefined && framing.hosts > 1) {
     return Replies.refuse(400, -32600, "Bad Request: more than one Host header", closeHeaders)
+  }
+  // Node keeps the first of two `Authorization` headers; a proxy in front may have checked the other.
+  if (framing?.authorizations !== undefined && framing.authorizations > 1) {
+    return Replies.refuse(400, -32600, "Bad Request: more than one Authorization header", closeHeaders)
   }
   const host = authorityOf(framing?.target, single(headers["host"]))
   const forbidden = Security.checkHost(settings.allowedHosts, host) ??

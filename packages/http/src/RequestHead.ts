@@ -42,6 +42,11 @@ export interface RequestHead {
   readonly mcp: ReadonlyMap<string, string | typeof Repeated>
   /** How many `Host` headers were sent (RFC 9112 §3.2: exactly one; a joined list counts as two). */
   readonly hosts: number
+  /**
+   * How many `Authorization` headers were sent: more than one is refused, as Node keeps only the
+   * first and a gateway may have checked another (a joined list counts as one: it cannot be told apart).
+   */
+  readonly authorizations: number
   /** The W3C trace context headers, when a `traceparent` was sent (validated by the runtime). */
   readonly trace: Trace | undefined
 }
@@ -81,6 +86,7 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
   let hosts = 0
+  let authorizations = 0
   let traceparent: string | undefined
   let tracestate: string | undefined
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -92,9 +98,10 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
       if (isMcp(lower)) add(mcp, lower, value)
       else if (lower === "traceparent") traceparent = joined(traceparent, value)
       else if (lower === "tracestate") tracestate = joined(tracestate, value)
+      else if (lower === "authorization") authorizations++
     } else if (name.length === 4 && name.toLowerCase() === "host") hosts++
   }
-  return { bytes, mcp, hosts, trace: traceOf(traceparent, tracestate) }
+  return { bytes, mcp, hosts, authorizations, trace: traceOf(traceparent, tracestate) }
 }
 
 /**
@@ -120,6 +127,7 @@ export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead 
     bytes,
     mcp,
     hosts: host === undefined ? 0 : host.includes(",") ? 2 : 1,
+    authorizations: headers["authorization"] === undefined ? 0 : 1,
     trace: traceOf(headers["traceparent"], headers["tracestate"])
   }
 }

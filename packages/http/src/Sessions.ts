@@ -10,18 +10,25 @@
  *
  * At most one GET stream per session carries the server's messages not tied to a request (list
  * changes, resource updates); a second GET is 409. A message for a session without an open stream
- * is dropped, as is one beyond 64 waiting to be written (a client that stopped reading).
+ * is dropped, as is one beyond 64 waiting to be written (a client that stopped reading). Streams
+ * are few and mortal: at most `maxStreams` are open at once and `maxStreamsPerPrincipal` of one
+ * principal (they hold a request's place each, and must leave room for the POSTs of everyone
+ * else), and each ends after `streamTimeout` (the client opens it again, a request that keeps the
+ * session alive). An open stream does not keep its session alive: only requests do.
  *
- * At most `max` sessions exist at once; creating one beyond first forgets the expired ones, then
- * answers 503. Sessions live in this process: behind a load balancer, route a session's requests
- * to the instance that issued it.
+ * At most `max` sessions exist at once, `maxPerPrincipal` of one principal, and a session that
+ * has not sent `notifications/initialized` within `initializeTimeout` is ended: one client cannot
+ * hold the table for the idle timeout. Creating one beyond a bound first forgets the expired ones,
+ * then is refused with the time until the first of them expires (the 503's `Retry-After`).
+ * Sessions live in this process: behind a load balancer, route a session's requests to the
+ * instance that issued it.
  *
  * @example
  * ```ts
  * import * as Sessions from "@snodo/http/Sessions"
  *
- * const sessions = Sessions.make({ max: 1024, idleMillis: 30 * 60_000 }, Effect.runFork)
- * const created = sessions.create("anonymous") // an HttpSession, or undefined when full
+ * const sessions = Sessions.make(Options.defaultSessions, Effect.runFork)
+ * const created = sessions.create("anonymous") // an HttpSession, or the Refused to answer 503 with
  * ```
  *
  * @since 0.1.0
@@ -50,6 +57,21 @@ export interface HttpSession {
 }
 
 /**
+ * A session or a stream refused by a bound: which (`sessions`, `sessionsPerPrincipal`, `streams`,
+ * `streamsPerPrincipal`), its value, and when a place frees up at the latest without anyone's
+ * help (the first expiry or stream deadline among those holding the places).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Refused {
+  readonly _tag: "Refused"
+  readonly bound: "sessions" | "sessionsPerPrincipal" | "streams" | "streamsPerPrincipal"
+  readonly limit: number
+  readonly retryAfterMillis: number
+}
+
+/**
  * The sessions of one application.
  *
  * @category models
@@ -57,61 +79,111 @@ export interface HttpSession {
  */
 export interface Sessions {
   readonly settings: SessionSettings
-  /** A new session of `principal`, or `undefined` when `max` sessions exist. */
-  readonly create: (principal: string) => HttpSession | undefined
+  /** A new session of `principal`, or the bound that refused it. */
+  readonly create: (principal: string) => HttpSession | Refused
   /** The live session with this id, if `principal` created it (and marks it used). */
   readonly find: (id: string, principal: string) => HttpSession | undefined
   /** Ends a session: its stream ends, its hub subscription and waiting requests with it. */
   readonly remove: (id: string) => void
   /**
    * Opens the session's GET stream on `delivery`; returns the release to call once the response is
-   * over, or `"conflict"` when it already has one.
+   * over, `"conflict"` when it already has one, or the bound that refused it.
    */
-  readonly attach: (session: HttpSession, delivery: Delivery) => (() => void) | "conflict"
+  readonly attach: (session: HttpSession, delivery: Delivery) => (() => void) | "conflict" | Refused
   /** Sessions alive. */
   readonly size: () => number
+  /** GET streams open. */
+  readonly streams: () => number
   /** Ends every session and refuses new ones (shutdown). */
   readonly closeAll: () => void
 }
 
+interface Stream {
+  readonly delivery: Delivery
+  readonly endsAt: number
+  readonly timer: ReturnType<typeof setTimeout>
+  /** The session's notifications to this stream (bounded; paced by `paceMillis`). */
+  readonly outbox: Outbox.Outbox
+}
+
 interface Entry {
   readonly http: HttpSession
+  readonly createdAt: number
   lastSeen: number
-  stream: { readonly delivery: Delivery; readonly outbox: Outbox.Outbox } | undefined
+  stream: Stream | undefined
 }
 
 const newId = (): string => randomBytes(24).toString("base64url")
 
+const increment = (counts: Map<string, number>, key: string, by: number): void => {
+  const next = (counts.get(key) ?? 0) + by
+  if (next <= 0) counts.delete(key)
+  else counts.set(key, next)
+}
+
 /**
  * A store. `run` runs the effect that ends a core session (unsubscribing it from the hub) with the
- * application's services.
+ * application's services. With `paceMillis` (the transport's `subscriptionInterval`), a GET stream
+ * writes at most once per interval: the notifications of the interval leave together in one write,
+ * a notification already waiting is not queued twice (a second `tools/list_changed` says nothing
+ * new), and one publisher cannot make a write per stream per change.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown): Sessions => {
+export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown, paceMillis = 0): Sessions => {
   const entries = new Map<string, Entry>()
+  const perPrincipal = new Map<string, number>()
+  const streamsPerPrincipal = new Map<string, number>()
+  let streams = 0
   let closed = false
 
-  const end = (entry: Entry) => {
-    entries.delete(entry.http.id)
+  const closeStream = (entry: Entry): void => {
     const stream = entry.stream
+    if (stream === undefined) return
     entry.stream = undefined
-    stream?.delivery.end()
+    clearTimeout(stream.timer)
+    stream.outbox.close()
+    streams--
+    increment(streamsPerPrincipal, entry.http.principal, -1)
+    stream.delivery.end()
+  }
+
+  const end = (entry: Entry) => {
+    if (entries.get(entry.http.id) !== entry) return
+    entries.delete(entry.http.id)
+    increment(perPrincipal, entry.http.principal, -1)
+    closeStream(entry)
     run(entry.http.session.end)
   }
 
-  const expired = (entry: Entry, now: number) => entry.stream === undefined && now - entry.lastSeen > settings.idleMillis
+  /** When the session ends unless a request comes: idle, or never initialized in time. */
+  const expiresAt = (entry: Entry): number => {
+    const idle = entry.lastSeen + settings.idleMillis
+    return entry.http.session.initialized ? idle : Math.min(idle, entry.createdAt + settings.initializeMillis)
+  }
+
+  const expired = (entry: Entry, now: number) => now >= expiresAt(entry)
 
   const sweep = (now: number) => {
     for (const entry of entries.values()) if (expired(entry, now)) end(entry)
   }
 
-  const create = (principal: string): HttpSession | undefined => {
-    if (closed) return undefined
+  /** The bound, with the time until the first of the places it counts frees up by itself. */
+  const refused = (bound: Refused["bound"], limit: number, now: number, counts: (entry: Entry) => boolean, at: (entry: Entry) => number): Refused => {
+    let first = Infinity
+    for (const entry of entries.values()) if (counts(entry)) first = Math.min(first, at(entry))
+    return { _tag: "Refused", bound, limit, retryAfterMillis: Number.isFinite(first) ? Math.max(0, first - now) : settings.initializeMillis }
+  }
+
+  const create = (principal: string): HttpSession | Refused => {
+    if (closed) return { _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 }
     const now = Date.now()
-    if (entries.size >= settings.max) sweep(now)
-    if (entries.size >= settings.max) return undefined
+    if (entries.size >= settings.max || (perPrincipal.get(principal) ?? 0) >= settings.maxPerPrincipal) sweep(now)
+    if ((perPrincipal.get(principal) ?? 0) >= settings.maxPerPrincipal) {
+      return refused("sessionsPerPrincipal", settings.maxPerPrincipal, now, (entry) => entry.http.principal === principal, expiresAt)
+    }
+    if (entries.size >= settings.max) return refused("sessions", settings.max, now, () => true, expiresAt)
     const id = newId()
     const entry: Entry = {
       http: {
@@ -123,10 +195,12 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
           requests: OutgoingRequests.make()
         })
       },
+      createdAt: now,
       lastSeen: now,
       stream: undefined
     }
     entries.set(id, entry)
+    increment(perPrincipal, principal, 1)
     return entry.http
   }
 
@@ -142,21 +216,38 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     return entry.http
   }
 
-  const attach = (session: HttpSession, delivery: Delivery): (() => void) | "conflict" => {
+  const attach = (session: HttpSession, delivery: Delivery): (() => void) | "conflict" | Refused => {
     const entry = entries.get(session.id)
     if (entry === undefined) return () => {}
     if (entry.stream !== undefined) return "conflict"
-    const outbox = Outbox.makeUnsafe({ write: (frame, written) => delivery.event(`data: ${frame}\n\n`, written) })
-    const stream = { delivery, outbox }
+    const now = Date.now()
+    const principal = entry.http.principal
+    const endsAt = (other: Entry) => other.stream?.endsAt ?? Infinity
+    if ((streamsPerPrincipal.get(principal) ?? 0) >= settings.maxStreamsPerPrincipal) {
+      return refused("streamsPerPrincipal", settings.maxStreamsPerPrincipal, now, (other) => other.stream !== undefined && other.http.principal === principal, endsAt)
+    }
+    if (streams >= settings.maxStreams) {
+      return refused("streams", settings.maxStreams, now, (other) => other.stream !== undefined, endsAt)
+    }
+    // At its deadline the stream ends (the client opens it again); a session expired meanwhile ends too.
+    const timer = setTimeout(() => {
+      if (entry.stream !== stream) return
+      closeStream(entry)
+      if (expired(entry, Date.now())) end(entry)
+    }, settings.streamMillis)
+    const outbox = Outbox.makeUnsafe({
+      write: (frames, written) => delivery.event(frames.map((frame) => `data: ${frame}\n\n`).join(""), written),
+      paceMillis
+    })
+    const stream: Stream = { delivery, endsAt: now + settings.streamMillis, timer, outbox }
     entry.stream = stream
+    streams++
+    increment(streamsPerPrincipal, principal, 1)
     delivery.open()
     // An SSE comment: the answer's head leaves now, not with the first change.
     delivery.event(": stream open\n\n", undefined)
     return () => {
-      if (entry.stream !== stream) return
-      entry.stream = undefined
-      entry.lastSeen = Date.now()
-      delivery.end()
+      if (entry.stream === stream) closeStream(entry)
     }
   }
 
@@ -170,6 +261,7 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     },
     attach,
     size: () => entries.size,
+    streams: () => streams,
     closeAll: () => {
       closed = true
       // `end` deletes from the map while this walks it: Map iteration allows that.

@@ -5,14 +5,13 @@
  * their POSTed answers, and the 2026-07-28 path left exactly as it was. Every message written
  * under 2025-11-25 is checked against that revision's schema.json.
  */
-import { Content, Input, McpLog, McpServer, Principal, Resource, SubscriptionHub, Tool } from "@snodo/core"
-import type * as Authentication from "@snodo/http/Authentication"
+import { Content, Input, McpLog, McpServer, Resource, SubscriptionHub, Tool } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Schema } from "effect"
 import * as Http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { validateServerMessage2025 } from "../../../test/support/OfficialSchema2025.ts"
+import { base, initializeBody, legacy, postLegacy, type Served, serveEra, sessionHeaders } from "./support/EraServer.ts"
 import { errorOf, eventually, post, type RawResponse, request, send } from "./support/Raw.ts"
 
 const NameForm = Input.form({
@@ -27,48 +26,9 @@ const log = Tool.make("log", { input: Schema.Struct({}) }, () => McpLog.log("inf
 const readme = Resource.make({ uri: "file:///readme", name: "readme" }, () => Effect.succeed(Content.textContents("file:///readme", "hi")))
 
 /** Callers name themselves in `x-user` (anonymous without it). */
-const byHeader: Authentication.Authenticator = {
-  authenticate: (headers) => {
-    const user = headers["x-user"]
-    return typeof user === "string"
-      ? Effect.succeed({ principal: Principal.Principal.of({ id: user, claims: {} }), grant: undefined })
-      : Effect.succeed({ principal: Principal.anonymous, grant: undefined })
-  }
-}
 
-const serve = async (options: NodeServe.ServeOptions, dialects: ReadonlyArray<"2026-07-28" | "2025-11-25"> = ["2026-07-28", "2025-11-25"]) => {
-  const hub = SubscriptionHub.makeMemory()
-  const server = McpServer.make({ name: "era-http", version: "1.0.0", logging: true, dialects }).add(ask, echo, log, readme)
-  const runtime = ManagedRuntime.make(
-    NodeServe.layer({ port: 0, authenticate: byHeader, ...options }).pipe(
-      Layer.provide(server.layer.pipe(Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub))))
-    )
-  )
-  const http = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
-  if (http.address._tag === "UnixPathAddress") throw new Error("expected TCP")
-  return { runtime, hub, url: `http://127.0.0.1:${http.address.port}/mcp` }
-}
-
-type Served = Awaited<ReturnType<typeof serve>>
-
-const base = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-
-let nextId = 1
-const legacy = (method: string, params?: Record<string, unknown>) =>
-  params === undefined ? { jsonrpc: "2.0", id: nextId++, method } : { jsonrpc: "2.0", id: nextId++, method, params }
-
-const initializeBody = () =>
-  legacy("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "raw", version: "1.0.0" } })
-
-/** POSTs an initialize-era body with exactly these headers (beside content type and accept). */
-const postLegacy = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  send(url, body, { rawHeaders: Object.entries({ ...base, ...headers }) })
-
-const sessionHeaders = (session: string, extra: Record<string, string> = {}) => ({
-  "mcp-protocol-version": "2025-11-25",
-  "mcp-session-id": session,
-  ...extra
-})
+const serve = (options: NodeServe.ServeOptions, dialects: ReadonlyArray<"2026-07-28" | "2025-11-25"> = ["2026-07-28", "2025-11-25"]) =>
+  serveEra(McpServer.make({ name: "era-http", version: "1.0.0", logging: true, dialects }).add(ask, echo, log, readme), options)
 
 /** Validates each message of a response under 2025-11-25. */
 const expectValid2025 = (response: RawResponse, requestMethod?: string) => {
@@ -140,6 +100,7 @@ describe("sessionless (the default)", () => {
     const asked = await postLegacy(served.url, legacy("tools/call", { name: "ask", arguments: {} }), headers)
     expect(errorOf(asked).code).toBe(-32603)
     expect(errorOf(asked).message).toContain("need a session")
+    expect(errorOf(asked).message).toContain("`sessions: true`")
     expect((await send(served.url, undefined, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(405)
     expect((await send(served.url, undefined, { method: "DELETE" })).status).toBe(405)
     const answer = await postLegacy(served.url, { jsonrpc: "2.0", id: "snodo-1", result: {} }, headers)
@@ -169,7 +130,11 @@ describe("a server with 2026-07-28 only", () => {
   it("refuses a v1 client's initialize as it always did, and serves no GET", async () => {
     const refused = await postLegacy(served.url, initializeBody())
     expect(refused.status).toBe(400)
-    expect(errorOf(refused)).toMatchObject({ code: -32020, message: "Header mismatch: missing MCP-Protocol-Version header" })
+    expect(errorOf(refused)).toMatchObject({ code: -32020 })
+    // The refusal names the option that would serve this client.
+    expect(errorOf(refused).message).toBe(
+      'Header mismatch: missing MCP-Protocol-Version header (initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: ["2026-07-28", "2025-11-25"] }))'
+    )
     expect(refused.headers["mcp-session-id"]).toBeUndefined()
     expect((await send(served.url, undefined, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(405)
   })

@@ -1,9 +1,10 @@
 /** The checks before the body, in their order, and the refusals of a body that could not be read. */
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Options from "@snodo/http/Options"
 import * as RequestChecks from "@snodo/http/RequestChecks"
 
-const settings = Options.resolve({ maxHeaderBytes: 1000, maxConcurrent: 2, maxBodyBytes: 4096 })
+const settings = Effect.runSync(Options.resolve({ maxHeaderBytes: 1000, maxConcurrent: 2, maxBodyBytes: 4096 }))
 
 const good: RequestChecks.CheckedHeaders = {
   host: "127.0.0.1:3000",

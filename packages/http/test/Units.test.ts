@@ -1,5 +1,6 @@
 /** The pure parts of the transport: header values, negotiation, security policies, statuses. */
 import { Dialect2026_07_28 } from "@snodo/core/dialect"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Negotiation from "../src/Negotiation.ts"
 import * as Options from "@snodo/http/Options"
@@ -111,10 +112,14 @@ describe("Replies and Options", () => {
     expect([statusOf(-32601), statusOf(-32603), statusOf(-32001), statusOf(-32019)]).toEqual([404, 500, 200, 200])
   })
 
-  it("resolves defaults and refuses nonsense limits", () => {
-    expect(Options.resolve(undefined)).toEqual(Options.defaults)
-    expect(Options.resolve({ deadline: "2 seconds" }).deadlineMillis).toBe(2000)
-    expect(() => Options.resolve({ maxBodyBytes: 0 })).toThrow(RangeError)
-    expect(() => Options.resolve({ maxConcurrent: 1.5 })).toThrow(RangeError)
+  it("resolves defaults and refuses nonsense limits with a ConfigurationError naming each (no throw)", () => {
+    expect(Effect.runSync(Options.resolve(undefined))).toEqual(Options.defaults)
+    expect(Effect.runSync(Options.resolve({ deadline: "2 seconds" })).deadlineMillis).toBe(2000)
+    expect(Effect.runSync(Options.resolve({ subscriptionInterval: 0 })).subscriptionIntervalMillis).toBe(0)
+    const refused = Effect.runSync(Effect.flip(Options.resolve({ maxBodyBytes: 0, maxConcurrent: 1.5, sessions: { idleTimeout: -5 } })))
+    expect(refused._tag).toBe("ConfigurationError")
+    expect(refused.message).toBe(
+      "@snodo/http options: maxConcurrent must be a positive integer, got 1.5; maxBodyBytes must be a positive integer, got 0; sessions.idleTimeout must be a positive integer, got -5"
+    )
   })
 })

@@ -44,6 +44,7 @@
  * @since 0.1.0
  */
 import { Principal } from "@snodo/core"
+import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Authentication from "@snodo/http/Authentication"
 import * as NodeServe from "@snodo/http/NodeServe"
@@ -151,14 +152,48 @@ const checkScopes = (name: string, scopes: ReadonlyArray<string> | undefined) =>
 }
 
 /**
- * The principal of a verified token.
+ * Whom a verified token speaks for: a `user` (a resource owner, its `sub`), or a `client` acting
+ * on its own behalf (no `sub`, or a `sub` that is the client itself, as client-credentials tokens
+ * carry it: RFC 9068 §2.2).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const kindOf = (token: AccessToken): "user" | "client" => {
+  const sub = token.claims["sub"]
+  return typeof sub === "string" && sub !== "" && sub !== token.clientId ? "user" : "client"
+}
+
+/**
+ * The principal id of a verified token: `<kind>:<issuer>#<subject>`, so that a client named like
+ * a user is not that user, two issuers' subjects never meet, and no token is ever the
+ * unauthenticated principal (`anonymous`, which has no `:`). In the issuer, `%` and `#` are
+ * percent-encoded, so the id reads back unambiguously.
+ *
+ * @example
+ * ```ts
+ * import * as ResourceServer from "@snodo/oauth/ResourceServer"
+ *
+ * ResourceServer.principalId("user", "https://auth.example.com", "alice")   // "user:https://auth.example.com#alice"
+ * ResourceServer.principalId("client", "https://auth.example.com", "alice") // "client:https://auth.example.com#alice"
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const principalId = (kind: "user" | "client", issuer: string, subject: string): string =>
+  `${kind}:${issuer.replaceAll("%", "%25").replaceAll("#", "%23")}#${subject}`
+
+/**
+ * The principal of a verified token: its id namespaced by kind and issuer ({@link principalId}),
+ * its claims the verified ones with `scopes` (and `client_id`).
  *
  * @category combinators
  * @since 0.1.0
  */
 export const principalOf = (token: AccessToken): Principal.Principal["Service"] =>
   Principal.Principal.of({
-    id: token.subject,
+    id: principalId(kindOf(token), token.issuer, token.subject),
     claims: token.clientId === undefined
       ? { ...token.claims, scopes: token.scopes }
       : { ...token.claims, client_id: token.clientId, scopes: token.scopes }
@@ -324,7 +359,7 @@ export const layerMetadata: Layer.Layer<never, never, HttpRouter.HttpRouter | Re
  */
 export const layerNodeServe = (
   options?: NodeServe.ServeOptions
-): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime | ResourceServer> =>
+): Layer.Layer<HttpServer.HttpServer, ServeError | ConfigurationError, ServerRuntime | ResourceServer> =>
   Layer.unwrap(Effect.map(Effect.service(ResourceServer), (server) => NodeServe.layer({ ...options, authenticate: server.authenticator })))
 
 /**
@@ -336,5 +371,5 @@ export const layerNodeServe = (
  */
 export const layerServe = (
   options?: NodeServe.ServeOptions
-): Layer.Layer<HttpServer.HttpServer, ServeError, ServerRuntime | ResourceServer> =>
+): Layer.Layer<HttpServer.HttpServer, ServeError | ConfigurationError, ServerRuntime | ResourceServer> =>
   HttpRouter.serve(layerMetadata, { disableLogger: true, disableListenLog: true }).pipe(Layer.provideMerge(layerNodeServe(options)))

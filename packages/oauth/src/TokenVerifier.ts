@@ -34,7 +34,11 @@ import { canonicalOrUndefined } from "./ResourceMetadata.ts"
  * @since 0.1.0
  */
 export interface AccessToken {
-  /** Who the token speaks for: its `sub`, or for a client acting on its own behalf its `client_id`. */
+  /**
+   * Who the token speaks for: its `sub`, or for a client acting on its own behalf its `client_id`.
+   * Not an identity on its own: the principal id adds the kind and the issuer
+   * (`ResourceServer.principalId`).
+   */
   readonly subject: string
   /** The client it was issued to (`client_id`, or `azp`), when the token says. */
   readonly clientId: string | undefined

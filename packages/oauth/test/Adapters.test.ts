@@ -109,7 +109,7 @@ describe.each(adapters)("ResourceServer on %s", (adapter) => {
     const token = await as.mint({ sub: "ada", client_id: "cli", aud: server().url, scope: "mcp" })
     const response = await post(server().url, request("tools/call", { name: "whoami", arguments: {} }), bearer(token))
     expect(response.status).toBe(200)
-    expect((response.messages[0]!["result"] as { structuredContent: unknown }).structuredContent).toEqual({ id: "ada", scopes: ["mcp"], client: "cli" })
+    expect((response.messages[0]!["result"] as { structuredContent: unknown }).structuredContent).toEqual({ id: `user:${as.issuer}#ada`, scopes: ["mcp"], client: "cli" })
   })
 
   it("answers an insufficient scope refusal 403 with the challenge", async () => {
@@ -162,6 +162,6 @@ describe("a provider-specific audience", () => {
       Layer.provide(JwtVerifier.layer({ issuer: as.issuer })),
       Layer.provide(FetchHttpClient.layer)
     )
-    expect(await Effect.runPromise(program.pipe(Effect.provide(layer)))).toEqual(["entra-user", 401, resource])
+    expect(await Effect.runPromise(program.pipe(Effect.provide(layer)))).toEqual([`user:${as.issuer}#entra-user`, 401, resource])
   })
 })

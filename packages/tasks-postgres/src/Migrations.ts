@@ -100,6 +100,16 @@ export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlErro
   created_at bigint NOT NULL
 )`)
     yield* sql.unsafe(`CREATE INDEX snodo_hub_payloads_created ON ${n.hubPayloads} (created_at)`)
+  }),
+  "0002_stored_quotas": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Bytes of JSON a task stores (work, answers, result, error: TaskStore.bytesOf), for the byte
+    // budgets; rows of 0001 are measured once here.
+    yield* sql.unsafe(`ALTER TABLE ${n.tasks} ADD COLUMN bytes bigint NOT NULL DEFAULT 0`)
+    yield* sql.unsafe(`UPDATE ${n.tasks} SET bytes = octet_length(work::text) + octet_length(answers::text)
+  + coalesce(octet_length(result::text), 0) + coalesce(octet_length(error::text), 0)`)
+    // What a principal's stored quota counts (any status).
+    yield* sql.unsafe(`CREATE INDEX snodo_tasks_principal ON ${n.tasks} (principal, expires_at)`)
   })
 })
 

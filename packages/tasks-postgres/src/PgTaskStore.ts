@@ -33,7 +33,7 @@
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import { applyResponses, newRecord, TaskLimitReached, TaskStore, TaskStoreError, type Transition } from "@snodo/tasks/TaskStore"
+import { applyResponses, bytesOf, checkLimits, jsonBytes, newRecord, TaskStore, TaskStoreError, type Transition, type Usage } from "@snodo/tasks/TaskStore"
 import { Effect, Layer, Schema } from "effect"
 import { SqlError, type Statement } from "effect/sql"
 import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
@@ -62,8 +62,18 @@ const whole = (millis: number): number => Math.ceil(millis)
 
 const json = (value: unknown): string => JSON.stringify(value)
 
-const Count = Schema.Struct({ stored: Schema.Union([Schema.BigInt, Schema.Int]), active: Schema.Union([Schema.BigInt, Schema.Int]) })
-const decodeCount = Schema.decodeUnknownEffect(Count)
+const Int8 = Schema.Union([Schema.BigInt, Schema.Int, Schema.NumberFromString])
+const Counts = Schema.Struct({
+  now: Int8,
+  stored: Int8,
+  bytes: Int8,
+  soonest: Schema.NullOr(Int8),
+  mine: Int8,
+  mine_bytes: Int8,
+  mine_soonest: Schema.NullOr(Int8),
+  active: Int8
+})
+const decodeCounts = Schema.decodeUnknownEffect(Counts)
 
 /**
  * Builds the store on the `PgClient` in context.
@@ -111,9 +121,9 @@ export const make = (options?: Options): Effect.Effect<TaskStore["Service"], Sql
         case "Resume":
           return sql`status = 'working', input_requests = '{}'::json`
         case "Complete":
-          return sql`status = 'completed', result = ${json(transition.result)}::json, input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL`
+          return sql`status = 'completed', result = ${json(transition.result)}::json, bytes = t.bytes + ${jsonBytes(transition.result)}, input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL`
         case "Fail":
-          return sql`status = 'failed', error = ${json(transition.error)}::json, input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL`
+          return sql`status = 'failed', error = ${json(transition.error)}::json, bytes = t.bytes + ${jsonBytes(transition.error)}, input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL`
         case "Retry":
           return sql`status = 'working', input_requests = '{}'::json, lease_owner = NULL, lease_expires_at = NULL, next_run_at = now.ms + ${whole(transition.delayMs)}`
         case "Release":
@@ -129,25 +139,31 @@ export const make = (options?: Options): Effect.Effect<TaskStore["Service"], Sql
       const ttlMs = task.ttlMs === null ? null : whole(task.ttlMs)
       // What newRecord would build, with the database's clock (now.ms) for every time.
       const template = newRecord({ ...task, ttlMs }, 0, lease === undefined ? undefined : { owner: lease.owner, leaseMs: whole(lease.leaseMs) })
-      const counts = sql`counts AS (SELECT
-  (SELECT count(*) FROM (SELECT 1 FROM ${table} LIMIT ${limits.maxStored}) AS stored) AS stored,
-  (SELECT count(*) FROM ${table} AS t WHERE t.principal = ${task.work.principal.id} AND ${live}) AS active
-)`
+      const principal = task.work.principal.id
+      const bytes = bytesOf({ ...task, result: undefined, error: undefined })
+      const unexpired = sql.unsafe("(expires_at IS NULL OR expires_at > now.ms)")
+      const counts = sql`all_tasks AS (SELECT count(*) AS stored, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}, now WHERE ${unexpired}),
+mine AS (SELECT count(*) AS stored, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}, now WHERE principal = ${principal} AND ${unexpired}),
+active AS (SELECT count(*) AS n FROM ${table} AS t WHERE t.principal = ${principal} AND ${live})`
+      const most = (limit: number | undefined) => limit === undefined || !Number.isFinite(limit) ? Number.MAX_SAFE_INTEGER : limit
       return guarded("create", sql.withTransaction(Effect.gen(function*() {
         // Held until commit: creates on every instance count and insert one at a time. The
         // statements after it see every task committed before it was granted.
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${n.capacityLock}))`
+        // One statement while the lock is held: counted and inserted when every limit holds.
         const rows = yield* sql`WITH ${clock}, ${counts}
 INSERT INTO ${table} (
   task_id, principal, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms,
-  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at
+  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at, bytes
 )
 SELECT ${template.taskId}, ${template.principal}, ${template.status}, NULL, now.ms, now.ms, ${ttlMs},
   ${ttlMs === null ? null : sql`now.ms + ${ttlMs}`}, ${whole(template.pollIntervalMs)},
   ${json(template.work)}::json, '{}'::json, ${json(template.answers)}::json, NULL, NULL, ${template.revision}, ${template.generation},
-  ${template.attempt}, ${template.leaseOwner ?? null}, ${lease === undefined ? null : sql`now.ms + ${whole(lease.leaseMs)}`}, now.ms
-FROM now, counts
-WHERE counts.stored < ${limits.maxStored} AND counts.active < ${limits.maxActivePerPrincipal}
+  ${template.attempt}, ${template.leaseOwner ?? null}, ${lease === undefined ? null : sql`now.ms + ${whole(lease.leaseMs)}`}, now.ms, ${bytes}
+FROM now, all_tasks, mine, active
+WHERE active.n < ${most(limits.maxActivePerPrincipal)} AND mine.stored < ${most(limits.maxStoredPerPrincipal)}
+  AND mine.bytes + ${bytes} <= ${most(limits.maxStoredBytesPerPrincipal)} AND all_tasks.stored < ${most(limits.maxStored)}
+  AND all_tasks.bytes + ${bytes} <= ${most(limits.maxStoredBytes)}
 RETURNING *`.pipe(
           Effect.catchIf(
             (error) => error.reason._tag === "UniqueViolation" || error.reason._tag === "ConstraintError",
@@ -156,22 +172,43 @@ RETURNING *`.pipe(
         )
         const created = yield* first(rows)
         if (created !== undefined) return created
-        // Refused: say which limit (still under the lock, so the counts are the ones the insert saw).
-        const [rawCount] = yield* sql`WITH ${counts} SELECT stored, active FROM counts`
-        const count = yield* Effect.mapError(decodeCount(rawCount), storeError("counting tasks"))
-        return yield* Number(count.stored) >= limits.maxStored
-          ? new TaskLimitReached({ limit: "stored", max: limits.maxStored })
-          : new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
+        // Refused: say which limit, and when room is expected (still under the lock: the counts the insert saw).
+        const [raw] = yield* sql`WITH ${clock}, ${counts}
+SELECT now.ms AS now, all_tasks.stored, all_tasks.bytes, all_tasks.soonest, mine.stored AS mine, mine.bytes AS mine_bytes,
+  mine.soonest AS mine_soonest, active.n AS active
+FROM now, all_tasks, mine, active`
+        const counted = yield* Effect.mapError(decodeCounts(raw), storeError("counting tasks"))
+        const usage = (stored: bigint | number, used: bigint | number, soonest: bigint | number | null): Usage => ({
+          stored: Number(stored),
+          bytes: Number(used),
+          soonest: soonest === null ? undefined : Number(soonest)
+        })
+        const refused = checkLimits(limits, bytes, {
+          all: usage(counted.stored, counted.bytes, counted.soonest),
+          principal: usage(counted.mine, counted.mine_bytes, counted.mine_soonest),
+          active: Number(counted.active)
+        }, Number(counted.now))
+        return yield* refused ?? new TaskStoreError({ message: "Task store: the insert returned no row" })
       })))
     }
 
     const claim: TaskStore["Service"]["claim"] = (owner, leaseMs, limit) =>
       guarded("claim", Effect.flatMap(
-        sql`WITH ${clock}, due AS (
-  SELECT candidate.task_id FROM ${table} AS candidate, now
-  WHERE candidate.status = 'working' AND candidate.next_run_at <= now.ms
-    AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= now.ms)
-  ORDER BY candidate.next_run_at
+        sql`WITH ${clock}, running AS (
+  SELECT leased.principal, count(*) AS n FROM ${table} AS leased, now
+  WHERE leased.status = 'working' AND leased.lease_expires_at > now.ms
+  GROUP BY leased.principal
+), ranked AS (
+  SELECT waiting.task_id, waiting.next_run_at,
+    coalesce(running.n, 0) + row_number() OVER (PARTITION BY waiting.principal ORDER BY waiting.next_run_at) AS share
+  FROM ${table} AS waiting CROSS JOIN now LEFT JOIN running ON running.principal = waiting.principal
+  WHERE waiting.status = 'working' AND waiting.next_run_at <= now.ms
+    AND (waiting.lease_expires_at IS NULL OR waiting.lease_expires_at <= now.ms)
+    AND (waiting.lease_owner IS NULL OR waiting.lease_owner <> ${owner})
+), due AS (
+  SELECT candidate.task_id FROM ${table} AS candidate JOIN ranked ON ranked.task_id = candidate.task_id, now
+  WHERE candidate.status = 'working' AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= now.ms)
+  ORDER BY ranked.share, ranked.next_run_at
   LIMIT ${Math.max(0, Math.floor(limit))}
   FOR UPDATE OF candidate SKIP LOCKED
 )
@@ -228,7 +265,7 @@ SELECT * FROM done`
         return yield* first(yield* sql`WITH ${clock}
 UPDATE ${table} AS t
 SET status = ${next.status}, input_requests = ${json(next.inputRequests)}::json, answers = ${json(next.answers)}::json,
-  revision = t.revision + 1, last_updated_at = now.ms
+  bytes = t.bytes + ${jsonBytes(next.answers) - jsonBytes(task.answers)}, revision = t.revision + 1, last_updated_at = now.ms
 FROM now
 WHERE t.task_id = ${taskId}
 RETURNING t.*`)

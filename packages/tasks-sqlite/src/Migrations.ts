@@ -92,6 +92,16 @@ export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, S
     yield* sql.unsafe(`CREATE INDEX ${tasksTable}_due ON ${tasksTable} (next_run_at) WHERE status = 'working'`)
     yield* sql.unsafe(`CREATE INDEX ${tasksTable}_active ON ${tasksTable} (principal) WHERE status IN ('working', 'input_required')`)
     yield* sql.unsafe(`CREATE INDEX ${tasksTable}_expiry ON ${tasksTable} (expires_at) WHERE expires_at IS NOT NULL`)
+  }),
+  "0002_stored_quotas": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Bytes of JSON a task stores (work, answers, result, error: TaskStore.bytesOf), for the byte
+    // budgets; rows of 0001 are measured once here.
+    yield* sql.unsafe(`ALTER TABLE ${tasksTable} ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`)
+    yield* sql.unsafe(`UPDATE ${tasksTable} SET bytes = length(CAST(work AS BLOB)) + length(CAST(answers AS BLOB))
+  + coalesce(length(CAST(result AS BLOB)), 0) + coalesce(length(CAST(error AS BLOB)), 0)`)
+    // What a principal's stored quota counts (any status).
+    yield* sql.unsafe(`CREATE INDEX ${tasksTable}_principal ON ${tasksTable} (principal, expires_at)`)
   })
 }
 

@@ -12,7 +12,8 @@
  * - **Expired tasks are deleted in bounded batches** (`expire(limit)` deletes at most `limit`).
  *
  * The store never migrates: {@link layer} checks the schema first and fails closed on a database of
- * another version (see `Migrations`).
+ * another version (see `Migrations`), then checks the file (`SqliteFile`: not corrupt, writable)
+ * and, while it serves, that the file was not deleted or replaced under it.
  *
  * @example
  * ```ts
@@ -25,10 +26,11 @@
  *
  * @since 0.1.0
  */
-import { applyResponses, newRecord, TaskLimitReached, TaskStore, TaskStoreError, type Transition } from "@snodo/tasks/TaskStore"
+import { applyResponses, bytesOf, checkLimits, jsonBytes, newRecord, TaskStore, TaskStoreError, type Transition, type Usage } from "@snodo/tasks/TaskStore"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { checkSchema, type SchemaMismatch, tasksTable } from "./Migrations.ts"
+import * as SqliteFile from "./SqliteFile.ts"
 import { first, json, records } from "./internal/TaskRow.ts"
 
 const failed = (message: string) => (cause: SqlError.SqlError) => new TaskStoreError({ message, cause })
@@ -37,20 +39,22 @@ const failed = (message: string) => (cause: SqlError.SqlError) => new TaskStoreE
 const whole = (millis: number): number => Math.ceil(millis)
 
 /**
- * Builds the store on the `SqlClient` in context.
+ * Builds the store on the `SqlClient` in context; with `file`, every write first checks the file is
+ * still the one opened (see `SqliteFile`).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClient> = Effect.gen(function*() {
+export const make = (file?: SqliteFile.SqliteFile): Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClient> => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const table = sql(tasksTable)
   const live = sql.unsafe("status IN ('working', 'input_required')")
   const now = Clock.currentTimeMillis
 
   /** A mutation: one BEGIN IMMEDIATE transaction, whatever the client's own BEGIN; SQL failures become TaskStoreError. */
+  const ensure = file?.ensure ?? Effect.void
   const mutation = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
-    sql.withTransaction(effect).pipe(
+    sql.withTransaction(Effect.andThen(ensure, effect)).pipe(
       Effect.provideService(SqlClient.BeginTransaction, "BEGIN IMMEDIATE"),
       Effect.mapError((error) => SqlError.isSqlError(error) ? new TaskStoreError({ message: `Task store: ${what} failed`, cause: error }) : error)
       // TypeScript cannot narrow a generic union by a guard: every SqlError was mapped above.
@@ -66,9 +70,9 @@ export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClien
       case "Resume":
         return sql`status = 'working', input_requests = '{}'`
       case "Complete":
-        return sql`status = 'completed', result = ${json(transition.result)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
+        return sql`status = 'completed', result = ${json(transition.result)}, bytes = bytes + ${jsonBytes(transition.result)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
       case "Fail":
-        return sql`status = 'failed', error = ${json(transition.error)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
+        return sql`status = 'failed', error = ${json(transition.error)}, bytes = bytes + ${jsonBytes(transition.error)}, input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL`
       case "Retry":
         return sql`status = 'working', input_requests = '{}', lease_owner = NULL, lease_expires_at = NULL, next_run_at = ${at + whole(transition.delayMs)}`
       case "Release":
@@ -78,24 +82,31 @@ export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClien
     }
   }
 
+  type Counted = { readonly n: number; readonly bytes: number; readonly soonest: number | null }
+  const usageOf = (row: Counted | undefined): Usage => ({ stored: row?.n ?? 0, bytes: row?.bytes ?? 0, soonest: row?.soonest ?? undefined })
+  /** Tasks not expired yet: what the stored quotas count. */
+  const unexpired = (at: number) => sql`(expires_at IS NULL OR expires_at > ${at})`
+
   const create: TaskStore["Service"]["create"] = (task, limits, lease) =>
     mutation("create", Effect.gen(function*() {
       const at = yield* now
-      const [stored] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${table}`
-      if ((stored?.n ?? 0) >= limits.maxStored) return yield* new TaskLimitReached({ limit: "stored", max: limits.maxStored })
-      const [active] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${table} WHERE principal = ${task.work.principal.id} AND ${live}`
-      if ((active?.n ?? 0) >= limits.maxActivePerPrincipal) {
-        return yield* new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
-      }
+      const principal = task.work.principal.id
+      const [all] = yield* sql<Counted>`SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table} WHERE ${unexpired(at)}`
+      const [mine] = yield* sql<Counted>`SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes, min(expires_at) AS soonest FROM ${table}
+WHERE principal = ${principal} AND ${unexpired(at)}`
+      const [active] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${table} WHERE principal = ${principal} AND ${live}`
+      const bytes = bytesOf({ ...task, result: undefined, error: undefined })
+      const refused = checkLimits(limits, bytes, { all: usageOf(all), principal: usageOf(mine), active: active?.n ?? 0 }, at)
+      if (refused !== undefined) return yield* refused
       const record = newRecord({ ...task, ttlMs: task.ttlMs === null ? null : whole(task.ttlMs) }, at, lease === undefined ? undefined : { owner: lease.owner, leaseMs: whole(lease.leaseMs) })
       const rows = yield* sql`INSERT INTO ${table} (
   task_id, principal, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms,
-  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at
+  work, input_requests, answers, result, error, revision, generation, attempt, lease_owner, lease_expires_at, next_run_at, bytes
 ) VALUES (
   ${record.taskId}, ${record.principal}, ${record.status}, NULL, ${record.createdAt}, ${record.lastUpdatedAt}, ${record.ttlMs},
   ${record.ttlMs === null ? null : record.createdAt + record.ttlMs}, ${whole(record.pollIntervalMs)},
   ${json(record.work)}, '{}', ${json(record.answers)}, NULL, NULL, ${record.revision}, ${record.generation}, ${record.attempt},
-  ${record.leaseOwner ?? null}, ${record.leaseExpiresAt ?? null}, ${record.nextRunAt}
+  ${record.leaseOwner ?? null}, ${record.leaseExpiresAt ?? null}, ${record.nextRunAt}, ${bytes}
 ) RETURNING *`.pipe(
         Effect.catchIf(
           (error) => error.reason._tag === "UniqueViolation" || error.reason._tag === "ConstraintError",
@@ -114,9 +125,18 @@ export const make: Effect.Effect<TaskStore["Service"], never, SqlClient.SqlClien
 SET generation = generation + 1, attempt = attempt + 1, lease_owner = ${owner}, lease_expires_at = ${at + whole(leaseMs)},
   revision = revision + 1, last_updated_at = ${at}
 WHERE task_id IN (
-  SELECT task_id FROM ${table}
-  WHERE status = 'working' AND next_run_at <= ${at} AND (lease_expires_at IS NULL OR lease_expires_at <= ${at})
-  ORDER BY next_run_at
+  SELECT task_id FROM (
+    SELECT candidate.task_id, candidate.next_run_at,
+      coalesce(running.n, 0) + row_number() OVER (PARTITION BY candidate.principal ORDER BY candidate.next_run_at) AS share
+    FROM ${table} AS candidate
+    LEFT JOIN (
+      SELECT principal, count(*) AS n FROM ${table} WHERE status = 'working' AND lease_expires_at > ${at} GROUP BY principal
+    ) AS running ON running.principal = candidate.principal
+    WHERE candidate.status = 'working' AND candidate.next_run_at <= ${at}
+      AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= ${at})
+      AND (candidate.lease_owner IS NULL OR candidate.lease_owner <> ${owner})
+  )
+  ORDER BY share, next_run_at
   LIMIT ${Math.max(0, Math.floor(limit))}
 )
 RETURNING *`
@@ -148,7 +168,7 @@ RETURNING *`)
       if (next === task) return task
       return yield* first(yield* sql`UPDATE ${table}
 SET status = ${next.status}, input_requests = ${json(next.inputRequests)}, answers = ${json(next.answers)},
-  revision = ${next.revision}, last_updated_at = ${next.lastUpdatedAt}
+  bytes = bytes + ${jsonBytes(next.answers) - jsonBytes(task.answers)}, revision = ${next.revision}, last_updated_at = ${next.lastUpdatedAt}
 WHERE task_id = ${taskId} AND revision = ${task.revision}
 RETURNING *`)
     }))
@@ -189,12 +209,14 @@ RETURNING *`)
 
 /**
  * The store as a Layer, on the `SqlClient` in context: fails closed (`SchemaMismatch`) unless the
- * database holds exactly this version's migrations.
+ * database holds exactly this version's migrations, and (`SqliteFileUnusable`) on a corrupt or
+ * read-only file.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<TaskStore, SchemaMismatch | SqlError.SqlError, SqlClient.SqlClient> = Layer.effect(
-  TaskStore,
-  Effect.andThen(checkSchema, make)
-)
+export const layer: Layer.Layer<TaskStore, SchemaMismatch | SqliteFile.SqliteFileUnusable | SqlError.SqlError, SqlClient.SqlClient> =
+  Layer.effect(
+    TaskStore,
+    Effect.andThen(checkSchema, Effect.flatMap(SqliteFile.check, make))
+  )

@@ -1,7 +1,8 @@
 /**
- * The SQLite task store in one Layer: a {@link SqliteClient} on the file, the schema check, and the
- * store; the migrations too when the application asks (`migrate: true`), or separately with
- * {@link migrate}.
+ * The SQLite task store in one Layer: a {@link SqliteClient} on the file, the schema check, the
+ * file check (`SqliteFile`: not corrupt, writable, not deleted while serving) and the store; the
+ * migrations too when the application asks (`migrate: true`), or separately with the
+ * {@link migrate} Effect. On an application's own `SqlClient` (sqlite dialect), {@link layerOnSqlClient}.
  *
  * @example
  * ```ts
@@ -14,11 +15,13 @@
  *
  * @since 0.1.0
  */
-import type { TaskStore } from "@snodo/tasks/TaskStore"
+import { TaskStore } from "@snodo/tasks/TaskStore"
 import { Effect, Layer } from "effect"
-import type { Migrator, SqlError } from "effect/sql"
+import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { checkSchema, migrate, type SchemaMismatch } from "./Migrations.ts"
 import * as SqliteClient from "./SqliteClient.ts"
+import * as SqliteFile from "./SqliteFile.ts"
+import type { SqliteFileUnusable } from "./SqliteFile.ts"
 import * as SqliteTaskStore from "./SqliteTaskStore.ts"
 
 /**
@@ -32,16 +35,52 @@ export interface Config extends SqliteClient.SqliteClientConfig {
 }
 
 /**
+ * Why the store could not start.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type LayerError = SqlError.SqlError | Migrator.MigrationError | SchemaMismatch | SqliteFileUnusable
+
+/**
+ * The store on the application's own `SqlClient` (any client of the sqlite dialect: this package's
+ * `SqliteClient`, the upstream driver, one shared with the application's tables), migrated first
+ * when asked (`migrate: true`; default false), then checked like {@link layer}.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as TasksSqlite from "@snodo/tasks-sqlite"
+ *
+ * const AppSql = TasksSqlite.SqliteClient.layer({ filename: "app.sqlite" })
+ * const Store = TasksSqlite.layerOnSqlClient({ migrate: true }).pipe(Layer.provide(AppSql))
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerOnSqlClient = (options: { readonly migrate?: boolean | undefined } = {}): Layer.Layer<TaskStore, LayerError, SqlClient.SqlClient> =>
+  options.migrate === true
+    // The file is checked before the migrations touch it: a corrupt file is refused as such.
+    ? Layer.effect(
+      TaskStore,
+      Effect.gen(function*() {
+        const file = yield* SqliteFile.check
+        yield* migrate
+        yield* checkSchema
+        return yield* SqliteTaskStore.make(file)
+      })
+    )
+    : SqliteTaskStore.layer
+
+/**
  * The store on its own SQLite file. Without `migrate: true` the database must already hold this
  * version's schema (else `SchemaMismatch`).
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer = (config: Config): Layer.Layer<TaskStore, SqlError.SqlError | Migrator.MigrationError | SchemaMismatch> =>
-  (config.migrate === true
-    ? Layer.unwrap(Effect.as(migrate, SqliteTaskStore.layer))
-    : SqliteTaskStore.layer
-  ).pipe(Layer.provide(SqliteClient.layer(config)))
+export const layer = (config: Config): Layer.Layer<TaskStore, LayerError> =>
+  layerOnSqlClient({ migrate: config.migrate }).pipe(Layer.provide(SqliteClient.layer(config)))
 
 export { checkSchema, migrate }

@@ -9,5 +9,7 @@
 export { checkSchema, migrate, migrationsTable, SchemaMismatch, tasksTable } from "./Migrations.ts"
 export * as Migrations from "./Migrations.ts"
 export * as SqliteClient from "./SqliteClient.ts"
+export * as SqliteFile from "./SqliteFile.ts"
+export { SqliteFileUnusable } from "./SqliteFile.ts"
 export * as SqliteTaskStore from "./SqliteTaskStore.ts"
-export { type Config, layer } from "./TasksSqlite.ts"
+export { type Config, layer, type LayerError, layerOnSqlClient } from "./TasksSqlite.ts"

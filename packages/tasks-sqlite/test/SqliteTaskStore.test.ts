@@ -43,7 +43,7 @@ describe("SQLite task store", () => {
     return Effect.gen(function*() {
       const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksSqlite.layer({ filename })))
       expect(refused).toBeInstanceOf(TasksSqlite.SchemaMismatch)
-      expect(refused).toMatchObject({ found: [], expected: ["1_create_tasks"] })
+      expect(refused).toMatchObject({ found: [], expected: ["1_create_tasks", "2_stored_quotas"] })
       // Building the refused store created no table: nothing migrates by itself.
       const tables = yield* Effect.provide(
         Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql<{ readonly name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`),
@@ -51,7 +51,7 @@ describe("SQLite task store", () => {
       )
       expect(tables).toEqual([])
       const ran = yield* Effect.provide(TasksSqlite.migrate, client(filename))
-      expect(ran).toEqual([[1, "create_tasks"]])
+      expect(ran).toEqual([[1, "create_tasks"], [2, "stored_quotas"]])
       expect(yield* Effect.provide(TasksSqlite.migrate, client(filename))).toEqual([])
       yield* Effect.provide(TasksSqlite.checkSchema, client(filename))
       const store = yield* Effect.provide(Effect.service(TaskStore), TasksSqlite.layer({ filename }))
@@ -66,12 +66,12 @@ describe("SQLite task store", () => {
         Effect.gen(function*() {
           yield* TasksSqlite.migrate
           const sql = yield* SqlClient.SqlClient
-          yield* sql`INSERT INTO ${sql(TasksSqlite.migrationsTable)} (migration_id, name) VALUES (2, 'from_the_future')`
+          yield* sql`INSERT INTO ${sql(TasksSqlite.migrationsTable)} (migration_id, name) VALUES (3, 'from_the_future')`
         }),
         client(filename)
       )
       const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksSqlite.layer({ filename, migrate: true })))
-      expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_from_the_future"] })
+      expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_stored_quotas", "3_from_the_future"] })
       expect(refused.message).toContain("another version")
     })
   })
@@ -115,4 +115,24 @@ describe("SQLite task store", () => {
       expect(claimed.length + rest.length).toBe(ids.size)
     }).pipe(Effect.scoped)
   })
+})
+
+describe("the store on an application's own SqlClient", () => {
+  it.effect("layerOnSqlClient migrates (when asked) and serves next to the application's own tables", () => {
+    const filename = file()
+    return Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE app_orders (id INTEGER PRIMARY KEY)`
+      const store = yield* TaskStore
+      const created = yield* store.create(newTask("on-own-client"), limits)
+      expect(yield* store.get(created.taskId)).toEqual(created)
+      expect(yield* sql`SELECT count(*) AS n FROM app_orders`).toEqual([{ n: 0 }])
+    }).pipe(Effect.provide(TasksSqlite.layerOnSqlClient({ migrate: true }).pipe(Layer.provideMerge(client(filename)))))
+  })
+
+  it.effect("without migrate it fails closed on an unmigrated database", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksSqlite.layerOnSqlClient().pipe(Layer.provide(client(file())))))
+      expect(refused).toMatchObject({ _tag: "SchemaMismatch" })
+    }))
 })

@@ -11,19 +11,23 @@
  * `Phase`): the MRTR rounds before it are answered synchronously, and the task is created there.
  * Without it the task is created as soon as the call arrives and the whole handler is the task's.
  *
+ * Name the tools by their definitions with {@link policies} (a misspelt tool is then a compile
+ * error, not a `ConfigurationError` at start), or by name in a record.
+ *
  * @example
  * ```ts
  * import * as Tasks from "@snodo/tasks"
  *
- * const tools = {
- *   slow_compute: Tasks.optional({ when: (args) => Number(args["seconds"]) >= 1 }),
- *   failing_job: Tasks.required(),
- *   confirm_then_run: Tasks.required({ detach: true })
- * }
+ * const tools = Tasks.policies(
+ *   [slowCompute, Tasks.optional({ when: (args) => Number(args["seconds"]) >= 1 })],
+ *   [failingJob, Tasks.required()],
+ *   [confirmThenRun, Tasks.required({ detach: true })]
+ * )
  * ```
  *
  * @since 0.1.0
  */
+import type { Tool } from "@snodo/core/Tool"
 
 /**
  * @category models
@@ -66,3 +70,21 @@ export const optional = (options?: {
  * @since 0.1.0
  */
 export const required = (options?: { readonly detach?: boolean }): Policy => ({ _tag: "Required", detach: options?.detach ?? false })
+
+/**
+ * The policies of tools named by their definitions (the values added to the server), as the
+ * record `Tasks.extension({ tools })` takes: a tool that does not exist cannot be named.
+ *
+ * @example
+ * ```ts
+ * import * as Tasks from "@snodo/tasks"
+ *
+ * Tasks.extension({ tools: Tasks.policies([report, Tasks.optional()], [deploy, Tasks.required({ detach: true })]) })
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const policies = (
+  ...entries: ReadonlyArray<readonly [tool: Pick<Tool<never>, "name">, policy: Policy]>
+): Readonly<Record<string, Policy>> => Object.fromEntries(entries.map(([tool, policy]) => [tool.name, policy]))

@@ -39,6 +39,11 @@ export interface Worker {
   readonly resume: Effect.Effect<void>
   /** A new `statusMessage` for the task. */
   readonly note: (statusMessage: string) => Effect.Effect<void>
+  /**
+   * Runs the wait for the client's answers: the runner gives the task's place back meanwhile and
+   * takes one again (fairly) before the handler goes on.
+   */
+  readonly idle: <A>(waiting: Effect.Effect<A>) => Effect.Effect<A>
 }
 
 /**
@@ -104,9 +109,14 @@ export class TaskInput implements Session {
         const parked = yield* this.worker.park(Object.fromEntries(this.outstanding))
         if (parked === undefined) return yield* Effect.interrupt
         this.observe(parked)
-        while (missing.some((input) => this.answerOf(input.key) === undefined)) {
-          this.latch.closeUnsafe()
-          yield* this.latch.await
+        const answered = () => missing.every((input) => this.answerOf(input.key) !== undefined)
+        if (!answered()) {
+          yield* this.worker.idle(Effect.gen({ self: this }, function*() {
+            while (!answered()) {
+              this.latch.closeUnsafe()
+              yield* this.latch.await
+            }
+          }))
         }
         for (const input of missing) this.outstanding.delete(input.key)
         if (this.outstanding.size === 0 && this.current.status === "input_required") yield* this.worker.resume

@@ -44,15 +44,18 @@ export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskSt
 }) {}
 
 /**
- * A task was refused because a capacity limit is reached (stored tasks, or active tasks of one
- * principal).
+ * A task was refused because a capacity limit is reached: stored tasks (in all, or of its
+ * principal), their bytes (in all, or of its principal), or active tasks of its principal.
+ * `retryAfterMs`, when set, is when the first of the tasks counted expires (room is not expected
+ * before); the active limit has none (a task ends when its work does).
  *
  * @category errors
  * @since 0.1.0
  */
 export class TaskLimitReached extends Schema.TaggedError<TaskLimitReached>()("TaskLimitReached", {
-  limit: Schema.Literals(["stored", "activePerPrincipal"]),
-  max: Schema.Number
+  limit: Schema.Literals(["stored", "storedPerPrincipal", "storedBytes", "storedBytesPerPrincipal", "activePerPrincipal"]),
+  max: Schema.Number,
+  retryAfterMs: Schema.optional(Schema.Number)
 }) {}
 
 /**
@@ -62,10 +65,80 @@ export class TaskLimitReached extends Schema.TaggedError<TaskLimitReached>()("Ta
  * @since 0.1.0
  */
 export interface Limits {
-  /** Tasks stored at once (any status, until reaped). */
+  /** Tasks stored at once (any status, until they expire). */
   readonly maxStored: number
+  /** Tasks of one principal stored at once (any status, until they expire). None when absent. */
+  readonly maxStoredPerPrincipal?: number | undefined
+  /** Bytes stored at once, as {@link bytesOf} counts them (until the tasks expire). None when absent. */
+  readonly maxStoredBytes?: number | undefined
+  /** Bytes of one principal's tasks stored at once. None when absent. */
+  readonly maxStoredBytesPerPrincipal?: number | undefined
   /** Non-terminal tasks of one principal. */
   readonly maxActivePerPrincipal: number
+}
+
+/**
+ * Bytes of JSON a task stores for its principal: its work (the arguments), its answers, its result
+ * and its error. What the byte budgets count.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const bytesOf = (task: Pick<Task.TaskRecord, "work" | "answers" | "result" | "error">): number =>
+  jsonBytes(task.work) + jsonBytes(task.answers) + (task.result === undefined ? 0 : jsonBytes(task.result)) +
+  (task.error === undefined ? 0 : jsonBytes(task.error))
+
+/**
+ * Bytes of a value's JSON text.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
+
+/**
+ * What a store counted for one scope (all tasks, or one principal's) at a create.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Usage {
+  readonly stored: number
+  readonly bytes: number
+  /** The earliest expiry among the tasks counted (epoch ms), if any expires. */
+  readonly soonest: number | undefined
+}
+
+/**
+ * The limit a new task of `bytes` would pass, given what is stored (tasks not expired yet) in all
+ * and for its principal, and its principal's active tasks; `undefined` when it fits. The checks
+ * run in this order: the principal's own limits first.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const checkLimits = (
+  limits: Limits,
+  bytes: number,
+  usage: { readonly all: Usage; readonly principal: Usage; readonly active: number },
+  now: number
+): TaskLimitReached | undefined => {
+  const perPrincipal = limits.maxStoredPerPrincipal ?? Infinity
+  const bytesPerPrincipal = limits.maxStoredBytesPerPrincipal ?? Infinity
+  const allBytes = limits.maxStoredBytes ?? Infinity
+  const after = (soonest: number | undefined) => soonest === undefined ? {} : { retryAfterMs: Math.max(0, soonest - now) }
+  if (usage.active >= limits.maxActivePerPrincipal) return new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal })
+  if (usage.principal.stored >= perPrincipal) {
+    return new TaskLimitReached({ limit: "storedPerPrincipal", max: perPrincipal, ...after(usage.principal.soonest) })
+  }
+  if (usage.principal.bytes + bytes > bytesPerPrincipal) {
+    return new TaskLimitReached({ limit: "storedBytesPerPrincipal", max: bytesPerPrincipal, ...after(usage.principal.soonest) })
+  }
+  if (usage.all.stored >= limits.maxStored) return new TaskLimitReached({ limit: "stored", max: limits.maxStored, ...after(usage.all.soonest) })
+  if (usage.all.bytes + bytes > allBytes) {
+    return new TaskLimitReached({ limit: "storedBytes", max: allBytes, ...after(usage.all.soonest) })
+  }
+  return undefined
 }
 
 /**
@@ -117,8 +190,11 @@ export class TaskStore extends Context.Service<TaskStore, {
   readonly get: (taskId: string) => Effect.Effect<Task.TaskRecord | undefined, TaskStoreError>
   /**
    * Claims up to `limit` tasks that are `working`, due (`nextRunAt` passed) and not leased (or whose
-   * lease expired: recovery of a worker that died): each gets a new generation, an attempt more,
-   * and a lease to `owner`. Two claimers never get the same task.
+   * lease expired: recovery of a worker that died, never one of `owner`'s own, which is alive and
+   * still finishing it): each gets a new generation, an attempt more, and a lease to `owner`. Two
+   * claimers never get the same task. Fair across principals: the next task is the due one whose
+   * principal would then have the fewest running (leased and `working`, on any instance), oldest
+   * first, so one principal's backlog never delays another principal's first task.
    */
   readonly claim: (owner: string, leaseMs: number, limit: number) => Effect.Effect<ReadonlyArray<Task.TaskRecord>, TaskStoreError>
   /** Extends the lease of the worker holding `generation`; `undefined` when fenced (stop). */
@@ -262,42 +338,76 @@ export const newRecord = (task: Task.NewTask, now: number, lease: Lease | undefi
  */
 export const makeMemory = (): TaskStore["Service"] => {
   const tasks = new Map<string, Task.TaskRecord>()
+  /** Bytes each task stores (bytesOf), kept beside it so a create does not measure every task again. */
+  const sizes = new Map<string, number>()
   const now = Clock.currentTimeMillis
   const put = (task: Task.TaskRecord) => {
+    const before = tasks.get(task.taskId)
     tasks.set(task.taskId, task)
+    if (before === undefined || before.result !== task.result || before.error !== task.error || before.answers !== task.answers) {
+      sizes.set(task.taskId, bytesOf(task))
+    }
     return task
+  }
+  const usage = (principal: string, at: number) => {
+    const all = { stored: 0, bytes: 0, soonest: undefined as number | undefined }
+    const mine = { stored: 0, bytes: 0, soonest: undefined as number | undefined }
+    let active = 0
+    for (const stored of tasks.values()) {
+      const own = stored.principal === principal
+      if (own && !Task.isTerminal(stored.status)) active++
+      if (Task.isExpired(stored, at)) continue
+      const bytes = sizes.get(stored.taskId) ?? 0
+      const expiry = stored.ttlMs === null ? undefined : stored.createdAt + stored.ttlMs
+      for (const scope of own ? [all, mine] : [all]) {
+        scope.stored++
+        scope.bytes += bytes
+        if (expiry !== undefined && (scope.soonest === undefined || expiry < scope.soonest)) scope.soonest = expiry
+      }
+    }
+    return { all, principal: mine, active }
   }
   return TaskStore.of({
     now,
     create: (task, limits, lease) =>
       Effect.flatMap(now, (at): Effect.Effect<Task.TaskRecord, TaskStoreError | TaskLimitReached> => {
-        if (tasks.size >= limits.maxStored) return Effect.fail(new TaskLimitReached({ limit: "stored", max: limits.maxStored }))
-        let active = 0
-        for (const stored of tasks.values()) {
-          if (stored.principal === task.work.principal.id && !Task.isTerminal(stored.status)) active++
-        }
-        if (active >= limits.maxActivePerPrincipal) {
-          return Effect.fail(new TaskLimitReached({ limit: "activePerPrincipal", max: limits.maxActivePerPrincipal }))
-        }
+        const record = newRecord(task, at, lease)
+        const refused = checkLimits(limits, bytesOf(record), usage(task.work.principal.id, at), at)
+        if (refused !== undefined) return Effect.fail(refused)
         if (tasks.has(task.taskId)) return Effect.fail(new TaskStoreError({ message: `Task id ${task.taskId} already exists` }))
-        return Effect.succeed(put(newRecord(task, at, lease)))
+        return Effect.succeed(put(record))
       }),
     get: (taskId) => Effect.sync(() => tasks.get(taskId)),
     claim: (owner, leaseMs, limit) =>
       Effect.map(now, (at) => {
-        const claimed: Array<Task.TaskRecord> = []
+        const running = new Map<string, number>()
+        const due: Array<Task.TaskRecord> = []
         for (const task of tasks.values()) {
-          if (claimed.length >= limit) break
-          if (task.status !== "working" || task.nextRunAt > at) continue
-          if (task.leaseExpiresAt !== undefined && task.leaseExpiresAt > at) continue
-          claimed.push(put(changed(task, at, {
+          if (task.status !== "working") continue
+          if (task.leaseExpiresAt !== undefined && task.leaseExpiresAt > at) {
+            running.set(task.principal, (running.get(task.principal) ?? 0) + 1)
+            continue
+          }
+          if (task.nextRunAt > at || (task.leaseOwner !== undefined && task.leaseOwner === owner)) continue
+          due.push(task)
+        }
+        // Fair share: a principal's k-th due task ranks as its (running + k)-th; ties, oldest first.
+        due.sort((a, b) => a.nextRunAt - b.nextRunAt)
+        const rank = new Map<string, number>()
+        const ranked = due.map((task) => {
+          const share = (running.get(task.principal) ?? 0) + (rank.get(task.principal) ?? 0) + 1
+          rank.set(task.principal, (rank.get(task.principal) ?? 0) + 1)
+          return { task, share }
+        })
+        ranked.sort((a, b) => a.share - b.share || a.task.nextRunAt - b.task.nextRunAt)
+        return ranked.slice(0, Math.max(0, Math.floor(limit))).map(({ task }) =>
+          put(changed(task, at, {
             generation: task.generation + 1,
             attempt: task.attempt + 1,
             leaseOwner: owner,
             leaseExpiresAt: at + leaseMs
-          })))
-        }
-        return claimed
+          }))
+        )
       }),
     heartbeat: (taskId, generation, leaseMs) =>
       Effect.map(now, (at) => {
@@ -329,6 +439,7 @@ export const makeMemory = (): TaskStore["Service"] => {
           if (deleted >= limit) break
           if (Task.isExpired(task, at)) {
             tasks.delete(task.taskId)
+            sizes.delete(task.taskId)
             deleted++
           }
         }

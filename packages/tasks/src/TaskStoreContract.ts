@@ -280,5 +280,76 @@ export const contract = <E>(name: string, layer: Layer.Layer<TaskStore, E>): voi
         const full = yield* Effect.flip(store.create(fresh(), { maxStored: 1, maxActivePerPrincipal: 1_000 }))
         expect(full).toMatchObject({ limit: "stored", max: 1 })
       })))
+
+    it.live("stored quotas per principal count every status until expiry, and say when the first counted task expires", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const principal = `p-${Task.makeId()}`
+        const quota: Limits = { ...limits, maxStoredPerPrincipal: 2 }
+        const first = yield* store.create(fresh({ principal, ttlMs: 400 }), quota, { owner: "w", leaseMs: 60_000 })
+        yield* store.transition(first.taskId, first.generation, { _tag: "Complete", result: { content: [] } })
+        yield* store.create(fresh({ principal, ttlMs: 60_000 }), quota)
+        // Terminal tasks count: instant tasks cannot fill the store past the principal's quota.
+        const refused = yield* Effect.flip(store.create(fresh({ principal }), quota))
+        expect(refused).toMatchObject({ _tag: "TaskLimitReached", limit: "storedPerPrincipal", max: 2 })
+        expect((refused as TaskLimitReached).retryAfterMs).toBeGreaterThan(0)
+        expect((refused as TaskLimitReached).retryAfterMs).toBeLessThanOrEqual(400)
+        // Another principal is not refused by this one's quota.
+        yield* store.create(fresh({ principal: `${principal}-other` }), quota)
+        // Expired (even before it is reaped), the first task no longer counts.
+        yield* wait(500)
+        yield* store.create(fresh({ principal }), quota)
+      })))
+
+    it.live("byte budgets: per principal and in all, work, answers and results counted", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const principal = `p-${Task.makeId()}`
+        const big = (owner: string) => ({ ...fresh({ principal: owner }), work: { ...work(owner), arguments: { blob: "x".repeat(10_000) } } })
+        const budget: Limits = { ...limits, maxStoredBytesPerPrincipal: 25_000 }
+        const one = yield* store.create(big(principal), budget, { owner: "w", leaseMs: 60_000 })
+        yield* store.create(big(principal), budget)
+        const refused = yield* Effect.flip(store.create(big(principal), budget))
+        expect(refused).toMatchObject({ _tag: "TaskLimitReached", limit: "storedBytesPerPrincipal", max: 25_000 })
+        expect((refused as TaskLimitReached).retryAfterMs).toBeGreaterThan(0)
+        // A result counts too: after a 20 kB result, a small task of this principal no longer fits.
+        const small: Limits = { ...limits, maxStoredBytesPerPrincipal: 40_000 }
+        yield* store.create(fresh({ principal }), small)
+        yield* store.transition(one.taskId, one.generation, { _tag: "Complete", result: { content: [{ type: "text", text: "y".repeat(20_000) }] } })
+        expect(yield* Effect.flip(store.create(fresh({ principal }), small))).toMatchObject({ limit: "storedBytesPerPrincipal" })
+        const total = yield* Effect.flip(store.create(big(`${principal}-other`), { ...limits, maxStoredBytes: 5_000 }))
+        expect(total).toMatchObject({ limit: "storedBytes", max: 5_000 })
+      })))
+
+    it.live("claims are fair across principals: one principal's backlog does not delay another's first task", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        // Drain what earlier tests left claimable, so only this test's tasks compete.
+        yield* store.claim("drain", 60_000, 10_000)
+        const heavy = `heavy-${Task.makeId()}`
+        const light = `light-${Task.makeId()}`
+        yield* store.create(fresh({ principal: heavy }), limits, { owner: "elsewhere", leaseMs: 60_000 })
+        for (let i = 0; i < 5; i++) yield* store.create(fresh({ principal: heavy }), limits)
+        yield* wait(5)
+        const newcomer = yield* store.create(fresh({ principal: light }), limits)
+        // One place: the light principal has none running, the heavy one has one.
+        const [next] = yield* store.claim("w", 60_000, 1)
+        expect(next?.taskId).toBe(newcomer.taskId)
+        const rest = yield* store.claim("w", 60_000, 10)
+        expect(rest.filter((task) => task.principal === heavy)).toHaveLength(5)
+      })))
+
+    it.live("a claimer never recovers its own expired lease (it is alive, finishing the run); another claimer does", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        const task = yield* store.create(fresh(), limits, { owner: "slow-writer", leaseMs: 200 })
+        yield* wait(350)
+        expect((yield* store.claim("slow-writer", 10_000, 10_000)).map((claimed) => claimed.taskId)).not.toContain(task.taskId)
+        // Its heartbeat still renews the lease (the generation is its own), and its outcome commits.
+        expect(yield* store.heartbeat(task.taskId, task.generation, 10_000)).toMatchObject({ generation: task.generation })
+        const other = yield* store.create(fresh(), limits, { owner: "dead", leaseMs: 200 })
+        yield* wait(350)
+        expect((yield* store.claim("rescuer", 10_000, 10_000)).map((claimed) => claimed.taskId)).toContain(other.taskId)
+      })))
   })
 }

@@ -39,9 +39,9 @@
  */
 import { SubscriptionHub } from "@snodo/core"
 import { Extension } from "@snodo/core/extension"
-import { CatalogError } from "@snodo/core/Catalog"
+import { ConfigurationError } from "@snodo/core/ConfigurationError"
 import { McpInput } from "@snodo/core/Input"
-import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/core/McpError"
+import { InvalidParams, type McpError, ServerBusy } from "@snodo/core/McpError"
 import * as Route from "@snodo/core/extension/Route"
 import * as ToolCall from "@snodo/core/extension/ToolCall"
 import type { Principal } from "@snodo/core/Principal"
@@ -56,7 +56,7 @@ import * as Task from "./Task.ts"
 import * as TaskObservability from "./TaskObservability.ts"
 import { TaskSignals } from "./TaskSignals.ts"
 import * as TaskSignalsModule from "./TaskSignals.ts"
-import { type Limits, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import { type Limits, type TaskLimitReached, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 import * as WorkExecutor from "./WorkExecutor.ts"
 
 /**
@@ -88,8 +88,14 @@ export interface Options {
   readonly ttlMs?: number | null
   /** The polling interval suggested to clients. Default 250 ms. */
   readonly pollIntervalMs?: number
-  /** Tasks stored at once (until reaped). Default 10,000. */
+  /** Tasks stored at once, any status, until they expire. Default 10,000. */
   readonly maxStored?: number
+  /** Tasks of one principal stored at once, any status, until they expire. Default 1,000. */
+  readonly maxStoredPerPrincipal?: number
+  /** Bytes of JSON stored at once (work, answers, results, errors), until the tasks expire. Default 512 MiB. */
+  readonly maxStoredBytes?: number
+  /** Bytes of JSON of one principal's tasks stored at once. Default 32 MiB. */
+  readonly maxStoredBytesPerPrincipal?: number
   /** Non-terminal tasks of one principal. Default 100. */
   readonly maxActivePerPrincipal?: number
   /** Largest arguments of a task, and answers of one `tasks/update`, in bytes of JSON. Default 256 KiB. */
@@ -109,7 +115,12 @@ export const defaults = {
   ttlMs: 3_600_000,
   pollIntervalMs: 250,
   maxStored: 10_000,
+  maxStoredPerPrincipal: 1_000,
+  maxStoredBytes: 512 * 1024 * 1024,
+  maxStoredBytesPerPrincipal: 32 * 1024 * 1024,
   maxActivePerPrincipal: 100,
+  /** The `Retry-After` of a refusal whose end the store cannot tell (an outage, the active limit). */
+  retryAfterMs: 1_000,
   maxInputBytes: 256 * 1024,
   maxListenTaskIds: 1_000
 } as const
@@ -137,8 +148,33 @@ export const UpdateTaskParams = Schema.Struct({
 const notFound = new InvalidParams({ message: "Failed to retrieve task: Task not found" })
 const expired = new InvalidParams({ message: "Failed to retrieve task: Task has expired" })
 
+/**
+ * A store that cannot answer (a database restarting, a failover, a full disk) is the server's
+ * backend being unavailable, not the client's fault and not a defect: the call is refused as
+ * retryable (-32603 `ServerBusy`, HTTP 503 with `Retry-After`), and nothing was committed.
+ */
 const storeFailed = (error: TaskStoreError): Effect.Effect<never, McpError> =>
-  Effect.logError("task store failed", error).pipe(Effect.andThen(Effect.fail(new InternalError({ message: "Internal error" }))))
+  Effect.logError("task store failed", error).pipe(Effect.andThen(Effect.fail(
+    new ServerBusy({
+      message: "Server busy: the task store is unavailable",
+      data: { retryable: true, retryAfterMs: defaults.retryAfterMs }
+    })
+  )))
+
+const limitMessages: Readonly<Record<TaskLimitReached["limit"], string>> = {
+  stored: "too many tasks stored",
+  storedPerPrincipal: "too many tasks stored for this caller",
+  storedBytes: "too many bytes of tasks stored",
+  storedBytesPerPrincipal: "too many bytes of tasks stored for this caller",
+  activePerPrincipal: "too many active tasks for this caller"
+}
+
+/** A refused create as the client sees it: when room is expected, if the store could tell. */
+const limitReached = (refused: TaskLimitReached): ServerBusy =>
+  new ServerBusy({
+    message: `Server busy: ${limitMessages[refused.limit]}`,
+    data: { retryable: true, limit: refused.max, retryAfterMs: Math.max(defaults.retryAfterMs, refused.retryAfterMs ?? 0) }
+  })
 
 const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
 
@@ -166,7 +202,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
       Effect.gen(function*() {
         for (const tool of Object.keys(options.tools)) {
           if (!environment.catalog.tools.has(tool)) {
-            return yield* new CatalogError({ message: `Tasks: a policy names the tool "${tool}", which the server does not have` })
+            return yield* new ConfigurationError({ message: `Tasks: a policy names the tool "${tool}", which the server does not have` })
           }
         }
         const store = yield* TaskStore
@@ -178,6 +214,9 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
         const maxListenTaskIds = options.maxListenTaskIds ?? defaults.maxListenTaskIds
         const limits: Limits = {
           maxStored: options.maxStored ?? defaults.maxStored,
+          maxStoredPerPrincipal: options.maxStoredPerPrincipal ?? defaults.maxStoredPerPrincipal,
+          maxStoredBytes: options.maxStoredBytes ?? defaults.maxStoredBytes,
+          maxStoredBytesPerPrincipal: options.maxStoredBytesPerPrincipal ?? defaults.maxStoredBytesPerPrincipal,
           maxActivePerPrincipal: options.maxActivePerPrincipal ?? defaults.maxActivePerPrincipal
         }
         const runnerOptions: Runner.Options = { ...Runner.defaults, ...options.runner }
@@ -270,11 +309,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             const lease = runner.hasCapacity() ? { owner: runner.owner, leaseMs: runnerOptions.leaseMs } : undefined
             const task = yield* store.create({ taskId: Task.makeId(), work, ttlMs, pollIntervalMs, answers }, limits, lease).pipe(
               Effect.catchTags({
-                TaskLimitReached: (refused) =>
-                  Effect.fail(new ServerBusy({
-                    message: refused.limit === "stored" ? "Server busy: too many tasks stored" : "Server busy: too many active tasks for this caller",
-                    data: { retryable: true, limit: refused.max }
-                  })),
+                TaskLimitReached: (refused) => Effect.fail(limitReached(refused)),
                 TaskStoreError: storeFailed
               })
             )

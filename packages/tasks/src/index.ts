@@ -16,7 +16,7 @@ export { currentTaskId, detach, status, TaskPhase } from "./Phase.ts"
  * @since 0.1.0
  */
 export { all as awaitInput } from "@snodo/core/Input"
-export { never, optional, required } from "./Policy.ts"
+export { never, optional, policies, required } from "./Policy.ts"
 export type { Policy } from "./Policy.ts"
 export { defaults, extension, name, type Options, TaskIdParams, topicOf, UpdateTaskParams } from "./Tasks.ts"
 export * as Runner from "./Runner.ts"

@@ -18,6 +18,7 @@
  * @since 0.1.0
  */
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
+import * as ComponentOptions from "./ComponentOptions.ts"
 import * as HeaderParams from "./HeaderParams.ts"
 import * as Pagination from "./Pagination.ts"
 import * as SchemaOrigin from "./SchemaOrigin.ts"
@@ -261,6 +262,16 @@ const withoutUndefined = (record: object): Record<string, unknown> => {
 
 const isAbsoluteUri = (uri: string): boolean => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)
 
+/** How a refusal names a component. */
+const describe = (component: Component): string =>
+  "handler" in component
+    ? `Tool "${component.name}"`
+    : "render" in component
+    ? `Prompt "${component.name}"`
+    : "complete" in component
+    ? `Resource template "${component.description.uriTemplate}"`
+    : `Resource "${component.description.uri}"`
+
 /**
  * Builds a catalog, or says why it cannot be built.
  *
@@ -278,6 +289,8 @@ export const make = Effect.fnUntraced(function*(
   const templates: Array<CompiledTemplate> = []
   const prompts = new Map<string, Prompt.Prompt<unknown>>()
   for (const component of components) {
+    const limitsProblem = ComponentOptions.check(component.limits)
+    if (limitsProblem !== undefined) return yield* new CatalogError({ message: `${describe(component)}: ${limitsProblem}` })
     if ("handler" in component) {
       if (tools.has(component.name)) return yield* new CatalogError({ message: `Duplicate tool name "${component.name}"` })
       tools.set(component.name, yield* compileTool(component, validator))

@@ -85,21 +85,18 @@ export interface Limits {
  */
 export const defaults: Limits = { concurrency: 32, queue: 256, timeoutMillis: undefined, rateLimit: undefined }
 
-const count = (name: string, value: number | undefined, fallback: number, minimum: number): number => {
-  if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < minimum) throw new RangeError(`${name} must be an integer ≥ ${minimum}, got ${value}`)
-  return value
-}
+const count = (value: number | undefined, fallback: number): number => value === undefined ? fallback : value
 
-const millis = (name: string, input: Duration.Input): number => {
-  const value = Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(input)))
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive duration`)
-  return value
+/** Milliseconds of a duration input; `NaN` for one that is not a duration (refused by {@link check}). */
+const millis = (input: Duration.Input): number => {
+  const duration = Duration.fromInput(input)
+  return duration._tag === "Some" ? Math.ceil(Duration.toMillis(duration.value)) : Number.NaN
 }
 
 /**
- * Applies the defaults; throws a `RangeError` (when the component is defined) for a limit that is
- * not a positive integer or duration.
+ * Applies the defaults. Limits are taken as given: {@link check} says what is wrong with them, and
+ * the catalog refuses a component whose limits do not pass it (a `CatalogError` naming the
+ * component, when the server's Layer is built) — defining one never throws.
  *
  * @category combinators
  * @since 0.1.0
@@ -111,15 +108,38 @@ export const resolve = (options: ComponentOptions): Limits => {
   ) return defaults
   const rate = options.rateLimit
   return {
-    concurrency: count("concurrency", options.concurrency, defaults.concurrency, 1),
-    queue: count("queue", options.queue, defaults.queue, 0),
-    timeoutMillis: options.timeout === undefined ? undefined : millis("timeout", options.timeout),
+    concurrency: count(options.concurrency, defaults.concurrency),
+    queue: count(options.queue, defaults.queue),
+    timeoutMillis: options.timeout === undefined ? undefined : millis(options.timeout),
     rateLimit: rate === undefined ? undefined : {
-      limit: count("rateLimit.limit", rate.limit, 1, 1),
-      windowMillis: millis("rateLimit.window", rate.window),
-      maxKeys: count("rateLimit.maxKeys", rate.maxKeys, 10_000, 1)
+      limit: count(rate.limit, 1),
+      windowMillis: millis(rate.window),
+      maxKeys: count(rate.maxKeys, 10_000)
     }
   }
+}
+
+const integerProblem = (name: string, value: number, minimum: number): string | undefined =>
+  Number.isSafeInteger(value) && value >= minimum ? undefined : `${name} must be an integer ≥ ${minimum}, got ${value}`
+
+const durationProblem = (name: string, value: number): string | undefined =>
+  Number.isFinite(value) && value > 0 ? undefined : `${name} must be a positive duration`
+
+/**
+ * What is wrong with resolved limits (the first problem), or `undefined` when they can run.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const check = (limits: Limits): string | undefined => {
+  if (limits === defaults) return undefined
+  const rate = limits.rateLimit
+  return integerProblem("concurrency", limits.concurrency, 1) ??
+    integerProblem("queue", limits.queue, 0) ??
+    (limits.timeoutMillis === undefined ? undefined : durationProblem("timeout", limits.timeoutMillis)) ??
+    (rate === undefined ? undefined : integerProblem("rateLimit.limit", rate.limit, 1) ??
+      durationProblem("rateLimit.window", rate.windowMillis) ??
+      integerProblem("rateLimit.maxKeys", rate.maxKeys, 1))
 }
 
 /**

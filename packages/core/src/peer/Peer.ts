@@ -157,7 +157,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     if (!closed) fork(write(frame))
   }
   const outbox = Outbox.makeUnsafe({
-    write: (frame, written) => void forkHere(Effect.ensuring(write(frame), Effect.sync(written))),
+    write: (frames, written) => void forkHere(Effect.ensuring(writeAll(frames), Effect.sync(written))),
     ...(options.maxWaiting === undefined ? {} : { max: options.maxWaiting })
   })
 

@@ -94,8 +94,10 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 
 /**
  * -32603 with `data: {retryable: true, limit, …}`: the request was refused, not failed, because a
- * bound of the server is reached (running handlers, queued ones, open streams). Nothing ran; the
- * client may retry later. HTTP answers it 503 with `Retry-After`.
+ * bound of the server is reached (running handlers, queued ones, open streams) or a backend it
+ * needs is unavailable for now (a task store restarting: no `limit`). Nothing ran, or nothing was
+ * committed; the client may retry later. HTTP answers it 503 with `Retry-After` (`retryAfterMs`
+ * rounded up to seconds, else 1 s).
  *
  * @category errors
  * @since 0.1.0
@@ -104,9 +106,12 @@ export class ServerBusy extends Schema.TaggedError<ServerBusy>()("ServerBusy", {
   message: Schema.String,
   data: Schema.Struct({
     retryable: Schema.Literal(true),
-    limit: Schema.Number,
+    /** The bound that was reached, when the refusal is a bound's (not a backend being unavailable). */
+    limit: Schema.optional(Schema.Number),
     /** The component whose bound was reached (`tool:search`), when it was a component's. */
-    component: Schema.optional(Schema.String)
+    component: Schema.optional(Schema.String),
+    /** When a retry may succeed, in ms (HTTP `Retry-After`, rounded up to seconds); default 1 s. */
+    retryAfterMs: Schema.optional(Schema.Number)
   })
 }) {
   readonly code = -32603

@@ -18,6 +18,8 @@
  *   method, before anything else).
  * - `wraps`: replacements for routes of the dialects (a route wrapped by {@link wrap} receives the
  *   original and decides per request, with `call.negotiated(name)`, whether to do its own thing).
+ *   Several extensions may wrap one route: each receives the route as the extensions added before
+ *   it left it.
  * - `listen`: keys of the `subscriptions/listen` filter it honours; their changes travel through the
  *   `SubscriptionHub` as topics (see {@link ListenFilter}).
  *

@@ -89,6 +89,16 @@ export const isInvalid = (decoded: unknown): decoded is InvalidParams => decoded
  * @category constructors
  * @since 0.1.0
  */
+/**
+ * What a refusal of an initialize-era method says to a server that enables no initialize-era
+ * dialect: the option that enables one.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const initializeEraHint =
+  'initialize-era clients (MCP 2025-11-25) are served once the server enables that dialect: McpServer.make({ dialects: ["2026-07-28", "2025-11-25"] })'
+
 export const make = (options: {
   readonly dialects: ReadonlyArray<Dialect>
   readonly extensions: ReadonlyArray<Contributed>
@@ -97,17 +107,22 @@ export const make = (options: {
 }): RouteTable => {
   const { dialects, extensions } = options
   const enabled = (route: Route.Any) => route.capability === undefined || options.offers(route.capability)
-  const wraps = new Map<Route.Any, Extension.Wrap>()
+  // Several extensions may wrap one route (Tasks wraps tools/call, Apps tools/list): their wraps
+  // compose, in the order the extensions were added.
+  const wraps = new Map<Route.Any, Array<Extension.Wrap>>()
   for (const { contribution } of extensions) {
-    for (const wrap of contribution.wraps ?? []) wraps.set(wrap.original, wrap)
+    for (const wrap of contribution.wraps ?? []) {
+      const existing = wraps.get(wrap.original)
+      if (existing === undefined) wraps.set(wrap.original, [wrap])
+      else existing.push(wrap)
+    }
   }
   const replaced = new Map<Route.Any, Route.Any>()
   /** A dialect route as the extensions leave it (replaced once, however many dialects share it). */
   const wrapped = (route: Route.Any): Route.Any => {
     let result = replaced.get(route)
     if (result === undefined) {
-      const wrap = wraps.get(route)
-      result = wrap === undefined ? route : wrap.replace(route)
+      result = (wraps.get(route) ?? []).reduce((inner, wrap) => wrap.replace(inner), route)
       replaced.set(route, result)
     }
     return result
@@ -162,6 +177,8 @@ export const make = (options: {
   for (const method of reserved) known.delete(method)
   const supported = dialects.map((dialect) => dialect.version).join(", ")
   const preferred = dialects[0]
+  // An initialize-era method refused by a server that enables no such era: say how to enable one.
+  const eraHint = dialects.some((dialect) => dialect.session !== undefined) ? "" : `; ${initializeEraHint}`
   return {
     lookup: (dialect, method) => reserved.has(method) ? undefined : byDialect.get(dialect)?.get(method),
     serves: (method) => all.has(method),
@@ -172,7 +189,7 @@ export const make = (options: {
         message: dialect !== undefined && dialect.removed.has(method) && !reserved.has(method)
           ? `Method not found: ${method} is not part of MCP ${dialect.version} (${
             dialect.session === undefined ? "stateless" : "initialize-era"
-          }; supported versions: ${supported})`
+          }; supported versions: ${supported})${dialect.session === undefined ? eraHint : ""}`
           : `Method not found: ${method}`
       })
   }

@@ -193,6 +193,38 @@ export const make = (concurrency: number, queue: number, admitted: Admitted = { 
   new State(concurrency, queue, admitted)
 
 /**
+ * Waits for a place of the bulkhead for `principal` (the wait is interruptible, and an interrupted
+ * wait leaves nothing taken): `true` once the place is taken, `false` when the queue is full or a
+ * newcomer displaced this request from it. A `true` must be paired with one {@link release}. For
+ * holders that give their place back before they end (a task waiting for its client), else use
+ * {@link withPlace}.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const acquire = (bulkhead: Bulkhead, principal: string): Effect.Effect<boolean> => {
+  const state = bulkhead as State
+  return Effect.suspend(() => {
+    // A free place and nobody waiting: taken without suspending the fiber.
+    if (state.tryStart(principal)) return Effect.succeed(true)
+    return Effect.callback<boolean>((resume) => {
+      const entered = state.enter(principal, resume)
+      if (entered === "started") return resume(Effect.succeed(true))
+      if (entered === "full") return resume(Effect.succeed(false))
+      return Effect.sync(() => state.abandon(entered))
+    })
+  })
+}
+
+/**
+ * Gives back a place {@link acquire} took: it goes to the least recently started principal waiting.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const release = (bulkhead: Bulkhead, principal: string): void => (bulkhead as State).leave(principal)
+
+/**
  * Runs `effect` in a place of the bulkhead for `principal`, waiting for one if need be (the wait
  * is interruptible); fails with `refused()` when the queue is full, or when a newcomer displaces
  * this request from it.
@@ -206,20 +238,9 @@ export const withPlace = <A, E, R, E2>(
   effect: Effect.Effect<A, E, R>,
   refused: () => E2
 ): Effect.Effect<A, E | E2, R> => {
-  const state = bulkhead as State
-  const leave = Effect.sync(() => state.leave(principal))
+  const leave = Effect.sync(() => release(bulkhead, principal))
   return Effect.uninterruptibleMask((restore) =>
-    Effect.suspend(() => {
-      // A free place and nobody waiting: started without suspending the fiber.
-      if (state.tryStart(principal)) return Effect.ensuring(restore(effect), leave)
-      const place = Effect.callback<boolean>((resume) => {
-        const entered = state.enter(principal, resume)
-        if (entered === "started") return resume(Effect.succeed(true))
-        if (entered === "full") return resume(Effect.succeed(false))
-        return Effect.sync(() => state.abandon(entered))
-      })
-      return Effect.flatMap(restore(place), (placed): Effect.Effect<A, E | E2, R> =>
-        placed ? Effect.ensuring(restore(effect), leave) : Effect.fail(refused()))
-    })
+    Effect.flatMap(restore(acquire(bulkhead, principal)), (placed): Effect.Effect<A, E | E2, R> =>
+      placed ? Effect.ensuring(restore(effect), leave) : Effect.fail(refused()))
   )
 }

@@ -9,7 +9,10 @@
  * wait in a bounded queue per stream: a change already waiting is not queued twice (a second
  * `tools/list_changed` tells the client nothing new), and when the queue is full the overflow
  * policy applies: `"drop-oldest"` drops the oldest change and reports how many were dropped in
- * the next frame's `_meta["dev.snodo/dropped"]`, `"close"` ends the stream.
+ * the next frame's `_meta["dev.snodo/dropped"]`, `"close"` ends the stream. A transport may pace
+ * its streams ({@link Streams.paceMillis}; HTTP does): after writing what waited, a stream rests
+ * that long, so a publisher's rate makes at most one batch of writes per stream and interval, the
+ * repeated changes of the interval coalesced.
  *
  * How it ends:
  * - the client cancels (stdio `notifications/cancelled`, HTTP closing the stream) or goes away: the
@@ -142,6 +145,12 @@ export interface Streams {
   readonly limit: number
   /** Characters the open streams may hold in their filters together. */
   readonly maxBytes: number
+  /**
+   * The least time between two writes of one stream, in milliseconds (0: none): changes published
+   * meanwhile wait in its queue, where repeated ones coalesce, and leave together. It bounds the
+   * work one publisher makes per stream, whatever its rate.
+   */
+  readonly paceMillis: number
   readonly open: () => number
   /**
    * Takes a place for a stream whose filter holds `bytes`; `onClose` is called if the transport
@@ -158,7 +167,7 @@ export interface Streams {
  * @category constructors
  * @since 0.1.0
  */
-export const makeStreams = (limit: number, maxBytes: number = defaultStreamBytes): Streams => {
+export const makeStreams = (limit: number, maxBytes: number = defaultStreamBytes, paceMillis = 0): Streams => {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`the listen stream limit must be a non-negative integer, got ${limit}`)
   const open = new Set<() => void>()
   let bytesHeld = 0
@@ -166,6 +175,7 @@ export const makeStreams = (limit: number, maxBytes: number = defaultStreamBytes
   return {
     limit,
     maxBytes,
+    paceMillis,
     open: () => open.size,
     acquire: (onClose, bytes = 0) => {
       if (closing) return "closing"
@@ -271,6 +281,11 @@ class Mailbox {
     this.pendingBytes -= sizeOf(change)
     const key = keyOf(change)
     if (key !== undefined) this.keys.delete(key)
+  }
+
+  /** Whether no change waits. */
+  get idle(): boolean {
+    return this.pending.length === 0
   }
 
   /** Ends the stream once what is queued has been written. */
@@ -475,6 +490,7 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const filter: Filter = { ...honoured, topics: extensions.topics }
   // Under "drop-oldest" nothing ends a stream from the mailbox's side, so a write needs no race.
   const closesOnOverflow = input.limits.overflow === "close"
+  const pace = input.streams.paceMillis
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Effect.addFinalizer(() => Effect.sync(release))
     // Registered before the acknowledgement: a change published meanwhile waits in the queue.
@@ -499,7 +515,9 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
           Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
         )
       }
-      const frame = write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
+      const written = write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
+      // Paced: once what waited is written, the stream rests; changes published meanwhile coalesce.
+      const frame = pace > 0 ? Effect.andThen(written, Effect.suspend(() => mailbox.idle ? Effect.sleep(pace) : Effect.void)) : written
       if (!closesOnOverflow) {
         yield* frame
         continue

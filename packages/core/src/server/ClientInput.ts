@@ -73,7 +73,8 @@ type Stop =
   | { readonly _tag: "Returned"; readonly value: InputRequired.InputRequired }
 
 const noChannel = new InternalError({
-  message: "This request cannot ask the client for input: server-to-client requests need a session (the server runs sessionless)"
+  message:
+    "This request cannot ask the client for input: server-to-client requests need a session (the server runs sessionless; over HTTP, enable them with the transport's `sessions: true` option)"
 })
 
 const defect = (message: string) => Effect.die(new Error(message))

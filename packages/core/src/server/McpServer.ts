@@ -23,6 +23,7 @@
  * @since 0.1.0
  */
 import { type Context, type Duration, Effect, Layer, Option, Pipeable } from "effect"
+import { dual } from "effect/Function"
 import * as BasicJsonSchema from "../catalog/BasicJsonSchema.ts"
 import * as Catalog from "../catalog/Catalog.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
@@ -282,6 +283,43 @@ const build = <R>(
   Object.defineProperty(self, "layer", { get: () => memoized ??= layer(self as McpServer<R>) })
   return self as McpServer<R>
 }
+
+/**
+ * A definition with these components added, for a pipe (`server.add(...)` as a function).
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from "@snodo/core"
+ *
+ * const Server = McpServer.make({ name: "calc", version: "1.0.0" }).pipe(McpServer.add(add, greet))
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const add = <const C extends ReadonlyArray<Catalog.Component>>(...components: C) =>
+<R>(self: McpServer<R>): McpServer<R | ComponentServices<C[number]>> => self.add(...components)
+
+/**
+ * A definition that serves this extension too (`server.extend(extension)` as a function, or with
+ * the server first). Adding two extensions of one name fails the server's Layer with a
+ * `ConfigurationError`.
+ *
+ * @example
+ * ```ts
+ * import { McpServer } from "@snodo/core"
+ * import * as Tasks from "@snodo/tasks"
+ *
+ * const Server = McpServer.make({ name: "jobs", version: "1.0.0" }).pipe(McpServer.extend(Tasks.extension({ tools: {} })))
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const extend: {
+  <RX>(extension: Extension.Extension<RX>): <R>(self: McpServer<R>) => McpServer<R | RX>
+  <R, RX>(self: McpServer<R>, extension: Extension.Extension<RX>): McpServer<R | RX>
+} = dual(2, <R, RX>(self: McpServer<R>, extension: Extension.Extension<RX>): McpServer<R | RX> => self.extend(extension))
 
 /**
  * Starts a server definition.

@@ -117,7 +117,7 @@ const errorOutcome = (id: Envelope.RequestId | null, error: McpError, dialect: D
   const outcome = { _tag: "Error", frame: Encoder.error(id, toWire(error)), code: error.code, status: dialect.httpStatus(error.code) } as const
   switch (error._tag) {
     case "ServerBusy":
-      return { ...outcome, status: 503, refusal: busyRefusal }
+      return { ...outcome, status: 503, refusal: error.data.retryAfterMs === undefined ? busyRefusal : { reason: "busy", retryAfterMillis: error.data.retryAfterMs } }
     case "RateLimited":
       return { ...outcome, status: 429, refusal: { reason: "rate-limited", retryAfterMillis: error.data.retryAfterMs } }
     default:

@@ -5,10 +5,13 @@
  * is answered -32700); writes are serialized, so a request's notifications are written before its
  * response; a frame is written at once when no write is in flight, and the frames produced
  * meanwhile leave together in one write; a stdout that accepts nothing for 5 s while frames wait
- * ends the transport and interrupts its work (their finalizers run); stdin is not read while 256
- * requests are in flight, or while their frames plus the output waiting for stdout reach 8 Mi
+ * ends the transport and interrupts its work (their finalizers run); stdin is not read while 64
+ * requests are in flight, or while their frames plus the output waiting for stdout reach 1 Mi
  * characters (a client that sends without reading its answers fills its own pipe, not the
- * server's memory), and reading resumes below both bounds; at most
+ * server's memory), and reading resumes below both bounds. Output waits for stdout up to 256 Ki
+ * characters, then writers wait too: what waits is at most that plus one answer per request in
+ * flight, which is why both are small (answers that wait long outlive the young generation, and a
+ * flood's RSS grows with them; see docs/reliability.md); at most
  * 32 listen streams are open at once (-32603 beyond); EOF closes the listen streams (each answered,
  * then ended with `notifications/cancelled`), drains the requests in flight, flushes, and returns
  * (exit 0 under `NodeRuntime.runMain`). Logs go to stderr: stdout carries nothing but protocol.
@@ -56,26 +59,30 @@ export interface Options {
   readonly writeTimeout?: Duration.Input
   /** Frames that may wait for stdout before writers wait too (default 1,024). */
   readonly writeQueue?: number
-  /** Characters that may wait for stdout before writers wait too (default 1 Mi). */
+  /** Characters that may wait for stdout before writers wait too (default 256 Ki). */
   readonly writeQueueChars?: number
   /** Open `subscriptions/listen` streams at once (default 32); more are refused with -32603. */
   readonly maxSubscriptions?: number
-  /** Requests in flight at which stdin stops being read until one is answered (default 256). */
+  /**
+   * Requests in flight at which stdin stops being read until one is answered (default 64). Each
+   * may add its answer to the output waiting for stdout, so this bounds that too.
+   */
   readonly maxInFlight?: number
   /**
    * Characters held by the requests in flight plus those waiting for stdout at which stdin stops
-   * being read until they drain (default 8 Mi).
+   * being read until they drain (default 1 Mi).
    */
   readonly maxPendingChars?: number
 }
 
 /**
- * Defaults of the read backpressure: 256 requests in flight, 8 Mi characters pending.
+ * Defaults of the read backpressure: 64 requests in flight, 1 Mi characters pending (input in
+ * flight and output waiting); output waits up to 256 Ki characters before writers wait.
  *
  * @category constants
  * @since 0.1.0
  */
-export const readBounds = { maxInFlight: 256, maxPendingChars: 8 * 1024 * 1024 } as const
+export const readBounds = { maxInFlight: 64, maxPendingChars: 1024 * 1024, writeQueueChars: 256 * 1024 } as const
 
 /**
  * Raised when stdout stopped accepting writes for longer than the write timeout, or failed.
@@ -176,7 +183,7 @@ const serve = (
     const stopped = yield* Deferred.make<never, StdoutStalled>()
     const writer = FrameWriter.make(output, {
       queue: options?.writeQueue ?? 1024,
-      queueChars: options?.writeQueueChars ?? 1024 * 1024,
+      queueChars: options?.writeQueueChars ?? readBounds.writeQueueChars,
       stallMillis: Duration.toMillis(Duration.fromInputUnsafe(options?.writeTimeout ?? "5 seconds")),
       onWritten: () => relieve(),
       onFail: (message) => Deferred.doneUnsafe(stopped, Effect.fail(new StdoutStalled({ message: `stdout: ${message}` })))

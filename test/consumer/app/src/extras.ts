@@ -1,16 +1,18 @@
 /**
  * The other packages as an application composes them, type-checked under the app's settings and
- * never started by the test: tasks in memory, the server as an OAuth resource server, and skills
- * from a folder or from memory.
+ * never started by the test: tasks in memory, the server as an OAuth resource server, skills
+ * from a folder or from memory, and an MCP App (a view, a tool linked to it that answers plain
+ * content to hosts without views).
  */
-import { Authorization } from "@snodo/core"
+import { AppResource, Apps, AppTool } from "@snodo/apps"
+import { Authorization, Content, Tool, ToolResult } from "@snodo/core"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
 import * as Skills from "@snodo/skills"
 import * as NodeSkillSource from "@snodo/skills/NodeSkillSource"
 import * as Tasks from "@snodo/tasks"
-import { Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { Server } from "./server.js"
 
@@ -39,3 +41,15 @@ export const WithSkillsInMemory = Server.pipe(Skills.serve()).layer.pipe(
     "greeting/SKILL.md": "---\nname: greeting\ndescription: Greets people\n---\n# Greeting\n"
   }))
 )
+
+const view = AppResource.make({ uri: "ui://consumer/view.html", name: "view", csp: { connectDomains: ["https://api.example.com"] } },
+  "<!doctype html><html><body><output id=sum></output></body></html>")
+
+const sum = AppTool.make(
+  Tool.make("sum", { input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }) }, ({ a, b }) =>
+    Effect.map(Apps.supported, (views) =>
+      views ? ToolResult.content([Content.text(`${a + b}`)], { structuredContent: { sum: a + b } }) : `${a + b}`)),
+  { view, visibility: ["model", "app"] }
+)
+
+export const WithApps = Server.add(view, sum).extend(Apps.extension({ appOnlyTools: "views" })).layer
