@@ -104,7 +104,28 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
       ["startup.rss.stdio", "RSS idle after start-up, one echo tool, stdio"],
       ["startup.rss.http", "RSS idle after start-up, one echo tool, HTTP"]
     ].map(([key, label]): Target => atMost(metricOf(results, key!), "official", 1, `${label!}: snodo ≤ 1 × official SDK`)),
+    ...clientTargets(results),
     ...taskStores
+  ]
+}
+
+/** What stdio clients need: a `server/discover` answer well inside the AI SDK's 1 s, every time. */
+const clientTargets = (results: Results): ReadonlyArray<Target> => {
+  const discover = metricOf(results, "clients.discover.npm")?.values.snodo
+  const era = metricOf(results, "clients.aisdk.npm")
+  const modern = era?.values.snodo
+  const spawns = /of (\d+) fresh spawns/.exec(era?.label ?? "")?.[1]
+  return [
+    {
+      label: "everything server via `npm run -s everything -- --stdio`: spawn → server/discover < 500 ms (median)",
+      measured: discover === undefined ? "n/a" : `${formatValue(discover, "ms")} ms`,
+      met: discover === undefined || !Number.isFinite(discover) ? undefined : discover < 500
+    },
+    {
+      label: "everything server via npm run: the AI SDK stdio client negotiates 2026-07-28 in every spawn",
+      measured: modern === undefined ? "n/a" : `${modern} of ${spawns ?? "?"}`,
+      met: modern === undefined ? undefined : String(modern) === spawns
+    }
   ]
 }
 

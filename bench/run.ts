@@ -14,7 +14,8 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, listen, tasks, stores)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, listen, tasks, stores, observability)
+ *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
  */
@@ -32,6 +33,7 @@ import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Resul
 import { type ListenTarget, peerTarget, runListenBench, snodoTarget } from "./listen.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
+import * as Clients from "./clients.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
 installCleanup()
@@ -52,10 +54,12 @@ const durationS = flag("--duration", 5)
 const warmupS = flag("--warmup", 1)
 const startupRuns = Math.round(flag("--startup-runs", 3))
 const rounds = Math.round(flag("--rounds", 2))
+const eraSpawns = Math.round(flag("--era-spawns", 20))
+const discoverRuns = Math.round(flag("--discover-runs", 7))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "listen", "tasks", "stores", "observability"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "listen", "tasks", "stores", "observability"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -236,6 +240,35 @@ declare("startup.everything.http.cold", { group: "startup", label: "start-up to 
 declare("startup.everything.stdio.cold", { group: "startup", label: "start-up to first answer, everything server (stdio)", unit: "ms", better: "lower" })
 declare("startup.everything.http.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (HTTP)", unit: "ms", better: "lower" })
 declare("startup.everything.stdio.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("startup.bundle.http.cold", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild (HTTP)", unit: "ms", better: "lower" })
+declare("startup.bundle.stdio.cold", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild (stdio)", unit: "ms", better: "lower" })
+declare("startup.bundle.http.cached", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild, compile cache (HTTP)", unit: "ms", better: "lower" })
+declare("startup.bundle.stdio.cached", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild, compile cache (stdio)", unit: "ms", better: "lower" })
+declare("startup.bundle.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool, snodo bundled with esbuild (stdio)", unit: "MiB", better: "lower" })
+declare("clients.discover.npm", {
+  group: "startup",
+  label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (official: its one-tool server, node directly)",
+  unit: "ms",
+  better: "lower"
+})
+declare("clients.discover.bundle", {
+  group: "startup",
+  label: "spawn → first server/discover, everything server bundled (`node everything.bundle.mjs --stdio`; official: its one-tool server)",
+  unit: "ms",
+  better: "lower"
+})
+declare("clients.aisdk.npm", {
+  group: "clients",
+  label: `AI SDK stdio client negotiated 2026-07-28, of ${eraSpawns} fresh spawns (everything via npm run; official: its one-tool server)`,
+  unit: "spawns",
+  better: "higher"
+})
+declare("clients.aisdk.bundle", {
+  group: "clients",
+  label: `AI SDK stdio client negotiated 2026-07-28, of ${eraSpawns} fresh spawns (everything bundled)`,
+  unit: "spawns",
+  better: "higher"
+})
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -516,12 +549,39 @@ interface StartTarget {
 }
 
 /** Every peer on the one-tool echo catalog; snodo's everything server besides. */
-const startTargets = (): ReadonlyArray<StartTarget> =>
+const startTargets = (bundled: string | undefined): ReadonlyArray<StartTarget> =>
   selected.flatMap((peer) => {
     const def = peers[peer]
     const echo: StartTarget = { peer, key: "startup", http: def.startup?.http ?? def.http, stdio: def.startup?.stdio ?? def.stdio }
-    return def.startup === undefined ? [echo] : [echo, { peer, key: "startup.everything", http: def.http, stdio: def.stdio }]
+    if (def.startup === undefined) return [echo]
+    const everything: StartTarget = { peer, key: "startup.everything", http: def.http, stdio: def.stdio }
+    if (bundled === undefined) return [echo, everything]
+    // The one-tool server as docs/startup.md recommends shipping it: one file (esbuild).
+    const bundle: StartTarget = { peer, key: "startup.bundle", http: { ...def.startup.http, script: bundled }, stdio: { ...def.startup.stdio, script: bundled } }
+    return [echo, everything, bundle]
   })
+
+/**
+ * `bench/peers/snodo.ts` bundled into one file with esbuild (from the packages' build, as an
+ * installed application bundles them), in `dir`; `undefined` when esbuild is not installed.
+ */
+const bundleSnodoPeer = async (dir: string): Promise<string | undefined> => {
+  const esbuild = await import("esbuild").catch(() => undefined)
+  if (esbuild === undefined) return undefined
+  const outfile = join(dir, "snodo-peer.bundle.mjs")
+  await esbuild.build({
+    entryPoints: [path("bench/peers/snodo.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    // Bundled CommonJS dependencies (ws, under the platform's HTTP server) call `require` for Node's built-ins.
+    banner: { js: "import { createRequire as __snodoCreateRequire } from \"node:module\"; const require = __snodoCreateRequire(import.meta.url);" },
+    logLevel: "warning"
+  })
+  return outfile
+}
 
 /**
  * Start-up, interleaved: each run starts every target over HTTP and over stdio, cold and with the
@@ -533,22 +593,22 @@ const startup = async (): Promise<void> => {
   const failed = new Set<string>()
   const add = (key: string, ms: number) => times.set(key, [...times.get(key) ?? [], ms])
   const modes: ReadonlyArray<StartMode> = ["cold", "cached"]
-  const targets = startTargets()
   // Made only when start-up is measured, removed when the bench exits (normally or on a signal).
   const cacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
   process.on("exit", () => rmSync(cacheRoot, { recursive: true, force: true }))
+  const targets = startTargets(selected.includes("snodo") ? await bundleSnodoPeer(cacheRoot) : undefined)
   for (let run = -1; run < startupRuns && !overBudget(); run++) {
     for (const target of rotate(targets, Math.max(run, 0))) {
       const { peer, key } = target
       // Run -1 only fills each target's compile cache.
       for (const mode of run < 0 ? ["cached" as const] : modes) {
         const env = startEnv(cacheRoot, `${key}-${peer}`, mode)
-        const withRss = run === 0 && mode === "cold" && key === "startup"
+        const withRss = run === 0 && mode === "cold" && (key === "startup" || key === "startup.bundle")
         if (typeof target.http !== "string" && !failed.has(`${key} ${peer} http`)) {
           try {
             const started = await startupHttp(target.http, env, withRss)
             if (run >= 0) add(`${key}.http.${mode} ${peer}`, started.ms)
-            if (started.rss !== undefined) record("startup.rss.http", peer, mib(started.rss))
+            if (started.rss !== undefined && key === "startup") record("startup.rss.http", peer, mib(started.rss))
           } catch (error) {
             failed.add(`${key} ${peer} http`)
             problem(peer, `HTTP start-up (${key}, ${mode})`, error)
@@ -558,7 +618,10 @@ const startup = async (): Promise<void> => {
           try {
             const started = await startupStdio(target.stdio, env, withRss)
             if (run >= 0) add(`${key}.stdio.${mode} ${peer}`, started.ms)
-            if (started.rss !== undefined) record("startup.rss.stdio", peer, mib(started.rss))
+            if (started.rss !== undefined) {
+              record(key === "startup" ? "startup.rss.stdio" : "startup.bundle.rss.stdio", peer, mib(started.rss))
+              if (key === "startup" && peer !== "snodo") record("startup.bundle.rss.stdio", peer, mib(started.rss))
+            }
             if (run === 0 && mode === "cold" && started.noise.length > 0) {
               problem(peer, "stdio stdout", `wrote non-JSON lines on stdout (a protocol violation; skipped for the timing): ${JSON.stringify(started.noise[0])}`)
             }
@@ -577,11 +640,64 @@ const startup = async (): Promise<void> => {
         const measured = times.get(`${key}.${transport}.${mode} ${peer}`)
         if (measured === undefined) continue
         record(`${key}.${transport}.${mode}`, peer, median(measured))
+        // The bundled rows compare with the other peers' one-tool servers as they ship.
+        if (key === "startup" && peer !== "snodo") record(`startup.bundle.${transport}.${mode}`, peer, median(measured))
         line.push(`${transport === "http" ? "HTTP" : "stdio"} ${mode} ${median(measured).toFixed(0)} ms`)
       }
     }
-    const what = key === "startup" ? "" : " (everything server)"
+    const what = key === "startup" ? "" : key === "startup.bundle" ? " (one tool, bundled)" : " (everything server)"
     progress(`   ${peerLabels[peer]}${what} start-up: ${line.length === 0 ? "n/a" : line.join(", ")}`)
+  }
+}
+
+/**
+ * What real stdio clients see (`bench/clients.ts`), interleaved: spawn → first `server/discover`
+ * answer of the everything server started as a user starts it (`npm run -s everything -- --stdio`,
+ * npm's own start-up included, the checkout's TypeScript sources with the compile cache that
+ * `examples/everything/main.ts` turns on) and bundled (`examples/everything/bundle.ts`), beside
+ * the official SDK's one-tool server; then the era the AI SDK's stdio client negotiates over
+ * `eraSpawns` fresh spawns of each. Every command starts once untimed first (compile caches).
+ */
+const clients = async (): Promise<void> => {
+  const { bundle } = await import("../examples/everything/bundle.ts")
+  const bundled = await bundle()
+  const env = Clients.shellEnv()
+  const all: ReadonlyArray<{ readonly key: "npm" | "bundle"; readonly peer: PeerId; readonly command: Clients.Command }> = [
+    { key: "npm", peer: "snodo", command: { command: "npm", args: ["run", "-s", "everything", "--", "--stdio"] } },
+    { key: "bundle", peer: "snodo", command: { command: process.execPath, args: [bundled, "--stdio"] } },
+    { key: "npm", peer: "official", command: { command: process.execPath, args: [path("bench/peers/official.ts"), "--stdio"] } }
+  ]
+  const commands = all.filter(({ peer }) => selected.includes(peer))
+  const times = new Map<string, Array<number>>()
+  for (let run = -1; run < discoverRuns && !overBudget(); run++) {
+    for (const { command, key, peer } of rotate(commands, Math.max(run, 0))) {
+      try {
+        const ms = await Clients.discoverOnce(command, env)
+        if (run >= 0) times.set(`${key} ${peer}`, [...times.get(`${key} ${peer}`) ?? [], ms])
+      } catch (error) {
+        problem(peer, `server/discover (${key})`, error)
+      }
+    }
+  }
+  for (const { key, peer } of commands) {
+    const measured = times.get(`${key} ${peer}`)
+    if (measured === undefined) continue
+    record(`clients.discover.${key}`, peer, median(measured))
+    if (peer === "official") record("clients.discover.bundle", peer, median(measured))
+    progress(`   ${peerLabels[peer]} (${key}) spawn → server/discover: median ${median(measured).toFixed(0)} ms of ${measured.map((ms) => ms.toFixed(0)).join(", ")}`)
+  }
+  const eras = new Map<string, Array<string>>()
+  for (let spawnIndex = 0; spawnIndex < eraSpawns && !overBudget(); spawnIndex++) {
+    for (const { command, key, peer } of rotate(commands, spawnIndex)) {
+      eras.set(`${key} ${peer}`, [...eras.get(`${key} ${peer}`) ?? [], await Clients.aiSdkEra(command, path("."))])
+    }
+  }
+  for (const { key, peer } of commands) {
+    const seen = eras.get(`${key} ${peer}`) ?? []
+    const modern = seen.filter((era) => era === "2026-07-28").length
+    if (seen.length > 0) record(`clients.aisdk.${key}`, peer, modern)
+    const other = [...new Set(seen.filter((era) => era !== "2026-07-28"))]
+    progress(`   ${peerLabels[peer]} (${key}) AI SDK era: 2026-07-28 in ${modern} of ${seen.length}${other.length > 0 ? `; otherwise ${other.join(" / ")}` : ""}`)
   }
 }
 
@@ -746,13 +862,22 @@ const notes: Array<string> = [
   "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
   "stdio: the request is written at spawn), median of the runs, on the same one-tool echo catalog for every peer " +
   "(snodo: `bench/peers/snodo.ts`); snodo's everything server (~30 components, the full JSON Schema validator) has " +
-  "rows of its own. `bench/peers/snodo.ts` imports effect from its `\"effect\"` entry point, as the effect/ai peer does, " +
-  "which loads every module of effect: the one-tool stdio server loads about 310 modules at start, about 230 when it imports " +
-  "effect by module path (`effect/Effect`; the snodo packages' build always does). \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
+  "rows of its own. `bench/peers/snodo.ts` imports effect and @snodo/core by module path (`effect/Effect`, " +
+  "`@snodo/core/Tool`), as docs/startup.md recommends: the one-tool stdio server loads about 265 modules at start " +
+  "(about 355 through the `\"effect\"` and `@snodo/core` entry points; the official SDK's about 120). The \"bundled with " +
+  "esbuild\" rows start the same server bundled into one file (esbuild 0.28.2, from the packages' build), beside the " +
+  "other peers as they ship. \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
   "those one-tool servers. Cold runs start with Node's compile cache disabled " +
   "(`NODE_DISABLE_COMPILE_CACHE=1`); the compile-cache rows start every peer with `NODE_COMPILE_CACHE` set to a " +
   "directory of its own, filled by one untimed start first (what an application gets from " +
   "`module.enableCompileCache()` or that variable: V8 code cache and, for TypeScript sources, the stripped output).",
+  "Clients (`bench/clients.ts`): spawn → first `server/discover` answer, the request written at spawn, for the " +
+  "everything server started as a user starts it from the checkout (`npm run -s everything -- --stdio`: npm's own " +
+  "start-up, then the TypeScript sources with the compile cache `examples/everything/main.ts` turns on) and bundled " +
+  "(`examples/everything/bundle.ts`, `node everything.bundle.mjs --stdio`), beside the official SDK's one-tool server " +
+  "started with node; each command starts once untimed first. Then the Vercel AI SDK's stdio client " +
+  "(`@ai-sdk/mcp` 2.0.99: `server/discover`, 1 s, then `initialize`) connects to 20 fresh spawns of each, " +
+  "interleaved; the row counts the spawns where it negotiated 2026-07-28.",
   "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams (each on its own connection, in waves of " +
   "100) over HTTP on one server at a time, in its own process: snodo's minimal listen server (`echo`, `publish`, " +
   "`open_streams`) and each peer with `--tools listen` (`echo` and `publish`, which publishes one " +
@@ -799,6 +924,10 @@ if (scenarios.has("stdio") && !overBudget()) {
 if (scenarios.has("startup") && !overBudget()) {
   progress(`start-up (${startupRuns} runs)`)
   await startup()
+}
+if (scenarios.has("clients") && !overBudget()) {
+  progress(`clients: spawn → server/discover (${discoverRuns} runs), the AI SDK's era over ${eraSpawns} spawns`)
+  await clients()
 }
 if (scenarios.has("listen") && !overBudget()) {
   progress(`listen: ${listenStreams} open streams (snodo)`)

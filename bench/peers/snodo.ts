@@ -9,9 +9,11 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import { McpServer, Tool } from "@snodo/core"
+import * as McpServer from "@snodo/core/McpServer"
+import * as Tool from "@snodo/core/Tool"
 import * as StdioTransport from "@snodo/core/StdioTransport"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { host, listToolNames, parseArgs } from "./args.ts"
 
 const args = parseArgs()

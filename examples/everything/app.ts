@@ -15,8 +15,11 @@
  * https://modelcontextprotocol.io/clients) pointed at `npm start`.
  */
 import { AppResource, Apps, AppTool } from "@snodo/apps"
-import { Content, Tool, ToolResult } from "@snodo/core"
-import { Effect, Schema } from "effect"
+import * as Content from "@snodo/core/Content"
+import * as Tool from "@snodo/core/Tool"
+import * as ToolResult from "@snodo/core/ToolResult"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /** The view's HTML: no dependency, no network (the host's default CSP is enough). */
 export const calculatorHtml = `<!doctype html>

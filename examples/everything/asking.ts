@@ -5,8 +5,10 @@
  * `input_required` rounds, on 2025-11-25 they send server-to-client requests on the request's
  * stream and resume with the answer.
  */
-import { Input, Tool } from "@snodo/core"
-import { Effect, Schema } from "effect"
+import * as Input from "@snodo/core/Input"
+import * as Tool from "@snodo/core/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 const textOf = (content: unknown): string => {
   const block = Array.isArray(content) ? content[0] : content

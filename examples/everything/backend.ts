@@ -11,14 +11,19 @@
  * As a demo the server runs the store's migrations itself at start; a real deployment runs
  * `TasksSqlite.migrate` / `TasksPostgres.migrate` as a step of its own and lets the servers check
  * the schema only.
+ *
+ * The SQLite and PostgreSQL stores are imported when chosen (`import()` inside their Layer): a
+ * server on the memory store (stdio's default) loads neither `effect/sql` nor `pg` at start
+ * (docs/startup.md).
  */
-import { PgClient } from "@effect/sql-pg"
-import { SubscriptionHub } from "@snodo/core"
+import * as SubscriptionHub from "@snodo/core/SubscriptionHub"
 import * as TaskSignals from "@snodo/tasks/TaskSignals"
 import * as TaskStore from "@snodo/tasks/TaskStore"
-import * as TasksPostgres from "@snodo/tasks-postgres"
-import * as TasksSqlite from "@snodo/tasks-sqlite"
-import { Effect, Layer, Redacted } from "effect"
+import type * as TasksPostgres from "@snodo/tasks-postgres"
+import type * as TasksSqlite from "@snodo/tasks-sqlite"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import type { Migrator, SqlError } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
@@ -70,16 +75,22 @@ export const layer = (backend: Backend, options: Options = {}): Layer.Layer<Serv
       return Layer.mergeAll(TaskStore.layerMemory(), TaskSignals.layerMemory(), SubscriptionHub.layerMemory())
     case "Sqlite":
       return Layer.mergeAll(
-        Layer.unwrap(Effect.sync(() => {
+        Layer.unwrap(Effect.promise(() => import("@snodo/tasks-sqlite")).pipe(Effect.map((TasksSqlite) => {
           mkdirSync(dirname(backend.path), { recursive: true })
           return TasksSqlite.layer({ filename: backend.path, migrate: true })
-        })),
+        }))),
         TaskSignals.layerMemory(),
         SubscriptionHub.layerMemory()
       )
     case "Postgres":
-      return TasksPostgres.layerWithHub({ schema: backend.schema, migrate: true, ledger: options.ledger === true }).pipe(
-        Layer.provide(PgClient.layer({ url: Redacted.make(backend.url), applicationName: "snodo-everything" }))
+      return Layer.unwrap(
+        Effect.promise(() => Promise.all([import("@snodo/tasks-postgres"), import("@effect/sql-pg")])).pipe(
+          Effect.map(([TasksPostgres, { PgClient }]) =>
+            TasksPostgres.layerWithHub({ schema: backend.schema, migrate: true, ledger: options.ledger === true }).pipe(
+              Layer.provide(PgClient.layer({ url: Redacted.make(backend.url), applicationName: "snodo-everything" }))
+            )
+          )
+        )
       )
   }
 }

@@ -5,8 +5,9 @@
  * port is bound (port 0 picks a free one; the line tells which). With `oauthIssuer`, callers need
  * an access token of that authorization server (`./oauth.ts`).
  */
-import { Effect, Layer } from "effect"
-import { HttpServer } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpServer from "effect/http/HttpServer"
 import type { ServeError } from "effect/http/HttpServerError"
 import type { CatalogError } from "@snodo/core/Catalog"
 import type { SchemaCompileError } from "@snodo/core/SchemaValidator"

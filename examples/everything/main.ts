@@ -1,143 +1,16 @@
 /**
- * Runs the everything server.
+ * Runs the everything server (flags: `./cli.ts`, or `--help`).
  *
  *   npm run -s everything -- --stdio            # over stdio
  *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
- *   npm run -s everything -- --oauth-issuer https://auth.example.com  # HTTP, callers need its access tokens
- *   npm run -s everything -- --stdio --dialects 2026-07-28  # 2026-07-28 only (default: 2026-07-28,2025-11-25)
- *   npm run -s everything -- --otlp http://127.0.0.1:4318  # spans and metrics to an OTLP/HTTP collector
  *
- * Tasks (`./backend.ts`): `--tasks memory | sqlite:PATH | postgres://HOST:PORT/DB` (or `SNODO_TASKS`);
- * by default in `.data/tasks.sqlite` over HTTP, in memory over stdio. `--tasks-lease-ms MS` shortens
- * a running task's lease (30 s), so a killed server's tasks are recovered sooner (tests, demos).
- *
- * Telemetry (`./observability.ts`): `--otlp URL` exports spans to `URL/v1/traces` and metrics to
- * `URL/v1/metrics` (OTLP/HTTP, JSON); off by default.
- *
- * An unknown flag, or a flag without its value, prints the usage on stderr and exits 2; `--help`
- * prints it on stdout.
+ * As docs/startup.md recommends for a stdio server: Node's compile cache is turned on before
+ * anything else is loaded (a static import would be loaded before this line runs), so every start
+ * after the first reuses the compiled code (and, for the TypeScript sources of this checkout, the
+ * type-stripped output) from the cache directory (`NODE_COMPILE_CACHE`, else the OS's temporary
+ * directory). `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  */
-import { parseArgs } from "node:util"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import * as StdioTransport from "@snodo/core/StdioTransport"
-import type { BuiltInVersion } from "@snodo/core/McpServer"
-import { Effect, Layer } from "effect"
-import * as Backend from "./backend.ts"
-import { defaultDialects, ServerLayerWith, type TaskSettings } from "./server.ts"
+import module from "node:module"
 
-const usage = `Usage: node examples/everything/main.ts [flags]
-
-  --stdio                 serve over stdio (default: Streamable HTTP)
-  --http                  serve over Streamable HTTP on 127.0.0.1 (the default)
-  --port N                HTTP port (default: PORT, else 3000; 0 picks a free one)
-  --oauth-issuer URL      HTTP: callers need access tokens of this authorization server (needs a fixed --port)
-  --dialects LIST         protocol revisions, comma-separated (default: 2026-07-28,2025-11-25)
-  --tasks SPEC            tasks: memory | sqlite:PATH | postgres://HOST:PORT/DB (or SNODO_TASKS; default sqlite:.data/tasks.sqlite over HTTP, memory over stdio)
-  --tasks-lease-ms MS     a running task's lease, at least 100 (default: 30000)
-  --otlp URL              export spans and metrics to the OTLP/HTTP collector at URL (URL/v1/traces, URL/v1/metrics)
-  --help                  print this and exit
-`
-
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`)
-  process.exit(2)
-}
-
-/** Refuses the command line: what was wrong, then the usage, on stderr; exit 2. */
-function refuse(message: string): never {
-  return fail(`${message}\n\n${usage}`)
-}
-
-const parsed = (() => {
-  try {
-    return parseArgs({
-      args: process.argv.slice(2),
-      strict: true,
-      allowPositionals: false,
-      options: {
-        stdio: { type: "boolean" },
-        http: { type: "boolean" },
-        port: { type: "string" },
-        "oauth-issuer": { type: "string" },
-        dialects: { type: "string" },
-        tasks: { type: "string" },
-        "tasks-lease-ms": { type: "string" },
-        otlp: { type: "string" },
-        help: { type: "boolean" }
-      }
-    }).values
-  } catch (error) {
-    return refuse(error instanceof Error ? error.message : String(error))
-  }
-})()
-
-if (parsed.help === true) {
-  process.stdout.write(usage)
-  process.exit(0)
-}
-
-const versions: ReadonlyArray<string> = ["2026-07-28", "2025-11-25"]
-const isVersion = (value: string): value is BuiltInVersion => versions.includes(value)
-
-const dialectsOf = (): ReadonlyArray<BuiltInVersion> => {
-  if (parsed.dialects === undefined) return defaultDialects
-  const named = parsed.dialects.split(",").filter((name) => name !== "")
-  const unknown = named.filter((name) => !isVersion(name))
-  if (named.length === 0 || unknown.length > 0) fail(`--dialects takes a comma-separated list of ${versions.join(", ")}`)
-  return named.filter(isVersion)
-}
-
-const dialects = dialectsOf()
-
-const otlp = parsed.otlp
-if (otlp !== undefined && !URL.canParse(otlp)) refuse(`--otlp needs a collector URL, not ${JSON.stringify(otlp)}`)
-
-const stdio = parsed.stdio === true
-const tasksSpec = parsed.tasks ?? process.env["SNODO_TASKS"] ?? (stdio ? "memory" : `sqlite:${Backend.defaultSqlitePath}`)
-const backend = Backend.parse(tasksSpec)
-if (typeof backend === "string") fail(backend)
-
-const leaseMs = parsed["tasks-lease-ms"] === undefined ? undefined : Number(parsed["tasks-lease-ms"])
-if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) fail("--tasks-lease-ms needs a whole number of milliseconds, at least 100")
-
-const tasks: TaskSettings = {
-  runner: {
-    ...(leaseMs === undefined ? {} : { leaseMs }),
-    // On PostgreSQL idle runners are woken by NOTIFY; the poll only catches retries and dead instances' leases.
-    ...(backend._tag === "Postgres" ? { claimIntervalMs: Math.min(5_000, leaseMs ?? 5_000) } : {})
-  }
-}
-const UnobservedServer = ServerLayerWith(Backend.layer(backend), { dialects, tasks })
-// With `--otlp` the server's Layer is built with the tracer and metrics settings in its context.
-// Loaded only then: without `--otlp` nothing of OTLP is imported.
-const ServerLayer = otlp === undefined
-  ? UnobservedServer
-  : UnobservedServer.pipe(Layer.provide((await import("./observability.ts")).otlpLayer(otlp)))
-process.stderr.write(`snodo everything: ${Backend.describe(backend)}${otlp === undefined ? "" : `, telemetry to ${otlp}`}\n`)
-
-const portOf = (): number => {
-  const raw = parsed.port ?? process.env["PORT"]
-  const port = raw === undefined ? 3000 : Number(raw)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`Invalid port: ${String(raw)}`)
-  return port
-}
-
-if (stdio) {
-  StdioTransport.run().pipe(
-    Effect.provide(ServerLayer),
-    Effect.provide(NodeStdio.layer),
-    // Every log, Layer construction's and the exit report included, stays off stdout.
-    StdioTransport.runMain(NodeRuntime.runMain)
-  )
-} else {
-  const { serveHttp } = await import("./http.ts")
-  const issuer = parsed["oauth-issuer"]
-  const port = portOf()
-  if (issuer !== undefined && (!URL.canParse(issuer) || port === 0)) {
-    // The resource URI tokens are bound to names the port: it must be known before binding.
-    fail("--oauth-issuer needs an issuer URL and a fixed --port")
-  }
-  // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(port, issuer, dialects, ServerLayer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
-}
+module.enableCompileCache()
+await import("./cli.ts")

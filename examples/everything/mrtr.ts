@@ -4,8 +4,12 @@
  * with the linear `Input` API. Every `input_required` answer carries a sealed `requestState`
  * (verified on the retry, so the tampered-state probe gets -32602).
  */
-import { Input, Prompt, Tool } from "@snodo/core"
-import { Effect, Option, Schema } from "effect"
+import * as Input from "@snodo/core/Input"
+import * as Prompt from "@snodo/core/Prompt"
+import * as Tool from "@snodo/core/Tool"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 const NoInput = Schema.Struct({})
 

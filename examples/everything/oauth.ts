@@ -5,7 +5,7 @@
  * bound to `http://<host>:<port>/mcp`. Every component needs the scope `mcp`; the two trigger tools,
  * which notify every listener, need `mcp:admin` (which implies `mcp`).
  */
-import { Authorization } from "@snodo/core"
+import * as Authorization from "@snodo/core/Authorization"
 import type { CatalogError } from "@snodo/core/Catalog"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { SchemaCompileError } from "@snodo/core/SchemaValidator"
@@ -13,8 +13,10 @@ import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
 import type { SkillsError } from "@snodo/skills/SkillsError"
-import { type Duration, Layer } from "effect"
-import { FetchHttpClient, type HttpServer } from "effect/http"
+import type * as Duration from "effect/Duration"
+import * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpServer from "effect/http/HttpServer"
 import type { ServeError } from "effect/http/HttpServerError"
 import { ServerLayer } from "./server.ts"
 

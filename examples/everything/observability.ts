@@ -12,9 +12,11 @@
  * SIGINT/SIGTERM over HTTP). A SIGKILL loses whatever was not exported yet.
  */
 import * as Observability from "@snodo/core/Observability"
-import { Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
-import { OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
+import * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as OtlpMetrics from "effect/observability/OtlpMetrics"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as OtlpTracer from "effect/observability/OtlpTracer"
 
 const resource = { serviceName: "snodo-everything", serviceVersion: "0.1.0" }
 

@@ -1,8 +1,13 @@
 /**
  * The everything server's resources, template, prompts and completion.
  */
-import { Completion, Content, Prompt, Resource, ResourceTemplate } from "@snodo/core"
-import { Effect, Schema } from "effect"
+import * as Completion from "@snodo/core/Completion"
+import * as Content from "@snodo/core/Content"
+import * as Prompt from "@snodo/core/Prompt"
+import * as Resource from "@snodo/core/Resource"
+import * as ResourceTemplate from "@snodo/core/ResourceTemplate"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { imageBase64 } from "./fixtures.ts"
 
 export const staticText = Resource.make({

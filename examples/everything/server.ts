@@ -16,12 +16,16 @@
  * shared by many instances, whose hub carries listen changes across them).
  */
 import { fileURLToPath } from "node:url"
-import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
+import * as McpServer from "@snodo/core/McpServer"
+import * as SubscriptionHub from "@snodo/core/SubscriptionHub"
+import * as Tool from "@snodo/core/Tool"
 import type { BuiltInVersion } from "@snodo/core/McpServer"
 import { JsonSchemaValidator } from "@snodo/json-schema"
 import * as Skills from "@snodo/skills"
 import * as Tasks from "@snodo/tasks"
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as App from "./app.ts"
 import type * as Backend from "./backend.ts"
 import * as Asking from "./asking.ts"

@@ -2,9 +2,13 @@
  * The Tasks extension fixtures of the everything server (FIXTURES.md §3.6): the tools the
  * conformance suite's `tasks-*` scenarios call, and the policy that says which run as tasks.
  */
-import { Input, McpError, Tool, ToolResult } from "@snodo/core"
+import * as Input from "@snodo/core/Input"
+import * as McpError from "@snodo/core/McpError"
+import * as Tool from "@snodo/core/Tool"
+import * as ToolResult from "@snodo/core/ToolResult"
 import * as Tasks from "@snodo/tasks"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 const NoInput = Schema.Struct({})
 

@@ -2,8 +2,16 @@
  * The everything server's tools: the conformance fixtures and three of our own (`echo`, `add`
  * with its declared failure, `sleep` with `sleep_stats`).
  */
-import { Content, McpError, McpLog, McpRequest, Progress, Tool, ToolResult } from "@snodo/core"
-import { Effect, Ref, Schema } from "effect"
+import * as Content from "@snodo/core/Content"
+import * as McpError from "@snodo/core/McpError"
+import * as McpLog from "@snodo/core/McpLog"
+import * as McpRequest from "@snodo/core/McpRequest"
+import * as Progress from "@snodo/core/Progress"
+import * as Tool from "@snodo/core/Tool"
+import * as ToolResult from "@snodo/core/ToolResult"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import { audioBase64, imageBase64 } from "./fixtures.ts"
 
 const NoInput = Schema.Struct({})

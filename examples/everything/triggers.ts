@@ -4,8 +4,12 @@
  * receives the notification (tagged with its own listen id) and no other stream does. They change
  * nothing else: `tools/list` and `prompts/list` answer the same before and after.
  */
-import { Content, SubscriptionHub, Tool, ToolResult } from "@snodo/core"
-import { Effect, Schema } from "effect"
+import * as Content from "@snodo/core/Content"
+import * as SubscriptionHub from "@snodo/core/SubscriptionHub"
+import * as Tool from "@snodo/core/Tool"
+import * as ToolResult from "@snodo/core/ToolResult"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 const NoInput = Schema.Struct({})
 

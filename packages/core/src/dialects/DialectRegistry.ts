@@ -3,6 +3,10 @@
  * with -32022 listing what is supported. Only 2026-07-28 is registered by default; installing a
  * package never enables another revision by itself.
  *
+ * The 2025-11-25 dialect (its `initialize`, `logging/setLevel` and `resources/subscribe` routes
+ * and their wire schemas) is imported only when a registry names it (`make(["2025-11-25"])`): a
+ * server that speaks 2026-07-28 alone never loads it (docs/startup.md).
+ *
  * @example
  * ```ts
  * import { Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
@@ -17,7 +21,6 @@ import { Context, Effect, Layer } from "effect"
 import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
 import type { Dialect } from "../routes/Dialect.ts"
 import type { Registry } from "../routes/Revision.ts"
-import { Dialect2025_11_25 } from "./Dialect2025_11_25.ts"
 import { Dialect2026_07_28 } from "./Dialect2026_07_28.ts"
 
 /**
@@ -28,10 +31,13 @@ import { Dialect2026_07_28 } from "./Dialect2026_07_28.ts"
  */
 export type BuiltInVersion = "2026-07-28" | "2025-11-25"
 
-const builtIn: Readonly<Record<BuiltInVersion, Dialect>> = {
-  "2026-07-28": Dialect2026_07_28,
-  "2025-11-25": Dialect2025_11_25
+/** The built-in dialects, each loaded when first named (the 2025-11-25 one is a module of its own). */
+const builtIn: Readonly<Record<BuiltInVersion, Effect.Effect<Dialect>>> = {
+  "2026-07-28": Effect.succeed(Dialect2026_07_28),
+  "2025-11-25": Effect.promise(() => import("./Dialect2025_11_25.ts")).pipe(Effect.map((module) => module.Dialect2025_11_25))
 }
+
+const isBuiltIn = (version: string): version is BuiltInVersion => Object.hasOwn(builtIn, version)
 
 const registryOf = (dialects: ReadonlyArray<Dialect>): Registry<Dialect> => {
   const byVersion = new Map(dialects.map((dialect) => [dialect.version, dialect]))
@@ -60,23 +66,23 @@ export const make = (
   dialects: ReadonlyArray<BuiltInVersion | Dialect>
 ): Effect.Effect<Registry<Dialect>, ConfigurationError> =>
   Effect.suspend(() => {
-    const resolved: Array<Dialect> = []
-    for (const entry of dialects) {
-      const dialect = typeof entry === "string" ? builtIn[entry] : entry
-      if (dialect === undefined) {
-        return Effect.fail(
-          new ConfigurationError({ message: `dialects: unknown version ${String(entry)} (built in: ${Object.keys(builtIn).join(", ")})` })
-        )
-      }
-      resolved.push(dialect)
-    }
-    const versions = resolved.map((dialect) => dialect.version)
-    if (versions.length === 0 || new Set(versions).size !== versions.length) {
+    const unknown = dialects.find((entry) => typeof entry === "string" && !isBuiltIn(entry))
+    if (unknown !== undefined) {
       return Effect.fail(
-        new ConfigurationError({ message: `dialects: name at least one version, each once (got ${JSON.stringify(versions)})` })
+        new ConfigurationError({ message: `dialects: unknown version ${String(unknown)} (built in: ${Object.keys(builtIn).join(", ")})` })
       )
     }
-    return Effect.succeed(registryOf(resolved))
+    return Effect.forEach(dialects, (entry) => typeof entry === "string" ? builtIn[entry] : Effect.succeed(entry)).pipe(
+      Effect.flatMap((resolved) => {
+        const versions = resolved.map((dialect) => dialect.version)
+        if (versions.length === 0 || new Set(versions).size !== versions.length) {
+          return Effect.fail(
+            new ConfigurationError({ message: `dialects: name at least one version, each once (got ${JSON.stringify(versions)})` })
+          )
+        }
+        return Effect.succeed(registryOf(resolved))
+      })
+    )
   })
 
 /**
