@@ -194,25 +194,24 @@ const positive = (problems: Problems, name: string, value: number | undefined, f
   return value
 }
 
+/** Whole milliseconds of a duration input; `undefined`, with the problem noted, for one that is not a duration. */
+const durationMillis = (problems: Problems, name: string, value: Duration.Input): number | undefined => {
+  const duration = Duration.fromInput(value)
+  if (duration._tag === "Some") return Math.ceil(Duration.toMillis(duration.value))
+  problems.push(`${name} must be a duration, got ${String(value)}`)
+  return undefined
+}
+
 const millis = (problems: Problems, name: string, value: Duration.Input | undefined, fallback: number): number => {
   if (value === undefined) return fallback
-  const duration = Duration.fromInput(value)
-  if (duration._tag === "None") {
-    problems.push(`${name} must be a duration, got ${String(value)}`)
-    return fallback
-  }
-  return positive(problems, name, Math.ceil(Duration.toMillis(duration.value)), fallback)
+  const given = durationMillis(problems, name, value)
+  return given === undefined ? fallback : positive(problems, name, given, fallback)
 }
 
 /** The pause between two writes of a stream: 0 (no pacing) or more. */
 const interval = (problems: Problems, value: Duration.Input | undefined): number => {
-  if (value === undefined) return defaults.subscriptionIntervalMillis
-  const duration = Duration.fromInput(value)
-  if (duration._tag === "None") {
-    problems.push(`subscriptionInterval must be a duration, got ${String(value)}`)
-    return defaults.subscriptionIntervalMillis
-  }
-  return Math.max(0, Math.ceil(Duration.toMillis(duration.value)))
+  const given = value === undefined ? undefined : durationMillis(problems, "subscriptionInterval", value)
+  return given === undefined ? defaults.subscriptionIntervalMillis : Math.max(0, given)
 }
 
 const sessionsOf = (problems: Problems, option: Options["sessions"], maxConcurrent: number): SessionSettings | undefined => {

@@ -146,7 +146,6 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const forkHere = Effect.runForkWith(services)
   type Fork = typeof forkHere
   let closed = false
-  let inFlightCount = 0
   let inFlightChars = 0
 
   const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
@@ -166,10 +165,8 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     const fiber = fork(Effect.flatMap(options.onRequest(request), writeAll))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
     inFlight.add("", request.id, fiber)
-    inFlightCount++
     inFlightChars += chars
     fiber.addObserver(() => {
-      inFlightCount--
       inFlightChars -= chars
       options.onSettled?.()
     })
@@ -208,7 +205,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     receiveUnsafe: (frame) => receiveWith(forkHere, frame),
     offer: (frame) => !closed && outbox.offer(frame),
     drain: inFlight.awaitEmpty,
-    inFlightUnsafe: () => inFlightCount,
+    inFlightUnsafe: inFlight.size,
     inFlightCharsUnsafe: () => inFlightChars
   }
 })
