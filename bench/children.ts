@@ -89,7 +89,9 @@ const builtNodeOptions = (): Readonly<Record<string, string>> => {
 export const start = (script: string, args: ReadonlyArray<string>, options: StartOptions): Child => {
   const child = spawn(process.execPath, [script, ...args], {
     stdio: [options.stdin ? "pipe" : "ignore", options.stdout ? "pipe" : "ignore", "pipe"],
-    env: { ...process.env, ...builtNodeOptions(), NODE_ENV: "production", ...options.env }
+    // The everything server runs its sources on the build here, not the esbuild bundle
+    // `examples/everything/main.mjs` prefers; the start-up rows of the bundle ask for it.
+    env: { ...process.env, ...builtNodeOptions(), NODE_ENV: "production", SNODO_EVERYTHING_BUNDLE: "0", ...options.env }
   })
   if (child.pid === undefined) throw new Error(`could not start ${script}`)
   live.add(child)

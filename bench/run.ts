@@ -106,18 +106,18 @@ interface PeerDef {
 
 const httpArgs = (...extra: ReadonlyArray<string>) => (port: number) => ["--http", "--port", String(port), ...extra]
 const oursHttp = existsSync(path("examples/everything/http.ts"))
-  ? { script: "examples/everything/main.ts", args: httpArgs(), path: "/mcp" }
+  ? { script: "examples/everything/main.mjs", args: httpArgs(), path: "/mcp" }
   : "our Streamable HTTP transport (packages/http, examples/everything/http.ts) has not landed yet"
 
 const peers: Readonly<Record<PeerId, PeerDef>> = {
   snodo: {
-    describe: "the everything server (`examples/everything/main.ts`, full JSON Schema validator layer, " +
+    describe: "the everything server (`examples/everything/main.mjs`, full JSON Schema validator layer, " +
       "~30 tools/resources/prompts); the list and start-up scenarios run `bench/peers/snodo.ts` with the catalog every " +
       "peer has there (100 tools; one echo tool), and the everything server's start-up has rows of its own. " +
       "Always the packages' build (dist/), as installed",
     http: oursHttp,
     httpList: typeof oursHttp === "string" ? oursHttp : { script: "bench/peers/snodo.ts", args: httpArgs("--tools", "list"), path: "/mcp" },
-    stdio: { script: "examples/everything/main.ts", args: ["--stdio"] },
+    stdio: { script: "examples/everything/main.mjs", args: ["--stdio"] },
     startup: {
       http: { script: "bench/peers/snodo.ts", args: httpArgs(), path: "/mcp" },
       stdio: { script: "bench/peers/snodo.ts", args: ["--stdio"] }
@@ -247,13 +247,13 @@ declare("startup.bundle.stdio.cached", { group: "startup", label: "start-up to f
 declare("startup.bundle.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool, snodo bundled with esbuild (stdio)", unit: "MiB", better: "lower" })
 declare("clients.discover.npm", {
   group: "startup",
-  label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (official: its one-tool server, node directly)",
+  label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (its bundle, npm's start-up included; official: its one-tool server, node directly)",
   unit: "ms",
   better: "lower"
 })
 declare("clients.discover.bundle", {
   group: "startup",
-  label: "spawn → first server/discover, everything server bundled (`node everything.bundle.mjs --stdio`; official: its one-tool server)",
+  label: "spawn → first server/discover, everything server started with node (`node examples/everything/main.mjs --stdio`, its bundle; official: its one-tool server)",
   unit: "ms",
   better: "lower"
 })
@@ -265,7 +265,7 @@ declare("clients.aisdk.npm", {
 })
 declare("clients.aisdk.bundle", {
   group: "clients",
-  label: `AI SDK stdio client negotiated 2026-07-28, of ${eraSpawns} fresh spawns (everything bundled)`,
+  label: `AI SDK stdio client negotiated 2026-07-28, of ${eraSpawns} fresh spawns (everything started with node)`,
   unit: "spawns",
   better: "higher"
 })
@@ -501,8 +501,11 @@ const median = (values: ReadonlyArray<number>): number => {
 type StartMode = "cold" | "cached"
 
 /** The environment of one start; `cacheRoot` holds a compile cache per started server (`name`). */
-const startEnv = (cacheRoot: string, name: string, mode: StartMode): Readonly<Record<string, string>> =>
-  mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(cacheRoot, name) }
+const startEnv = (cacheRoot: string, name: string, mode: StartMode): Readonly<Record<string, string>> => ({
+  // The everything server starts as `npm run everything` starts it: its bundle (examples/everything/main.mjs).
+  SNODO_EVERYTHING_BUNDLE: "1",
+  ...mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(cacheRoot, name) }
+})
 
 /** How long after its first answer an idle server's RSS is read. */
 const idleMs = 500
@@ -596,6 +599,7 @@ const startup = async (): Promise<void> => {
   // Made only when start-up is measured, removed when the bench exits (normally or on a signal).
   const cacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
   process.on("exit", () => rmSync(cacheRoot, { recursive: true, force: true }))
+  if (selected.includes("snodo")) await import("../examples/everything/bundle.ts").then(({ bundle }) => bundle())
   const targets = startTargets(selected.includes("snodo") ? await bundleSnodoPeer(cacheRoot) : undefined)
   for (let run = -1; run < startupRuns && !overBudget(); run++) {
     for (const target of rotate(targets, Math.max(run, 0))) {
@@ -652,19 +656,19 @@ const startup = async (): Promise<void> => {
 
 /**
  * What real stdio clients see (`bench/clients.ts`), interleaved: spawn → first `server/discover`
- * answer of the everything server started as a user starts it (`npm run -s everything -- --stdio`,
- * npm's own start-up included, the checkout's TypeScript sources with the compile cache that
- * `examples/everything/main.ts` turns on) and bundled (`examples/everything/bundle.ts`), beside
- * the official SDK's one-tool server; then the era the AI SDK's stdio client negotiates over
- * `eraSpawns` fresh spawns of each. Every command starts once untimed first (compile caches).
+ * answer of the everything server started as a user starts it (`npm run -s everything -- --stdio`:
+ * npm's own start-up, then `examples/everything/main.mjs`, which turns the compile cache on and
+ * runs the esbuild bundle of `examples/everything/bundle.ts`) and started with node directly,
+ * beside the official SDK's one-tool server; then the era the AI SDK's stdio client negotiates
+ * over `eraSpawns` fresh spawns of each. Every command starts once untimed first (compile caches).
  */
 const clients = async (): Promise<void> => {
   const { bundle } = await import("../examples/everything/bundle.ts")
-  const bundled = await bundle()
+  await bundle()
   const env = Clients.shellEnv()
   const all: ReadonlyArray<{ readonly key: "npm" | "bundle"; readonly peer: PeerId; readonly command: Clients.Command }> = [
     { key: "npm", peer: "snodo", command: { command: "npm", args: ["run", "-s", "everything", "--", "--stdio"] } },
-    { key: "bundle", peer: "snodo", command: { command: process.execPath, args: [bundled, "--stdio"] } },
+    { key: "bundle", peer: "snodo", command: { command: process.execPath, args: [path("examples/everything/main.mjs"), "--stdio"] } },
     { key: "npm", peer: "official", command: { command: process.execPath, args: [path("bench/peers/official.ts"), "--stdio"] } }
   ]
   const commands = all.filter(({ peer }) => selected.includes(peer))
@@ -873,8 +877,8 @@ const notes: Array<string> = [
   "`module.enableCompileCache()` or that variable: V8 code cache and, for TypeScript sources, the stripped output).",
   "Clients (`bench/clients.ts`): spawn → first `server/discover` answer, the request written at spawn, for the " +
   "everything server started as a user starts it from the checkout (`npm run -s everything -- --stdio`: npm's own " +
-  "start-up, then the TypeScript sources with the compile cache `examples/everything/main.ts` turns on) and bundled " +
-  "(`examples/everything/bundle.ts`, `node everything.bundle.mjs --stdio`), beside the official SDK's one-tool server " +
+  "start-up, then `examples/everything/main.mjs`: the compile cache on, the esbuild bundle of `examples/everything/bundle.ts`) " +
+  "and started with node (`node examples/everything/main.mjs --stdio`), beside the official SDK's one-tool server " +
   "started with node; each command starts once untimed first. Then the Vercel AI SDK's stdio client " +
   "(`@ai-sdk/mcp` 2.0.99: `server/discover`, 1 s, then `initialize`) connects to 20 fresh spawns of each, " +
   "interleaved; the row counts the spawns where it negotiated 2026-07-28.",

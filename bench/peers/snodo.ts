@@ -2,7 +2,7 @@
  * Peer: our server with the bench's catalogs, as the other peers have them: `echo` (one tool, the
  * start-up scenario) or `list` (the list scenario's 100 tools, one page), so those scenarios
  * compare the same catalog on every peer. The echo load runs the everything server itself
- * (`examples/everything/main.ts`). The bench runs it on the packages' build (dist/).
+ * (`examples/everything/main.mjs`). The bench runs it on the packages' build (dist/).
  *
  *   npx node bench/peers/snodo.ts --http --port 3004 [--tools list]
  *   npx node bench/peers/snodo.ts --stdio

@@ -1,5 +1,5 @@
 /**
- * The everything server's command line (`./main.ts` loads it after turning on Node's compile cache).
+ * The everything server's command line (`./main.mjs` loads it, or its bundle, after turning on Node's compile cache).
  *
  *   npm run -s everything -- --stdio            # over stdio
  *   npm run -s everything -- --http --port 3000 # over Streamable HTTP (the default; PORT also works)
@@ -27,7 +27,7 @@ import * as Layer from "effect/Layer"
 import * as Backend from "./backend.ts"
 import { defaultDialects, ServerLayerWith, type TaskSettings } from "./server.ts"
 
-const usage = `Usage: node examples/everything/main.ts [flags]
+const usage = `Usage: node examples/everything/main.mjs [flags]
 
   --stdio                 serve over stdio (default: Streamable HTTP)
   --http                  serve over Streamable HTTP on 127.0.0.1 (the default)

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 
-const main = fileURLToPath(new URL("../../examples/everything/main.ts", import.meta.url))
+const main = fileURLToPath(new URL("../../examples/everything/main.mjs", import.meta.url))
 
 const connect = async (capabilities: Record<string, unknown>) => {
   const client = new Client({ name: "v1-host", version: "1.0.0" }, { capabilities })

@@ -3,7 +3,7 @@
  *
  *   npm run conformance [-- --verbose]
  *
- * Starts `examples/everything/main.ts --http --port 0` (both dialects, HTTP sessions on, tasks in
+ * Starts `examples/everything/main.mjs --http --port 0` (both dialects, HTTP sessions on, tasks in
  * an SQLite file of a temporary directory removed on exit), waits for the URL it logs on stderr,
  * then runs `@modelcontextprotocol/conformance` (pinned) twice against
  * that one server: `--requirements 2026-07-28` with `baseline.yml`, and `--requirements 2025-11-25`
@@ -39,7 +39,7 @@ const extra = process.argv.slice(2)
 
 // The tasks scenarios run on the SQLite store, the everything server's default over HTTP.
 const data = mkdtempSync(join(tmpdir(), "snodo-conformance-"))
-const server = spawn(process.execPath, ["examples/everything/main.ts", "--http", "--port", "0", "--tasks", `sqlite:${join(data, "tasks.sqlite")}`], {
+const server = spawn(process.execPath, ["examples/everything/main.mjs", "--http", "--port", "0", "--tasks", `sqlite:${join(data, "tasks.sqlite")}`], {
   cwd: root,
   stdio: ["ignore", "ignore", "pipe"]
 })

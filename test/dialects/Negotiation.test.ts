@@ -14,7 +14,7 @@ import { HttpServer } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ServerLayer } from "../../examples/everything/server.ts"
 
-const serverArgs = ["examples/everything/main.ts", "--stdio"]
+const serverArgs = ["examples/everything/main.mjs", "--stdio"]
 
 let runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown>
 let url: URL

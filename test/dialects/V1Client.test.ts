@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ServerLayer } from "../../examples/everything/server.ts"
 import { record, type WireRecorder2025 } from "../support/WireRecorder2025.ts"
 
-const main = fileURLToPath(new URL("../../examples/everything/main.ts", import.meta.url))
+const main = fileURLToPath(new URL("../../examples/everything/main.mjs", import.meta.url))
 
 interface Connected {
   readonly client: Client

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { meta, type StdioProcess, spawnServer } from "../support/StdioProcess.ts"
 import { type Server, start } from "../support/TaskServers.ts"
 
-const main = "examples/everything/main.ts"
+const main = "examples/everything/main.mjs"
 
 // --- the collector ----------------------------------------------------------------------------
 

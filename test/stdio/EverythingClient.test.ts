@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { record, type WireRecorder } from "../support/WireRecorder.ts"
 import { sourceCondition } from "../support/Sources.ts"
 
-const serverArgs = [sourceCondition, "examples/everything/main.ts", "--stdio"]
+const serverArgs = [sourceCondition, "examples/everything/main.mjs", "--stdio"]
 
 let client: Client
 let wire: WireRecorder

@@ -9,7 +9,7 @@ import { validateServerMessage } from "../support/OfficialSchema.ts"
 import { meta, requestLine, spawnServer, type StdioProcess } from "../support/StdioProcess.ts"
 
 const listenArgs = (...extra: Array<string>) => ["test/support/ListenServerMain.ts", ...extra]
-const everything = ["examples/everything/main.ts", "--stdio"]
+const everything = ["examples/everything/main.mjs", "--stdio"]
 const subscriptionId = "io.modelcontextprotocol/subscriptionId"
 
 type Frame = Record<string, unknown> & {

@@ -17,7 +17,7 @@ let wire: WireRecorder
 
 beforeAll(async () => {
   client = new Client({ name: "snodo-lifetimes", version: "0.1.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
-  const transport = new StdioClientTransport({ command: process.execPath, args: [sourceCondition, "examples/everything/main.ts", "--stdio"], stderr: "pipe" })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [sourceCondition, "examples/everything/main.mjs", "--stdio"], stderr: "pipe" })
   wire = record(transport)
   await client.connect(transport)
 })

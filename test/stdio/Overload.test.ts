@@ -69,7 +69,7 @@ describe("stdio memory under a flooding client (issue 29, defect 9)", () => {
    * same flood peaked anywhere from +36 to +119 MiB, run to run.
    */
   const start = async () => {
-    const child = spawn(process.execPath, ["--max-semi-space-size=4", "examples/everything/main.ts", "--stdio"], { stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, ["--max-semi-space-size=4", "examples/everything/main.mjs", "--stdio"], { stdio: ["pipe", "pipe", "pipe"] })
     const seen = { answers: 0, bytes: 0 }
     child.stdout.on("data", (chunk: Buffer) => {
       seen.bytes += chunk.length

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { validateServerMessage } from "../support/OfficialSchema.ts"
 import { requestLine, spawnServer } from "../support/StdioProcess.ts"
 
-const args = ["examples/everything/main.ts", "--stdio"]
+const args = ["examples/everything/main.mjs", "--stdio"]
 
 describe("stdio transport, raw wire", () => {
   it("answers refusals with the right codes and keeps serving", async () => {

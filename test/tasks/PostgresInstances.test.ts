@@ -31,7 +31,7 @@ describe("servers on one PostgreSQL URL", () => {
     const url = new URL(admin)
     // The form users type: no user in the URL (it defaults to postgres), the schema as a parameter.
     const spec = `postgres://${url.host}${url.pathname}?schema=${schemaName()}`
-    const [a, b] = await Promise.all([start("examples/everything/main.ts", ["--tasks", spec]), start("examples/everything/main.ts", ["--tasks", spec])])
+    const [a, b] = await Promise.all([start("examples/everything/main.mjs", ["--tasks", spec]), start("examples/everything/main.mjs", ["--tasks", spec])])
     servers.push(a!, b!)
     expect(a!.stderr()).toContain("snodo everything: tasks on postgres://")
 

@@ -21,7 +21,7 @@ afterAll(async () => {
 })
 
 const everything = (args: ReadonlyArray<string> = []) =>
-  start("examples/everything/main.ts", ["--tasks", `sqlite:${file}`, "--tasks-lease-ms", "1000", ...args]).then((server) => {
+  start("examples/everything/main.mjs", ["--tasks", `sqlite:${file}`, "--tasks-lease-ms", "1000", ...args]).then((server) => {
     servers.push(server)
     return server
   })

@@ -27,7 +27,7 @@ afterAll(async () => {
 })
 
 const everything = (file: string, user?: { readonly uid: number; readonly gid: number }) =>
-  start("examples/everything/main.ts", ["--tasks", `sqlite:${file}`], {}, user).then((server) => {
+  start("examples/everything/main.mjs", ["--tasks", `sqlite:${file}`], {}, user).then((server) => {
     servers.push(server)
     return server
   })

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe("parked tasks and fair places", () => {
   it("33 unanswered confirm_delete tasks do not keep a quick task from running", async () => {
-    const server = await start("examples/everything/main.ts", ["--tasks", "memory"])
+    const server = await start("examples/everything/main.mjs", ["--tasks", "memory"])
     servers.push(server)
     const parked: Array<{ readonly taskId: string }> = []
     for (let i = 0; i < 33; i++) {

@@ -58,7 +58,7 @@ describe("stored quotas", () => {
 
   it("a principal's tasks with 250 KB arguments stop at its byte budget; the SQLite file stays near it", async () => {
     const file = join(dir, "tasks.sqlite")
-    const server = await start("examples/everything/main.ts", ["--tasks", `sqlite:${file}`])
+    const server = await start("examples/everything/main.mjs", ["--tasks", `sqlite:${file}`])
     servers.push(server)
     const label = "x".repeat(250_000)
     let accepted = 0
