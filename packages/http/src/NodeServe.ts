@@ -35,11 +35,11 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Latch, Layer, Scope } from "effect"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import { HttpServer } from "effect/http"
-import type { ServeError } from "effect/http/HttpServerError"
+import { ServeError } from "effect/http/HttpServerError"
+import * as NetAddress from "effect/net/NetAddress"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -94,6 +94,34 @@ const millis = (input: Duration.Input | undefined, fallback: number): number =>
   input === undefined ? fallback : Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(input)))
 
 type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+
+/**
+ * Listens on `host:port` (port 0 picks a free one) and answers the address bound; the server is
+ * closed by the Layer's finalizer (the drain), which also ends its connections.
+ */
+const listen = (server: Http.Server, port: number, host: string): Effect.Effect<NetAddress.SocketAddress, ServeError> =>
+  Effect.callback<void, ServeError>((resume) => {
+    const failed = (cause: Error) => resume(Effect.fail(new ServeError({ cause })))
+    server.once("error", failed)
+    server.listen(port, host, () => {
+      server.off("error", failed)
+      resume(Effect.void)
+    })
+  }).pipe(Effect.flatMap(() => {
+    const bound = server.address()
+    return bound === null || typeof bound === "string"
+      ? Effect.fail(new ServeError({ cause: new Error(`the server bound no TCP address (${String(bound)})`) }))
+      : Effect.fromResult(NetAddress.inetAddressFromIpString(bound.address, bound.port)).pipe(
+        Effect.mapError((cause) => new ServeError({ cause }))
+      )
+  }))
+
+/** Waits until the server's listening socket is released (after `close()`), so its port is free again. */
+const released = (server: Http.Server): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    server.once("close", () => resume(Effect.void))
+  })
 
 /**
  * The server as a Layer providing `HttpServer` (its `address` tells the port it bound).
@@ -167,7 +195,7 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
       // Without this listener Node answers `100 Continue` before any check: the endpoint answers it
       // only once the request passed them, so a refused client never sends its body.
       server.on("checkContinue", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, true))
-      const http = yield* NodeHttpServer.make(() => server, { port: options?.port ?? 3000, host })
+      const address = yield* listen(server, options?.port ?? 3000, host)
       // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
       // Listen streams have no deadline: they end now, gracefully, so their connections are idle
       // (closed at once) instead of holding the drain. An application served on this server drains
@@ -188,16 +216,20 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
           yield* drain
           yield* endpoint.abortAll
           server.closeAllConnections()
+          yield* released(server)
         })
       )
       return HttpServer.make({
-        address: http.address,
+        address,
         serve: (app, middleware) =>
           Effect.gen(function*() {
             const scope = yield* Effect.scope
             // The application's request fibers live in a child scope, closed after the drain below
             // (finalizers run in reverse): in-flight requests get `shutdownTimeout`, as the endpoint's do.
             const requests = Scope.forkUnsafe(scope, "parallel")
+            // Effect's Node HTTP server (with `ws` for upgrades, ~70 modules) is loaded only by a
+            // program that serves an application beside the endpoint.
+            const NodeHttpServer = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpServer"))
             const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
             yield* Scope.addFinalizer(scope, drain)
             fallback = (request, response) => {
