@@ -69,7 +69,7 @@ const worker = async () => {
     const counts = new Map<string, number>()
     for (const check of checks) counts.set(check.status, (counts.get(check.status) ?? 0) + 1)
     const bad = checks.filter((check) => check.status !== "SUCCESS" && check.status !== "INFO")
-    const summary = [...counts].sort().map(([status, count]) => `${status} ${count}`).join(", ")
+    const summary = [...counts].toSorted().map(([status, count]) => `${status} ${count}`).join(", ")
     // INFO checks other than the request log (`incoming-*`, `outgoing-*`) are named.
     const notes = checks.filter((check) => check.status === "INFO" && !/^(incoming|outgoing)-/.test(check.id)).map((check) => check.id)
     const noted = notes.length === 0 ? "" : ` (INFO: ${notes.join(", ")})`

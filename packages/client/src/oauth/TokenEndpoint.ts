@@ -62,10 +62,10 @@ export const request = (
 ): Effect.Effect<Metadata.TokenResponse, TokenRequestError> => {
   const grantType = params.grant_type
   const form: Record<string, string> = { ...params }
-  let request = HttpClientRequest.post(tokenEndpoint, { acceptJson: true })
+  let outgoing = HttpClientRequest.post(tokenEndpoint, { acceptJson: true })
   switch (client.authMethod) {
     case "client_secret_basic":
-      request = HttpClientRequest.basicAuth(request, formEncode(client.clientId), formEncode(client.clientSecret ?? ""))
+      outgoing = HttpClientRequest.basicAuth(outgoing, formEncode(client.clientId), formEncode(client.clientSecret ?? ""))
       break
     case "client_secret_post":
       form["client_id"] = client.clientId
@@ -76,7 +76,7 @@ export const request = (
   }
   const fail = (message: string, extra: { readonly error?: string; readonly status?: number } = {}) =>
     Effect.fail(new TokenRequestError({ grantType, message, ...extra }))
-  return http.execute(HttpClientRequest.bodyUrlParams(request, form)).pipe(
+  return http.execute(HttpClientRequest.bodyUrlParams(outgoing, form)).pipe(
     Effect.catch((error) => fail(`The token endpoint could not be reached: ${error.message}`)),
     Effect.flatMap((response) =>
       response.json.pipe(
