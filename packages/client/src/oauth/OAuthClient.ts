@@ -46,14 +46,8 @@ import { HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse
 import { AuthorizationPrompt } from "./AuthorizationPrompt.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Metadata from "./Metadata.ts"
-import {
-  AuthorizationResponseError,
-  AuthorizationServerMetadataError,
-  type OAuthError,
-  RegistrationError,
-  TokenRequestError
-} from "./OAuthError.ts"
-import * as Pkce from "./Pkce.ts"
+import * as AuthorizationCode from "./AuthorizationCode.ts"
+import { type OAuthError, RegistrationError, TokenRequestError } from "./OAuthError.ts"
 import * as Registration from "./Registration.ts"
 import * as TokenEndpoint from "./TokenEndpoint.ts"
 import * as WwwAuthenticate from "./WwwAuthenticate.ts"
@@ -113,7 +107,11 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
       return yield* new OAuthConfigError({ message: `The redirect URI is not an absolute URL: ${options.flow.redirectUri}` })
     }
     const store = yield* TokenStore
-    const prompt = yield* Effect.serviceOption(AuthorizationPrompt)
+    // The prompt is looked up once, when the client is built, and handed to each authorization.
+    const prompt = Option.match(yield* Effect.serviceOption(AuthorizationPrompt), {
+      onNone: () => Context.empty(),
+      onSome: (service) => Context.make(AuthorizationPrompt, service)
+    })
     const context = Context.make(TokenStore, store)
     const lock = yield* Semaphore.make(1)
     const servers = new Map<string, Metadata.AuthorizationServerMetadata>()
@@ -163,70 +161,6 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
           return refreshed
         })
 
-      const authorizationCode = (
-        server: Metadata.AuthorizationServerMetadata,
-        registration: ClientRegistration,
-        redirectUri: string,
-        scope: ReadonlyArray<string>,
-        resource: string
-      ) =>
-        Effect.gen(function*() {
-          const serverError = (message: string) =>
-            new AuthorizationServerMetadataError({ issuer: server.issuer, tried: [], message })
-          if (server.authorization_endpoint === undefined) return yield* serverError("The metadata has no authorization_endpoint")
-          if (server.code_challenge_methods_supported?.includes("S256") !== true) {
-            return yield* serverError("The authorization server does not advertise PKCE S256 (code_challenge_methods_supported)")
-          }
-          if (server.response_types_supported !== undefined && !server.response_types_supported.includes("code")) {
-            return yield* serverError("The authorization server does not support the code response type")
-          }
-          if (Option.isNone(prompt)) {
-            return yield* new AuthorizationResponseError({ reason: "prompt", message: "No AuthorizationPrompt was provided for the user's step" })
-          }
-          const pkce = yield* Pkce.make
-          const state = yield* Pkce.randomString
-          const url = new URL(server.authorization_endpoint)
-          url.searchParams.set("response_type", "code")
-          url.searchParams.set("client_id", registration.clientId)
-          url.searchParams.set("redirect_uri", redirectUri)
-          url.searchParams.set("code_challenge", pkce.challenge)
-          url.searchParams.set("code_challenge_method", "S256")
-          url.searchParams.set("state", state)
-          url.searchParams.set("resource", resource)
-          if (scope.length > 0) url.searchParams.set("scope", scope.join(" "))
-          const answer = yield* prompt.value.authorize(url).pipe(
-            Effect.mapError((error) => new AuthorizationResponseError({ reason: "prompt", message: error.message }))
-          )
-          // RFC 9207 §2.4 before anything else in the response is believed, error included.
-          const iss = answer.get("iss")
-          if (iss !== null ? iss !== server.issuer : server.authorization_response_iss_parameter_supported === true) {
-            return yield* new AuthorizationResponseError({
-              reason: "issuer",
-              message: iss === null
-                ? "The authorization response has no iss although the server advertises it"
-                : `The authorization response comes from ${iss}, not ${server.issuer}`
-            })
-          }
-          if (answer.get("state") !== state) {
-            return yield* new AuthorizationResponseError({ reason: "state", message: "The authorization response's state does not match" })
-          }
-          const error = answer.get("error")
-          if (error !== null) {
-            return yield* new AuthorizationResponseError({
-              reason: "denied",
-              error,
-              message: answer.get("error_description") ?? `The authorization server answered ${error}`
-            })
-          }
-          const code = answer.get("code")
-          if (code === null) return yield* new AuthorizationResponseError({ reason: "no_code", message: "The authorization response has no code" })
-          return yield* TokenEndpoint.request(http, {
-            tokenEndpoint: yield* tokenEndpointOf(server),
-            client: registration,
-            params: { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource }
-          })
-        })
-
       const clientCredentials = (
         server: Metadata.AuthorizationServerMetadata,
         registration: ClientRegistration,
@@ -273,7 +207,9 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
             : base
           const registration = yield* Registration.resolve(http, server, options, flow)
           const response = flow.grant === "authorization_code"
-            ? yield* authorizationCode(server, registration, flow.redirectUri, scope, canonical)
+            ? yield* AuthorizationCode.run(http, { server, client: registration, redirectUri: flow.redirectUri, scope, resource: canonical }).pipe(
+              Effect.provide(prompt)
+            )
             : yield* clientCredentials(server, registration, scope, canonical)
           const tokens = yield* toTokens(response, server.issuer, scope)
           yield* store.setTokens(serverUrl, tokens)

@@ -134,6 +134,16 @@ describe("OAuthClient: authorization code + PKCE against @snodo/oauth", () => {
     expect(await Effect.runPromise(store.getClient(as.issuer))).toMatchObject({ clientId: authorizations[0]!["client_id"], authMethod: "none" })
   })
 
+  it("concurrent requests answered 401 share one authorization", async () => {
+    const before = as.recorded.authorizations.length
+    const statuses = value(await withClient(authorizationCode, (client) =>
+      Effect.all([rpc(client, "tools/list"), rpc(client, "prompts/list"), rpc(client, "resources/list")], { concurrency: "unbounded" }).pipe(
+        Effect.map((responses) => responses.map((response) => response.status))
+      )))
+    expect(statuses).toEqual([200, 200, 200])
+    expect(as.recorded.authorizations.length - before).toBe(1)
+  })
+
   it("403 insufficient_scope → step-up for the union of the held and the challenged scopes → the call succeeds", async () => {
     const before = as.recorded.authorizations.length
     const result = value(await withClient(authorizationCode, (client) =>

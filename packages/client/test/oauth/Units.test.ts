@@ -4,6 +4,7 @@
  */
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
+import * as AuthorizationCode from "../../src/oauth/AuthorizationCode.ts"
 import * as Discovery from "../../src/oauth/Discovery.ts"
 import * as Metadata from "../../src/oauth/Metadata.ts"
 import * as OAuthClient from "../../src/oauth/OAuthClient.ts"
@@ -144,5 +145,45 @@ describe("OAuthClient.make: configuration", () => {
 
   it("builds with valid options", async () => {
     expect(Exit.isSuccess(await make({ clientName: "a", flow: { grant: "authorization_code", redirectUri: "http://127.0.0.1/cb" } }))).toBe(true)
+  })
+})
+
+describe("AuthorizationCode.validateResponse: RFC 9207 as the spec's table says, then state, error, code", () => {
+  const issuer = "https://auth.example.com"
+  const check = (query: string, issParameterSupported: boolean) =>
+    Effect.runSync(Effect.result(AuthorizationCode.validateResponse(new URLSearchParams(query), { issuer, issParameterSupported, state: "s" })))
+  const reason = (query: string, issParameterSupported: boolean) => {
+    const result = check(query, issParameterSupported)
+    return result._tag === "Success" ? `code ${result.success}` : result.failure.reason
+  }
+  const iss = encodeURIComponent(issuer)
+
+  it("advertised and present: compared; advertised and absent: refused", () => {
+    expect(reason(`code=c&state=s&iss=${iss}`, true)).toBe("code c")
+    expect(reason("code=c&state=s", true)).toBe("issuer")
+  })
+
+  it("not advertised and present: compared all the same; not advertised and absent: proceeds", () => {
+    expect(reason("code=c&state=s&iss=https%3A%2F%2Fevil.example.com", false)).toBe("issuer")
+    expect(reason(`code=c&state=s&iss=${iss}`, false)).toBe("code c")
+    expect(reason("code=c&state=s", false)).toBe("code c")
+  })
+
+  it("no normalization: a trailing slash or an upper-case host is another issuer", () => {
+    expect(reason(`code=c&state=s&iss=${iss}%2F`, true)).toBe("issuer")
+    expect(reason("code=c&state=s&iss=https%3A%2F%2FAUTH.example.com", true)).toBe("issuer")
+  })
+
+  it("an error response from another issuer is refused for its issuer, its error never read", () => {
+    const result = check("error=access_denied&state=s&iss=https%3A%2F%2Fevil.example.com", true)
+    expect(result._tag === "Failure" && result.failure.reason).toBe("issuer")
+    expect(result._tag === "Failure" && result.failure.error).toBeUndefined()
+  })
+
+  it("then the state, then an error (with its code), then a missing code", () => {
+    expect(reason(`code=c&state=other&iss=${iss}`, true)).toBe("state")
+    const denied = check(`error=access_denied&error_description=no&state=s&iss=${iss}`, true)
+    expect(denied._tag === "Failure" && [denied.failure.reason, denied.failure.error, denied.failure.message]).toEqual(["denied", "access_denied", "no"])
+    expect(reason(`state=s&iss=${iss}`, true)).toBe("no_code")
   })
 })
