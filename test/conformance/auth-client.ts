@@ -9,7 +9,9 @@
  * authorization code flow, a loopback redirect URI, a Client ID Metadata Document URL, dynamic
  * registration as the fallback, the headless prompt the suite's auto-approving authorization
  * server needs) and makes the requests the scenarios expect as plain 2026-07-28 JSON-RPC POSTs:
- * `server/discover`, `tools/list`, `tools/call test-tool`. It exits 1 on the first failure (the
+ * `server/discover`, `tools/list`, `tools/call test-tool`. For the client credentials extension's
+ * `auth/client-credentials-basic` it is a machine client (the client credentials grant with the
+ * credentials of the context) instead. It exits 1 on the first failure (the
  * negative scenarios expect that) and writes what happened to stderr.
  */
 import { Cause, Effect, Layer, Schema } from "effect"
@@ -27,11 +29,15 @@ const serverUrl = process.argv.at(-1)!
 const Context = Schema.Struct({ client_id: Schema.optional(Schema.String), client_secret: Schema.optional(Schema.String) })
 const context = Schema.decodeUnknownSync(Context)(JSON.parse(process.env["MCP_CONFORMANCE_CONTEXT"] ?? "{}"))
 
+const preRegistered = context.client_id === undefined ? [] : [{ clientId: context.client_id, clientSecret: context.client_secret }]
+// The client credentials extension's scenario: a machine client with the credentials it is given.
+const machine = process.env["MCP_CONFORMANCE_SCENARIO"] === "auth/client-credentials-basic"
+
 const OAuth = OAuthClient.layer({
   clientName: "snodo-conformance-auth-client",
-  flow: { grant: "authorization_code", redirectUri },
+  flow: machine ? { grant: "client_credentials" } : { grant: "authorization_code", redirectUri },
   clientMetadataUrl,
-  preRegistered: context.client_id === undefined ? [] : [{ clientId: context.client_id, clientSecret: context.client_secret }]
+  preRegistered
 }).pipe(Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory, AuthorizationPrompt.layerHeadless]))
 
 let nextId = 1

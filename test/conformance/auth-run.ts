@@ -1,6 +1,7 @@
 /**
  * Runs every `auth/*` client scenario the 2026-07-28 requirements list (read from the suite's own
- * `requirements/2026-07-28.yaml`, so a scenario added there is run here) against
+ * `requirements/2026-07-28.yaml`, so a scenario added there is run here), and the client
+ * credentials extension's `auth/client-credentials-basic`, against
  * `auth-client.ts`, a few at a time, each alone with `--spec-version 2026-07-28`, and prints one
  * line per scenario with its check counts by status:
  *
@@ -9,7 +10,7 @@
  * A scenario fails on any check whose status is neither SUCCESS nor INFO (INFO checks record
  * what a client chose where the spec leaves it free, like `offline_access` not being asked for,
  * or number attempts; they are not verdicts), or on no check at all. The last line says
- * `conformance-auth: all N auth scenarios passed` or lists the failures; the exit code follows.
+ * `conformance-auth: all N auth scenarios and 1 extension scenario passed` or lists the failures; the exit code follows.
  *
  *   node test/conformance/auth-run.ts
  */
@@ -23,7 +24,10 @@ import { parse } from "yaml"
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const suite = join(root, "node_modules/@modelcontextprotocol/conformance")
 const requirements = parse(readFileSync(join(suite, "requirements/2026-07-28.yaml"), "utf8")) as { readonly client: ReadonlyArray<string> }
-const scenarios = requirements.client.filter((name) => name.startsWith("auth/"))
+const required = requirements.client.filter((name) => name.startsWith("auth/"))
+/** Extension scenarios run too (forced to 2026-07-28, the extension being off the spec timeline). */
+const extensions = ["auth/client-credentials-basic"]
+const scenarios = [...required, ...extensions]
 const command = `${process.execPath} ${join(root, "test/conformance/auth-client.ts")}`
 const results = mkdtempSync(join(tmpdir(), "snodo-conformance-auth-"))
 process.on("exit", () => rmSync(results, { recursive: true, force: true }))
@@ -47,6 +51,7 @@ const run = (scenario: string) =>
       scenario,
       "--spec-version",
       "2026-07-28",
+      ...(extensions.includes(scenario) ? ["--force"] : []),
       "-o",
       out
     ], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
@@ -84,7 +89,7 @@ const worker = async () => {
 await Promise.all([worker(), worker(), worker()])
 process.stdout.write(
   failed.length === 0
-    ? `conformance-auth: all ${scenarios.length} auth scenarios passed\n`
+    ? `conformance-auth: all ${required.length} auth scenarios and ${extensions.length} extension scenario passed\n`
     : `conformance-auth: failed: ${failed.join(", ")}\n`
 )
 process.exitCode = failed.length === 0 ? 0 : 1
