@@ -298,6 +298,7 @@ process.stdout.write(JSON.stringify(out))`
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/core/dist/index.d.ts"))).toBe(true)
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/http/dist/NodeServe.d.ts"))).toBe(true)
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/apps/dist/AppTool.d.ts"))).toBe(true)
+    expect(files.some((file) => file.endsWith("/node_modules/@snodo/client/dist/oauth/OAuthClient.d.ts"))).toBe(true)
     expect(files.filter((file) => file.includes("/node_modules/@snodo/") && !file.endsWith(".d.ts"))).toEqual([])
     const tsconfig = readJson<{ readonly compilerOptions: Readonly<Record<string, unknown>> }>(join(app, "tsconfig.json")).compilerOptions
     expect(tsconfig).toMatchObject({ strict: true, allowImportingTsExtensions: false, noPropertyAccessFromIndexSignature: true, skipLibCheck: false })
