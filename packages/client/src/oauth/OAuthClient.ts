@@ -138,25 +138,32 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
           return Effect.tap(Discovery.authorizationServer(http, issuer), (metadata) => Effect.sync(() => servers.set(issuer, metadata)))
         })
 
-      const toTokens = (response: Metadata.TokenResponse, issuer: string, requested: ReadonlyArray<string>, previous?: Tokens) =>
+      const toTokens = (
+        response: Metadata.TokenResponse,
+        issuer: string,
+        resource: string,
+        requested: ReadonlyArray<string>,
+        previous?: Tokens
+      ) =>
         Effect.map(Clock.currentTimeMillis, (now): Tokens => ({
           accessToken: response.access_token,
           refreshToken: response.refresh_token ?? previous?.refreshToken,
           expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in * 1000,
           scope: union(requested, response.scope?.split(" ").filter((s) => s !== "")),
-          issuer
+          issuer,
+          resource
         }))
 
-      const refresh = (serverUrl: string, tokens: Tokens, resource: string) =>
+      const refresh = (serverUrl: string, tokens: Tokens) =>
         Effect.gen(function*() {
           const server = yield* serverMetadata(tokens.issuer)
           const registration = yield* Registration.resolve(http, server, options, flow)
           const response = yield* TokenEndpoint.request(http, {
             tokenEndpoint: yield* tokenEndpointOf(server),
             client: registration,
-            params: { grant_type: "refresh_token", refresh_token: tokens.refreshToken ?? "", resource }
+            params: { grant_type: "refresh_token", refresh_token: tokens.refreshToken ?? "", resource: tokens.resource }
           })
-          const refreshed = yield* toTokens(response, tokens.issuer, tokens.scope, tokens)
+          const refreshed = yield* toTokens(response, tokens.issuer, tokens.resource, tokens.scope, tokens)
           yield* store.setTokens(serverUrl, refreshed)
           return refreshed
         })
@@ -195,8 +202,8 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
           servers.set(server.issuer, server)
           const canonical = resource.metadata.resource
           const sameServer = held !== undefined && held.issuer === server.issuer
-          if (!stepUp && sameServer && held.refreshToken !== undefined) {
-            const refreshed = yield* refresh(serverUrl, held, canonical).pipe(Effect.option)
+          if (!stepUp && sameServer && held.refreshToken !== undefined && held.resource === canonical) {
+            const refreshed = yield* refresh(serverUrl, held).pipe(Effect.option)
             if (Option.isSome(refreshed)) return refreshed.value
           }
           const selected = challenge.scope ?? resource.metadata.scopes_supported ?? options.scope ?? []
@@ -211,7 +218,7 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
               Effect.provide(prompt)
             )
             : yield* clientCredentials(server, registration, scope, canonical)
-          const tokens = yield* toTokens(response, server.issuer, scope)
+          const tokens = yield* toTokens(response, server.issuer, canonical, scope)
           yield* store.setTokens(serverUrl, tokens)
           return tokens
         })
@@ -228,7 +235,7 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
             return undefined
           }
           const refreshed = yield* lock.withPermits(1)(
-            refresh(serverUrl, tokens, Metadata.resourceOf(serverUrl)).pipe(Effect.option)
+            refresh(serverUrl, tokens).pipe(Effect.option)
           )
           if (Option.isSome(refreshed)) return refreshed.value
           yield* store.removeTokens(serverUrl)

@@ -7,8 +7,8 @@
  * Registrations are keyed by the issuer that issued them (MCP 2026-07-28, "Authorization Server
  * Binding"): when a server's metadata moves to another authorization server, the client finds no
  * registration for the new issuer and registers again instead of presenting the old credentials.
- * Tokens remember their issuer too, and a token from another issuer than the server's current one is
- * never sent.
+ * Tokens remember their issuer and resource too: a refresh token goes back only to the server that
+ * issued it, for the resource it was issued for.
  *
  * @example
  * ```ts
@@ -48,6 +48,8 @@ export interface Tokens {
   readonly scope: ReadonlyArray<string>
   /** The issuer of the authorization server that issued the token. */
   readonly issuer: string
+  /** The RFC 8707 resource the token was issued for (from the server's metadata). */
+  readonly resource: string
 }
 
 /**

@@ -130,7 +130,7 @@ describe("OAuthClient: authorization code + PKCE against @snodo/oauth", () => {
     expect(tokens).toEqual([{ grant: "authorization_code", resource: url, client: authorizations[0]!["client_id"], scope: "mcp" }])
 
     const stored = await Effect.runPromise(store.getTokens(url))
-    expect(stored).toMatchObject({ issuer: as.issuer, scope: ["mcp"] })
+    expect(stored).toMatchObject({ issuer: as.issuer, resource: url, scope: ["mcp"] })
     expect(await Effect.runPromise(store.getClient(as.issuer))).toMatchObject({ clientId: authorizations[0]!["client_id"], authMethod: "none" })
   })
 
