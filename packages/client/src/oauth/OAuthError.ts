@@ -1,7 +1,9 @@
 /**
  * The typed failures of the OAuth 2.1 client, one class per step of the MCP authorization flow, so
  * an application can tell "the server's metadata is wrong" from "the user closed the browser" from
- * "the authorization server refused the code" without reading messages.
+ * "the authorization server refused the code" without reading messages. A step whose server cannot
+ * be reached fails with that step's error (its message says so); the MCP request itself keeps the
+ * wrapped client's own error type.
  *
  * Through `OAuthClient.layer` (which must keep `HttpClient`'s error type) each of these travels as
  * the `cause` of an `HttpClientError` whose reason is a `TransportError`; `OAuthError.fromCause`
@@ -54,8 +56,9 @@ export class AuthorizationServerMetadataError extends Schema.TaggedError<Authori
 ) {}
 
 /**
- * No client identity for this authorization server: pre-registered credentials are for another
- * issuer, dynamic registration failed or is not offered, or there is nothing to register with.
+ * No client identity for this authorization server: no pre-registered credentials for its issuer,
+ * no Client ID Metadata Document it accepts, and dynamic registration refused or not offered; or
+ * the client credentials grant without a secret.
  *
  * @category errors
  * @since 0.1.0
@@ -100,18 +103,6 @@ export class TokenRequestError extends Schema.TaggedError<TokenRequestError>()("
 }) {}
 
 /**
- * The HTTP exchange with the resource or authorization server itself failed (connection refused,
- * a body that could not be read).
- *
- * @category errors
- * @since 0.1.0
- */
-export class OAuthTransportError extends Schema.TaggedError<OAuthTransportError>()("OAuthTransportError", {
-  url: Schema.String,
-  message: Schema.String
-}) {}
-
-/**
  * Any failure of the OAuth client.
  *
  * @category models
@@ -123,15 +114,13 @@ export type OAuthError =
   | RegistrationError
   | AuthorizationResponseError
   | TokenRequestError
-  | OAuthTransportError
 
 const tags: ReadonlySet<string> = new Set([
   "ResourceMetadataError",
   "AuthorizationServerMetadataError",
   "RegistrationError",
   "AuthorizationResponseError",
-  "TokenRequestError",
-  "OAuthTransportError"
+  "TokenRequestError"
 ])
 
 /**
