@@ -219,7 +219,7 @@ const newClient = () =>
 
 describe("an application outside the workspace, on the packed tarballs", () => {
   it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
-    expect(packageNames).toEqual(["apps", "core", "http", "json-schema", "oauth", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
+    expect(packageNames).toEqual(["apps", "client", "core", "http", "json-schema", "oauth", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
     expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
     for (const pack of packed) {
       const paths = pack.files.map((file) => file.path)
@@ -254,6 +254,7 @@ describe("an application outside the workspace, on the packed tarballs", () => {
     const specifiers = [
       ...packageNames.map((name) => `@snodo/${name}`),
       "@snodo/apps/AppResource",
+      "@snodo/client/oauth/OAuthClient",
       "@snodo/core/Tool",
       "@snodo/core/StdioTransport",
       "@snodo/core/extension",
@@ -297,6 +298,7 @@ process.stdout.write(JSON.stringify(out))`
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/core/dist/index.d.ts"))).toBe(true)
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/http/dist/NodeServe.d.ts"))).toBe(true)
     expect(files.some((file) => file.endsWith("/node_modules/@snodo/apps/dist/AppTool.d.ts"))).toBe(true)
+    expect(files.some((file) => file.endsWith("/node_modules/@snodo/client/dist/oauth/OAuthClient.d.ts"))).toBe(true)
     expect(files.filter((file) => file.includes("/node_modules/@snodo/") && !file.endsWith(".d.ts"))).toEqual([])
     const tsconfig = readJson<{ readonly compilerOptions: Readonly<Record<string, unknown>> }>(join(app, "tsconfig.json")).compilerOptions
     expect(tsconfig).toMatchObject({ strict: true, allowImportingTsExtensions: false, noPropertyAccessFromIndexSignature: true, skipLibCheck: false })

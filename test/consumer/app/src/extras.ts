@@ -5,6 +5,7 @@
  * content to hosts without views).
  */
 import { AppResource, Apps, AppTool } from "@snodo/apps"
+import { AuthorizationPrompt, OAuthClient, TokenStore } from "@snodo/client"
 import { Authorization, Content, Tool, ToolResult } from "@snodo/core"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
@@ -53,3 +54,10 @@ const sum = AppTool.make(
 )
 
 export const WithApps = Server.add(view, sum).extend(Apps.extension({ appOnlyTools: "views" })).layer
+
+/** An HttpClient that authorizes itself (OAuth 2.1 client credentials), from the packed @snodo/client. */
+export const AuthorizedHttpClient = OAuthClient.layer({
+  clientName: "consumer-app",
+  flow: { grant: "client_credentials" },
+  preRegistered: [{ clientId: "consumer-app", clientSecret: "s3cret" }]
+}).pipe(Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory, AuthorizationPrompt.layerHeadless]))
