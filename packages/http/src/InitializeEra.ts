@@ -324,8 +324,8 @@ export const prepare = (
  * @category combinators
  * @since 0.1.0
  */
-export const settle = (head: RequestHead, shared: Shared, ended: boolean): Effect.Effect<void> => {
+export const settle = (head: RequestHead, shared: Shared, terminated: boolean): Effect.Effect<void> => {
   const named = single(head, sessionHeader)
   if (typeof named !== "string" || named === "") return Effect.void
-  return ended ? shared.forget(named) : shared.persist(named)
+  return terminated ? shared.forget(named) : shared.persist(named)
 }

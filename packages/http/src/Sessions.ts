@@ -370,11 +370,11 @@ export const make = (
   const unlisten = store?.events(receive)
 
   const makeShared = (
-    store: SessionStore.SessionStore["Service"],
+    shared: SessionStore.SessionStore["Service"],
     resume: SharedOptions["resume"]
   ): Shared => ({
     hydrate: (id, principal) =>
-      Effect.flatMap(store.touch(id, principal.id, limits), (state) => {
+      Effect.flatMap(shared.touch(id, principal.id, limits), (state) => {
         const known = entries.get(id)
         if (state === undefined) {
           if (known !== undefined) end(known, false)
@@ -392,7 +392,7 @@ export const make = (
       Effect.suspend(() => {
         if (closed) return Effect.succeed<HttpSession | Refused>({ _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 })
         const id = newId()
-        return Effect.map(store.create(id, principal, limits), (refusal): HttpSession | Refused => refusal ?? add(id, principal, Date.now()).http)
+        return Effect.map(shared.create(id, principal, limits), (refusal): HttpSession | Refused => refusal ?? add(id, principal, Date.now()).http)
       }),
     persist: (id) =>
       Effect.suspend(() => {
@@ -402,13 +402,13 @@ export const make = (
         const json = JSON.stringify(state)
         if (json === entry.saved) return Effect.void
         entry.saved = json
-        return store.save(id, state, origin)
+        return shared.save(id, state, origin)
       }),
     forget: (id) =>
       Effect.suspend(() => {
         const entry = entries.get(id)
         if (entry !== undefined) end(entry, false)
-        return store.remove(id, origin)
+        return shared.remove(id, origin)
       })
   })
 
