@@ -213,8 +213,12 @@ export const make = (
     stream.delivery.end()
   }
 
-  /** Ends this instance's copy; `everywhere` also has the store forget it (and tell the others). */
-  const end = (entry: Entry, everywhere = true) => {
+  /**
+   * Ends this instance's copy; `everywhere` (a DELETE, a failed `initialize`) also has a shared
+   * store forget it and tell the others. Expiry seen here and shutdown end the copy only: the
+   * session may be alive on other instances (the store expires it by its own clock).
+   */
+  const end = (entry: Entry, everywhere = false) => {
     if (entries.get(entry.http.id) !== entry) return
     entries.delete(entry.http.id)
     increment(perPrincipal, entry.http.principal, -1)
@@ -267,6 +271,8 @@ export const make = (
     }
 
   const add = (id: string, principal: string, now: number): Entry => {
+    // Shared: this table is a cache of the store; copies not used for the idle time go first.
+    if (store !== undefined && entries.size >= settings.max) sweep(now)
     const requests = OutgoingRequests.make(requestsOptions)
     const entry: Entry = {
       http: {
@@ -421,7 +427,7 @@ export const make = (
     find,
     remove: (id) => {
       const entry = entries.get(id)
-      if (entry !== undefined) end(entry)
+      if (entry !== undefined) end(entry, true)
     },
     attach,
     size: () => entries.size,
