@@ -37,7 +37,8 @@ afterAll(async () => {
     Effect.forEach(schemas, (schema) => pg.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))))
 }, 30_000)
 
-const sessionOptions = { maxPerPrincipal: 2 }
+// A short initialize deadline: an initialized session must outlive it (its expiry follows `notifications/initialized`).
+const sessionOptions = { maxPerPrincipal: 2, initializeTimeout: "300 millis" }
 
 /**
  * Two endpoints on a fresh store (`store()` once; each runtime builds the Layer apart: an instance
@@ -125,6 +126,7 @@ const contract = (name: string, store: () => Layer.Layer<SessionStore.SessionSto
       const created = await initialize(a)
       const session = created.headers.get("mcp-session-id")!
       expect((await rpc(b, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": session })).status).toBe(202)
+      await new Promise((resolve) => setTimeout(resolve, 600))
       const pinged = await rpc(b, { jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-session-id": session })
       expect(pinged.status).toBe(200)
       expect(await pinged.json()).toEqual({ jsonrpc: "2.0", id: 1, result: {} })

@@ -42,7 +42,9 @@ const describe = (body: string): Pick<Routed, "rpc" | "id" | "tool"> => {
   }
 }
 
-export const start = (backends: ReadonlyArray<string>): Promise<Proxy> => {
+/** `record: false` keeps no record (a bench's millions of requests). */
+export const start = (backends: ReadonlyArray<string>, options?: { readonly record?: boolean }): Promise<Proxy> => {
+  const recording = options?.record ?? true
   const targets = backends.map((url) => new URL(url))
   const routed: Array<Routed> = []
   let next = 0
@@ -55,7 +57,9 @@ export const start = (backends: ReadonlyArray<string>): Promise<Proxy> => {
       const attempt = (tries: number) => {
         const backend = (first + tries) % targets.length
         const target = targets[backend]!
-        const entry: Routed = { backend, httpMethod: request.method ?? "", ...describe(body.toString("utf8")), status: undefined, open: false }
+        const entry: Routed = recording
+          ? { backend, httpMethod: request.method ?? "", ...describe(body.toString("utf8")), status: undefined, open: false }
+          : { backend, httpMethod: "", rpc: undefined, id: undefined, tool: undefined, status: undefined, open: false }
         const upstream = Http.request({
           host: target.hostname,
           port: target.port,
@@ -63,7 +67,7 @@ export const start = (backends: ReadonlyArray<string>): Promise<Proxy> => {
           path: request.url,
           headers: { ...request.headers, host: target.host }
         }, (answer) => {
-          routed.push(entry)
+          if (recording) routed.push(entry)
           entry.status = answer.statusCode
           entry.open = request.method === "GET"
           response.writeHead(answer.statusCode ?? 502, answer.headers)

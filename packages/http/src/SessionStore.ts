@@ -118,8 +118,11 @@ export class SessionStore extends Context.Service<SessionStore, {
   readonly create: (id: string, principal: string, limits: Limits) => Effect.Effect<Refused | undefined>
   /** The live session's state, if `principal` created it, marking it used; `undefined` otherwise. */
   readonly touch: (id: string, principal: string, limits: Limits) => Effect.Effect<State | undefined>
-  /** Stores what a request changed, and announces it (`Changed`) in the name of the instance `origin`. */
-  readonly save: (id: string, state: State, origin: string) => Effect.Effect<void>
+  /**
+   * Stores what a request changed (the expiry follows: an initialized session lives for the idle
+   * time), and announces it (`Changed`) in the name of the instance `origin`.
+   */
+  readonly save: (id: string, state: State, origin: string, limits: Limits) => Effect.Effect<void>
   /** Forgets the session, and announces it (`Ended`) in the name of the instance `origin`. */
   readonly remove: (id: string, origin: string) => Effect.Effect<void>
   /** Announces an event to every instance (this one included). */
@@ -216,6 +219,7 @@ export const makeMemory = (): SessionStore["Service"] => {
         const row = rows.get(id)
         if (row === undefined) return Effect.void
         row.state = state
+        row.lastSeen = Date.now()
         return publish({ _tag: "Changed", id, origin, state })
       }),
     remove: (id, origin) => Effect.suspend(() => (rows.delete(id) ? publish({ _tag: "Ended", id, origin }) : Effect.void)),

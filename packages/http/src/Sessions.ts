@@ -365,8 +365,9 @@ export const make = (
       case "Ended":
         return end(entry, false)
       case "Changed":
-        entry.saved = JSON.stringify(event.state)
-        return apply(entry.http.session, event.state)
+        apply(entry.http.session, event.state)
+        entry.saved = JSON.stringify(stateOf(entry.http.session))
+        return
       case "Response":
         return void entry.requests.receive({ _tag: "Response", id: event.requestId, result: event.result, error: event.error })
       case "StreamOpened":
@@ -389,8 +390,9 @@ export const make = (
         const now = Date.now()
         const entry = known ?? add(id, principal.id, now)
         entry.lastSeen = now
-        entry.saved = JSON.stringify(state)
         apply(entry.http.session, state)
+        // Compared with what `persist` computes (same function, same key order): unchanged is no write.
+        entry.saved = JSON.stringify(stateOf(entry.http.session))
         // Negotiated elsewhere: from now on it follows the hub here too (once per session).
         return state.version === undefined ? Effect.void : resume(entry.http.session, principal)
       }),
@@ -408,7 +410,7 @@ export const make = (
         const json = JSON.stringify(state)
         if (json === entry.saved) return Effect.void
         entry.saved = json
-        return shared.save(id, state, origin)
+        return shared.save(id, state, origin, limits)
       }),
     forget: (id) =>
       Effect.suspend(() => {

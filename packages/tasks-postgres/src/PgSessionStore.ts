@@ -187,8 +187,9 @@ SELECT state FROM found`
         return row === undefined ? undefined : yield* decodeState(row.state)
       })
 
-    const save = (id: string, state: Store.State, origin: string) =>
-      pg`UPDATE ${table} SET state = ${JSON.stringify(state)}, initialized = ${state.initialized} WHERE id = ${id}`.pipe(
+    const save = (id: string, state: Store.State, origin: string, limits: Store.Limits) =>
+      pg`UPDATE ${table} SET state = ${JSON.stringify(state)}, initialized = ${state.initialized}, last_seen = ${now},
+  expires_at = ${expiry(limits, state.initialized ? "true" : "false")} WHERE id = ${id}`.pipe(
         Effect.andThen(publish({ _tag: "Changed", id, origin, state }))
       )
 
@@ -208,7 +209,7 @@ SELECT state FROM found`
     return SessionStore.of({
       create: (id, principal, limits) => create(id, principal, limits).pipe(logged<Store.Refused | undefined>("create", unavailable)),
       touch: (id, principal, limits) => touch(id, principal, limits).pipe(logged<Store.State | undefined>("touch", undefined)),
-      save: (id, state, origin) => save(id, state, origin).pipe(logged<void>("save", undefined)),
+      save: (id, state, origin, limits) => save(id, state, origin, limits).pipe(logged<void>("save", undefined)),
       remove: (id, origin) => remove(id, origin).pipe(logged<void>("remove", undefined)),
       publish,
       events: (receiver) => {
