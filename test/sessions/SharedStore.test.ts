@@ -13,7 +13,7 @@ import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcon
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as SessionStore from "@snodo/http/SessionStore"
 import * as TasksPostgres from "@snodo/tasks-postgres"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes } from "node:crypto"
@@ -38,7 +38,7 @@ afterAll(async () => {
 }, 30_000)
 
 // A short initialize deadline: an initialized session must outlive it (its expiry follows `notifications/initialized`).
-const sessionOptions = { maxPerPrincipal: 2, initializeTimeout: "300 millis" }
+const sessionOptions = { maxPerPrincipal: 2, initializeTimeout: Duration.millis(300) }
 
 /**
  * Two endpoints on a fresh store (`store()` once; each runtime builds the Layer apart: an instance
