@@ -138,12 +138,34 @@ const contract = (name: string, store: () => Layer.Layer<SessionStore.SessionSto
 
 contract("SessionStore.layerMemory: two endpoints of one process", () => Layer.succeed(SessionStore.SessionStore, SessionStore.makeMemory()))
 
-contract("PgSessionStore: two endpoints, each with its own pool and LISTEN", () => {
-  const schema = `snodo_shared_${randomBytes(6).toString("hex")}`
+/** A PostgreSQL store on a fresh schema (migrated first, dropped after the file). */
+const pgStore = (schema = `snodo_shared_${randomBytes(6).toString("hex")}`) => {
   schemas.push(schema)
   const migrated = Effect.promise(() => withAdmin(TasksPostgres.migrate({ schema })))
   return Layer.unwrap(Effect.as(
     migrated,
     TasksPostgres.PgSessionStore.layer({ schema }).pipe(Layer.provide(PgClient.layer({ url: Redacted.make(admin), maxConnections: 4 })))
   ))
+}
+
+contract("PgSessionStore: two endpoints, each with its own pool and LISTEN", () => pgStore())
+
+describe("PgSessionStore with its table unreadable", () => {
+  it("answers a session's request 503, retryable (not 404: the session is not gone), and serves it again once readable", async () => {
+    const schema = `snodo_shared_${randomBytes(6).toString("hex")}`
+    const { urls } = await pair(() => pgStore(schema))
+    const [a, b] = urls as [string, string]
+    const session = (await initialize(a)).headers.get("mcp-session-id")!
+    expect((await rpc(a, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": session })).status).toBe(202)
+    const move = (from: string, to: string) =>
+      withAdmin(Effect.flatMap(Effect.service(PgClient.PgClient), (pg) => pg.unsafe(`ALTER TABLE ${schema}.${from} RENAME TO ${to}`)))
+    await move("snodo_sessions", "snodo_sessions_away")
+    const refused = await rpc(b, { jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-session-id": session })
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get("retry-after")).toBe("1")
+    expect(await refused.json()).toMatchObject({ id: 1, error: { code: -32603, data: { retryable: true } } })
+    expect((await initialize(b)).status).toBe(503)
+    await move("snodo_sessions_away", "snodo_sessions")
+    expect((await rpc(b, { jsonrpc: "2.0", id: 2, method: "ping" }, { "mcp-session-id": session })).status).toBe(200)
+  }, 30_000)
 })

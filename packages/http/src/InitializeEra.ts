@@ -49,6 +49,7 @@ import type { Delivery } from "./Exchange.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as Replies from "./Replies.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
+import type { SessionStoreUnavailable } from "./SessionStore.ts"
 import type { HttpSession, Refused, Sessions, Shared } from "./Sessions.ts"
 
 /**
@@ -296,8 +297,8 @@ const ended: Replies.Reply = { status: 200, body: undefined, headers: {} }
  * With sessions shared through a store, the step before the synchronous path: an `initialize`
  * reserves its session in the store (the session, or the bound that refused it, for
  * {@link admit}); any other message, GET or DELETE naming a session brings this instance's copy
- * of it up to date (or forgets it, so that it is 404 here too). `message` is `undefined` for a
- * GET or DELETE.
+ * of it up to date (or forgets it, so that it is 404 here too). A store that cannot be read makes
+ * it the reply to answer at once (503, retryable). `message` is `undefined` for a GET or DELETE.
  *
  * @category combinators
  * @since 0.1.0
@@ -308,13 +309,25 @@ export const prepare = (
   runtime: ServerRuntime["Service"],
   shared: Shared,
   principal: Principal["Service"]
-): Effect.Effect<HttpSession | Refused | undefined> => {
+): Effect.Effect<HttpSession | Refused | Replies.Reply | undefined> => {
   if (message !== undefined && !belongs(message, head, runtime)) return Effect.undefined
   const named = single(head, sessionHeader)
-  if (typeof named === "string" && named !== "") return Effect.as(shared.hydrate(named, principal), undefined)
-  if (named === undefined && message?._tag === "Request" && message.method === "initialize") return shared.reserve(principal.id)
-  return Effect.undefined
+  const id = message?._tag === "Request" ? message.id : null
+  const step: Effect.Effect<HttpSession | Refused | undefined, SessionStoreUnavailable> = typeof named === "string" && named !== ""
+    ? Effect.as(shared.hydrate(named, principal), undefined)
+    : named === undefined && message?._tag === "Request" && message.method === "initialize"
+    ? shared.reserve(principal.id)
+    : Effect.undefined
+  return Effect.catchTag(step, "SessionStoreUnavailable", () => Effect.succeed(unavailable(id)))
 }
+
+/** The store could not be read: 503, retryable (a 404 would tell the client its session is gone). */
+const unavailable = (id: Envelope.RequestId | null): Replies.Reply =>
+  Replies.json(
+    Encoder.error(id, { code: -32603, message: "Server busy: the session store is unavailable", data: { retryable: true } }),
+    503,
+    { "retry-after": "1" }
+  )
 
 /**
  * With sessions shared through a store, the step after a message answered without running a

@@ -134,7 +134,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   ) {
     const refusal = RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
     if (refusal !== undefined) return Replies.toResponse(refusal)
-    if (shared !== undefined) yield* InitializeEra.prepare(undefined, head, runtime, shared, fromContext(context))
+    const prepared = shared === undefined ? undefined : yield* InitializeEra.prepare(undefined, head, runtime, shared, fromContext(context))
+    if (prepared !== undefined && "status" in prepared) return Replies.toResponse(prepared)
     if (request.method === "DELETE") {
       const reply = InitializeEra.terminate(head, store, principal)
       if (shared !== undefined && reply.status === 200) yield* InitializeEra.settle(head, shared, true)
@@ -168,6 +169,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
     const message = Envelope.decode(body.text)
     const reserved = shared === undefined ? undefined : yield* InitializeEra.prepare(message, head, runtime, shared, fromContext(context))
+    if (reserved !== undefined && "status" in reserved) return Replies.toResponse(reserved)
     const route = Dispatch.route(message, head, runtime, environment.inFlight, principal, sessions, reserved)
     if (route._tag === "Reply") {
       if (shared !== undefined) yield* InitializeEra.settle(head, shared, false)

@@ -225,8 +225,10 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       if (!active.has(response)) return // closed while the caller was verified
       if (sessionRequest) {
         if (shared === undefined) return void (release = serveSession(request, response, head, caller, sessions))
-        return after(response, InitializeEra.prepare(undefined, head, runtime, shared, fromContext(caller.context)), () => {
-          if (active.has(response)) release = serveSession(request, response, head, caller, sessions)
+        return after(response, InitializeEra.prepare(undefined, head, runtime, shared, fromContext(caller.context)), (prepared) => {
+          if (!active.has(response)) return
+          if (prepared !== undefined && "status" in prepared) return NodeResponse.write(response, prepared)
+          release = serveSession(request, response, head, caller, sessions)
         })
       }
       if (expectsContinue) response.writeContinue()
@@ -241,7 +243,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
           const message = Envelope.decode(body.text)
           if (shared === undefined) return dispatch(message, caller, undefined)
           after(response, InitializeEra.prepare(message, head, runtime, shared, fromContext(caller.context)), (reserved) => {
-            if (active.has(response)) dispatch(message, caller, reserved)
+            if (!active.has(response)) return
+            if (reserved !== undefined && "status" in reserved) return NodeResponse.write(response, reserved)
+            dispatch(message, caller, reserved)
           })
         } catch (error) {
           fail(response, error)

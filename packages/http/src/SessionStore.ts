@@ -110,14 +110,25 @@ export type Event =
   | { readonly _tag: "StreamOpened"; readonly id: string; readonly origin: string }
 
 /**
+ * The store could not be read (the database is unreachable): the transport answers 503, retryable,
+ * rather than 404 (which would tell the client its session is gone).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SessionStoreUnavailable extends Schema.TaggedError<SessionStoreUnavailable>()("SessionStoreUnavailable", {
+  message: Schema.String
+}) {}
+
+/**
  * @category services
  * @since 0.1.0
  */
 export class SessionStore extends Context.Service<SessionStore, {
   /** Records a new session of `principal`, or the bound that refused it. */
-  readonly create: (id: string, principal: string, limits: Limits) => Effect.Effect<Refused | undefined>
+  readonly create: (id: string, principal: string, limits: Limits) => Effect.Effect<Refused | undefined, SessionStoreUnavailable>
   /** The live session's state, if `principal` created it, marking it used; `undefined` otherwise. */
-  readonly touch: (id: string, principal: string, limits: Limits) => Effect.Effect<State | undefined>
+  readonly touch: (id: string, principal: string, limits: Limits) => Effect.Effect<State | undefined, SessionStoreUnavailable>
   /**
    * Stores what a request changed (the expiry follows: an initialized session lives for the idle
    * time), and announces it (`Changed`) in the name of the instance `origin`.

@@ -81,9 +81,9 @@ export type Refused = SessionStore.Refused
  */
 export interface Shared {
   /** Brings this instance's copy of the session up to date with the store (or forgets it: 404). */
-  readonly hydrate: (id: string, principal: Principal["Service"]) => Effect.Effect<void>
+  readonly hydrate: (id: string, principal: Principal["Service"]) => Effect.Effect<void, SessionStore.SessionStoreUnavailable>
   /** Records a new session of `principal` in the store (the caps counted there) and here. */
-  readonly reserve: (principal: string) => Effect.Effect<HttpSession | Refused>
+  readonly reserve: (principal: string) => Effect.Effect<HttpSession | Refused, SessionStore.SessionStoreUnavailable>
   /** Stores what the session's last request changed, if anything (before its answer leaves). */
   readonly persist: (id: string) => Effect.Effect<void>
   /** Ends the session everywhere: the store forgets it and every instance ends its copy. */

@@ -199,16 +199,21 @@ SELECT state FROM found`
         (rows) => rows.length === 0 ? Effect.void : publish({ _tag: "Ended", id, origin })
       )
 
-    // A store that cannot reach the database answers as if the session were gone (404, 503): the
-    // failure is logged, never a defect of the transport.
+    // A write that fails is logged (the answer still leaves; the next change writes again); a read
+    // that fails is `SessionStoreUnavailable` (the transport answers 503, retryable), never a defect.
     const logged = <A>(what: string, fallback: A) => <E>(effect: Effect.Effect<A, E>): Effect.Effect<A> =>
       effect.pipe(Effect.catchCause((cause) => Effect.as(Effect.logWarning(`session store: ${what} failed`, cause), fallback)))
-
-    const unavailable: Store.Refused = { _tag: "Refused", bound: "sessions", limit: 0, retryAfterMillis: 1000 }
+    const failed = (what: string) => <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, Store.SessionStoreUnavailable> =>
+      effect.pipe(Effect.catchCause((cause) =>
+        Effect.andThen(
+          Effect.logWarning(`session store: ${what} failed`, cause),
+          Effect.fail(new Store.SessionStoreUnavailable({ message: `The session store could not ${what}` }))
+        )
+      ))
 
     return SessionStore.of({
-      create: (id, principal, limits) => create(id, principal, limits).pipe(logged<Store.Refused | undefined>("create", unavailable)),
-      touch: (id, principal, limits) => touch(id, principal, limits).pipe(logged<Store.State | undefined>("touch", undefined)),
+      create: (id, principal, limits) => create(id, principal, limits).pipe(failed("create a session")),
+      touch: (id, principal, limits) => touch(id, principal, limits).pipe(failed("read a session")),
       save: (id, state, origin, limits) => save(id, state, origin, limits).pipe(logged<void>("save", undefined)),
       remove: (id, origin) => remove(id, origin).pipe(logged<void>("remove", undefined)),
       publish,
