@@ -4,12 +4,14 @@
  * `SessionStore.layerMemory` store, or `PgSessionStore` on a random schema of the real PostgreSQL —
  * behind the round-robin proxy. The v1 SDK client's session works on both; the caps count every
  * instance's sessions; an unknown session is 404 everywhere, as is a session after DELETE; a
- * session of one principal is not another's.
+ * session of one principal is not another's (nor can another end this instance's copy of it).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Principal from "@snodo/core/Principal"
+import type * as Authentication from "@snodo/http/Authentication"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as SessionStore from "@snodo/http/SessionStore"
 import * as TasksPostgres from "@snodo/tasks-postgres"
@@ -20,6 +22,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
 import { ServerLayer } from "../../examples/everything/server.ts"
 import * as RoundRobinProxy from "../support/RoundRobinProxy.ts"
+import { eventsOf } from "../support/Sse.ts"
 
 const admin = process.env["SNODO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const schemas: Array<string> = []
@@ -49,7 +52,7 @@ const pair = async (store: () => Layer.Layer<SessionStore.SessionStore, unknown>
   const shared = store()
   for (let instance = 0; instance < 2; instance++) {
     const runtime = ManagedRuntime.make(
-      NodeServe.layer({ port: 0, sessions: sessionOptions }).pipe(Layer.provide(ServerLayer), Layer.provide(shared))
+      NodeServe.layer({ port: 0, sessions: sessionOptions, authenticate: byHeader }).pipe(Layer.provide(ServerLayer), Layer.provide(shared))
     )
     runtimes.push(runtime)
     const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
@@ -59,6 +62,17 @@ const pair = async (store: () => Layer.Layer<SessionStore.SessionStore, unknown>
   const proxy = await RoundRobinProxy.start(urls)
   proxies.push(proxy)
   return { urls, proxy, runtimes: runtimes.slice(-2) }
+}
+
+/** Callers name themselves in `x-user` (anonymous without it): enough to have two principals. */
+const byHeader: Authentication.Authenticator = {
+  authenticate: (headers) => {
+    const user = headers["x-user"]
+    return Effect.succeed({
+      principal: typeof user === "string" ? Principal.Principal.of({ id: user, claims: {} }) : Principal.anonymous,
+      grant: undefined
+    })
+  }
 }
 
 const rpc = (url: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -114,6 +128,29 @@ const contract = (name: string, store: () => Layer.Layer<SessionStore.SessionSto
       expect(refused.status).toBe(503)
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
       expect(await refused.json()).toMatchObject({ error: { code: -32603, data: { retryable: true, limit: 2 } } })
+    }, 30_000)
+
+    it("a session is its principal's: another principal naming it is 404 on every instance and ends nothing of it", async () => {
+      const { urls } = await pair(store)
+      const [a, b] = urls as [string, string]
+      const alice = { "x-user": "alice" }
+      const session = (await initialize(a, alice)).headers.get("mcp-session-id")!
+      const hers = { ...alice, "mcp-session-id": session }
+      expect((await rpc(a, { jsonrpc: "2.0", method: "notifications/initialized" }, hers)).status).toBe(202)
+      // Alice's GET stream on B.
+      const aborted = new AbortController()
+      const stream = await fetch(b, { headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", ...hers }, signal: aborted.signal })
+      expect(stream.status).toBe(200)
+      const next = eventsOf(stream)
+      for (const url of urls) {
+        expect((await rpc(url, { jsonrpc: "2.0", id: 1, method: "ping" }, { "x-user": "bob", "mcp-session-id": session })).status).toBe(404)
+      }
+      // Her session and her stream on B are intact: an update of her subscription reaches it.
+      expect((await rpc(a, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "test://static-text" } }, hers)).status).toBe(200)
+      const trigger = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "test_trigger_resource_update", arguments: { uri: "test://static-text" } } }
+      expect((await rpc(b, trigger, hers)).status).toBe(200)
+      expect(await next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "test://static-text" } })
+      aborted.abort()
     }, 30_000)
 
     it("an id nobody issued is 404 on every instance; one issued on A is found on B, and outlives A's shutdown", async () => {

@@ -384,7 +384,9 @@ export const make = (
       Effect.flatMap(shared.touch(id, principal.id, limits), (state) => {
         const known = entries.get(id)
         if (state === undefined) {
-          if (known !== undefined) end(known, false)
+          // Gone (or expired): this copy ends too. Another principal naming the id finds nothing,
+          // and ends nothing of the owner's.
+          if (known !== undefined && known.http.principal === principal.id) end(known, false)
           return Effect.void
         }
         const now = Date.now()
