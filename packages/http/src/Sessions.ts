@@ -152,8 +152,6 @@ interface Entry {
 
 const newId = (): string => randomBytes(24).toString("base64url")
 
-const emptyState = JSON.stringify(SessionStore.empty)
-
 /** A session's state as a store keeps it. */
 const stateOf = (session: Session.Session): SessionStore.State => {
   const negotiated = session.negotiated
@@ -287,9 +285,10 @@ export const make = (
       createdAt: now,
       lastSeen: now,
       stream: undefined,
-      saved: emptyState,
+      saved: "",
       requests
     }
+    entry.saved = JSON.stringify(stateOf(entry.http.session))
     entries.set(id, entry)
     increment(perPrincipal, principal, 1)
     return entry
@@ -358,6 +357,17 @@ export const make = (
     for (const uri of wanted) session.subscribe(uri)
   }
 
+  /**
+   * Brings a copy to the stored state, unless a request here changed it and has not stored it
+   * yet (a concurrent request's read must not undo a `resources/subscribe` about to be saved);
+   * records what is stored, in `persist`'s form (same function, same key order).
+   */
+  const refresh = (entry: Entry, state: SessionStore.State) => {
+    if (JSON.stringify(stateOf(entry.http.session)) !== entry.saved) return
+    apply(entry.http.session, state)
+    entry.saved = JSON.stringify(stateOf(entry.http.session))
+  }
+
   const receive = (event: SessionStore.Event) => {
     const entry = entries.get(event.id)
     if (entry === undefined || event.origin === origin) return
@@ -365,9 +375,7 @@ export const make = (
       case "Ended":
         return end(entry, false)
       case "Changed":
-        apply(entry.http.session, event.state)
-        entry.saved = JSON.stringify(stateOf(entry.http.session))
-        return
+        return refresh(entry, event.state)
       case "Response":
         return void entry.requests.receive({ _tag: "Response", id: event.requestId, result: event.result, error: event.error })
       case "StreamOpened":
@@ -392,9 +400,7 @@ export const make = (
         const now = Date.now()
         const entry = known ?? add(id, principal.id, now)
         entry.lastSeen = now
-        apply(entry.http.session, state)
-        // Compared with what `persist` computes (same function, same key order): unchanged is no write.
-        entry.saved = JSON.stringify(stateOf(entry.http.session))
+        refresh(entry, state)
         // Negotiated elsewhere: from now on it follows the hub here too (once per session).
         return state.version === undefined ? Effect.void : resume(entry.http.session, principal)
       }),
