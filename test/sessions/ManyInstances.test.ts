@@ -21,7 +21,8 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -69,6 +70,7 @@ interface Driver {
   readonly elicited: Array<unknown>
   readonly logs: Array<unknown>
   readonly updated: Array<string>
+  readonly listChanges: Array<string>
 }
 
 const elicitAnswer = { action: "accept", content: { username: "ada", email: "ada@example.com" } } as const
@@ -83,7 +85,8 @@ const textOf = (result: object): string => {
 const v1 = async (url: string): Promise<Driver> => {
   const client = new V1Client({ name: "v1-host", version: "1.0.0" }, { capabilities: { elicitation: {}, sampling: {} } })
   const transport = new V1Transport(new URL(url))
-  const driver = { elicited: [] as Array<unknown>, logs: [] as Array<unknown>, updated: [] as Array<string> }
+  const driver = { elicited: [] as Array<unknown>, logs: [] as Array<unknown>, updated: [] as Array<string>, listChanges: [] as Array<string> }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void driver.listChanges.push("tools"))
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     driver.elicited.push(request.params)
     return elicitAnswer
@@ -111,7 +114,8 @@ const v2 = async (url: string): Promise<Driver> => {
   // The default negotiation mode: legacy (initialize, 2025-11-25).
   const client = new V2Client({ name: "v2-host", version: "1.0.0" }, { capabilities: { elicitation: {}, sampling: {} } })
   const transport = new V2Transport(new URL(url))
-  const driver = { elicited: [] as Array<unknown>, logs: [] as Array<unknown>, updated: [] as Array<string> }
+  const driver = { elicited: [] as Array<unknown>, logs: [] as Array<unknown>, updated: [] as Array<string>, listChanges: [] as Array<string> }
+  client.setNotificationHandler("notifications/tools/list_changed", () => void driver.listChanges.push("tools"))
   client.setRequestHandler("elicitation/create", async (request) => {
     driver.elicited.push(request.params)
     return elicitAnswer
@@ -187,6 +191,10 @@ const scenario = (name: string, connect: (url: string) => Promise<Driver>) =>
     await client.callTool("test_trigger_resource_update", { uri: "test://static-text" })
     await eventually(() => client.updated.length > 0)
     expect(client.updated).toEqual(["test://static-text"])
+    // A list change published on whichever instance the call lands on reaches the stream too.
+    await client.callTool("test_trigger_tool_change", {})
+    await eventually(() => client.listChanges.length > 0)
+    expect(client.listChanges).toEqual(["tools"])
 
     // logging/setLevel is honoured wherever the next call lands.
     await client.callTool("test_tool_with_logging", {})

@@ -153,6 +153,22 @@ const contract = (name: string, store: () => Layer.Layer<SessionStore.SessionSto
       aborted.abort()
     }, 30_000)
 
+    it("one GET stream per session across instances: a GET on B ends the older one on A", async () => {
+      const { urls } = await pair(store)
+      const [a, b] = urls as [string, string]
+      const session = (await initialize(a)).headers.get("mcp-session-id")!
+      const get = (url: string) =>
+        fetch(url, { headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": session } })
+      expect((await rpc(a, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": session })).status).toBe(202)
+      const older = await get(a)
+      expect(older.status).toBe(200)
+      const onA = eventsOf(older)
+      const newer = await get(b)
+      expect(newer.status).toBe(200)
+      await expect(onA()).rejects.toThrow("the stream ended")
+      await newer.body?.cancel()
+    }, 30_000)
+
     it("an id nobody issued is 404 on every instance; one issued on A is found on B, and outlives A's shutdown", async () => {
       const { urls, runtimes: [first] } = await pair(store)
       const [a, b] = urls as [string, string]
