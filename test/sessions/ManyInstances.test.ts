@@ -8,8 +8,9 @@
  * Each client: initializes, lists, calls tools on every instance, answers an elicitation and a
  * sampling request on an instance other than the one whose handler asked, subscribes to a
  * resource and receives its update on its GET stream, has its log level honoured by the other
- * instances, sees progress; then the instance holding its GET stream is killed (SIGKILL) and the
- * client carries on through the others (its reconnected GET stream receives updates again);
+ * instances, sees progress; then the instance holding its GET stream is killed (SIGKILL) with a call
+ * in flight on each instance (only the killed one's is lost) and the client carries on through the
+ * others (its reconnected GET stream receives updates again);
  * finally DELETE ends the session everywhere (404 on every instance left). Each client runs on a
  * fresh set of servers, in a random schema dropped afterwards.
  */
@@ -215,7 +216,17 @@ const scenario = (name: string, connect: (url: string) => Promise<Driver>) =>
     const holding = streams().find((entry) => entry.open)
     expect(holding).toBeDefined()
     const opened = streams().length
+    // Three calls in flight, one on each instance: the one on the killed instance is lost, the others answer.
+    const sleeping = proxy.sent.filter((entry) => entry.tool === "sleep").length
+    const inFlight = Promise.allSettled([0, 1, 2].map(() => client.callTool("sleep", { ms: 3000 })))
+    await eventually(() => proxy.sent.filter((entry) => entry.tool === "sleep").length === sleeping + 3)
     await instances[holding!.backend]!.kill9()
+    const settled = await inFlight
+    expect(settled.filter((outcome) => outcome.status === "rejected")).toHaveLength(1)
+    expect(settled.filter((outcome) => outcome.status === "fulfilled").map((outcome) => outcome.value)).toEqual([
+      expect.stringContaining("3000"),
+      expect.stringContaining("3000")
+    ])
     for (let call = 0; call < 4; call++) expect(await client.callTool("echo", { text: `after ${call}` })).toContain(`after ${call}`)
     expect(await client.callTool("test_elicitation", { message: "Still there?" })).toContain("action=accept")
     // The client opens its GET stream again, on an instance still alive, which picks the session up.

@@ -26,7 +26,10 @@ export interface Routed {
 
 export interface Proxy {
   readonly url: string
+  /** Requests answered (their answer's head arrived), in that order. */
   readonly routed: ReadonlyArray<Routed>
+  /** Requests whose body was written to a backend, in that order (answered or not). */
+  readonly sent: ReadonlyArray<Routed>
   readonly close: () => Promise<void>
 }
 
@@ -47,6 +50,7 @@ export const start = (backends: ReadonlyArray<string>, options?: { readonly reco
   const recording = options?.record ?? true
   const targets = backends.map((url) => new URL(url))
   const routed: Array<Routed> = []
+  const sent: Array<Routed> = []
   let next = 0
   const server = Http.createServer((request, response) => {
     const chunks: Array<Buffer> = []
@@ -99,6 +103,9 @@ export const start = (backends: ReadonlyArray<string>, options?: { readonly reco
         response.on("close", () => {
           if (!response.writableFinished) upstream.destroy()
         })
+        upstream.on("finish", () => {
+          if (recording) sent.push(entry)
+        })
         upstream.end(body)
       }
       attempt(0)
@@ -110,6 +117,7 @@ export const start = (backends: ReadonlyArray<string>, options?: { readonly reco
       resolve({
         url: `http://127.0.0.1:${port}/mcp`,
         routed,
+        sent,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()
