@@ -20,8 +20,9 @@
  * - A GET stream opened on one instance announces `StreamOpened`: an older stream of the same
  *   session elsewhere ends (one stream per session, the newest).
  *
- * `layerMemory` shares sessions between the transports of one process (and is what tests of the
- * shared path run on); `@snodo/tasks-postgres/PgSessionStore` between processes.
+ * `makeMemory` shares sessions between the transports of one process that are given the same
+ * store (and is what tests of the shared path run on); `@snodo/tasks-postgres/PgSessionStore`
+ * between processes.
  *
  * @example
  * ```ts
@@ -30,8 +31,9 @@
  * import * as SessionStore from "@snodo/http/SessionStore"
  *
  * // two endpoints in one process, one set of sessions
- * const Shared = SessionStore.layerMemory()
+ * const Shared = Layer.succeed(SessionStore.SessionStore, SessionStore.makeMemory())
  * const First = NodeServe.layer({ port: 3001, sessions: true }).pipe(Layer.provide(Shared))
+ * const Second = NodeServe.layer({ port: 3002, sessions: true }).pipe(Layer.provide(Shared))
  * ```
  *
  * @since 0.1.0
@@ -243,7 +245,8 @@ export const makeMemory = (): SessionStore["Service"] => {
 }
 
 /**
- * The in-process store as a Layer.
+ * The in-process store as a Layer: one store per Layer graph that builds it (two runtimes built
+ * from it get two stores; give both the same {@link makeMemory} to share one).
  *
  * @category layers
  * @since 0.1.0
