@@ -14,7 +14,7 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, listen, tasks, stores, observability)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, listen, tasks, stores, sessions, observability)
  *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
@@ -59,7 +59,7 @@ const discoverRuns = Math.round(flag("--discover-runs", 7))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "listen", "tasks", "stores", "observability"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "listen", "tasks", "stores", "sessions", "observability"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -220,6 +220,14 @@ for (const backend of ["pg", "sqlite"] as const) {
       better: "higher"
     })
   }
+}
+for (const [key, label] of [["pg3", "3 instances"], ["pg1", "1 instance"]] as const) {
+  declare(`sessions.${key}.rps`, {
+    group: "sessions",
+    label: `2025-11-25 session, tools/call via a round-robin proxy, 16 conn: ${label} + PostgreSQL sessions (raw floor: 1 instance, memory sessions)`,
+    unit: "req/s",
+    better: "higher"
+  })
 }
 declare("observability.off.rps", { group: "observability", label: "HTTP echo, 16 conn, no telemetry (default)", unit: "req/s", better: "higher" })
 declare("observability.otlp.rps", {
@@ -775,6 +783,33 @@ const stores = async (): Promise<void> => {
 }
 
 /**
+ * Initialize-era sessions across instances (`bench/sessions.ts`, in a process of its own): snodo's
+ * column is the everything server behind the proxy with PostgreSQL sessions (3 instances, and 1),
+ * raw's one instance with memory sessions behind the same proxy, in the same run.
+ */
+const sessions = async (): Promise<void> => {
+  const child = spawn(process.execPath, [path("bench/sessions.ts"), "--duration", String(durationS), "--rounds", String(rounds)], {
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  let output = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+  if (code !== 0) return problem("snodo", "sessions", `bench/sessions.ts exited ${String(code)}`)
+  const result = JSON.parse(output) as Record<"pg3" | "pg1" | "memory1", LoadResult | undefined>
+  const floor = result.memory1
+  for (const key of ["pg3", "pg1"] as const) {
+    const measured = result[key]
+    if (measured === undefined || floor === undefined) {
+      problem("snodo", `sessions (${key})`, "not measured")
+      continue
+    }
+    record(`sessions.${key}.rps`, "snodo", measured.rps)
+    record(`sessions.${key}.rps`, "raw", floor.rps)
+    if (measured.errors > 0) problem("snodo", `sessions (${key})`, `${measured.errors} errors`)
+  }
+}
+
+/**
  * The cost of telemetry, in one run: the raw floor, the everything server as it ships (no
  * telemetry) and the same server with `--otlp` to a local stand-in collector, all up at once and
  * loaded in turn (16 connections, rotating who goes first); the best round of each is kept. Both
@@ -899,6 +934,11 @@ const notes: Array<string> = [
   "the raw floor column is a bare loop of plain SQL doing the same claim and complete on a table of the same shape " +
   "(PostgreSQL: `FOR UPDATE SKIP LOCKED` on `@effect/sql-pg`; SQLite: `BEGIN IMMEDIATE` on the same client). Rounds " +
   "alternate the two; the best of 2 is kept. Tasks/s from the first claim to the last completion.",
+  "Sessions: `bench/sessions.ts`, in its own process, opens one 2025-11-25 session (initialize, initialized) through " +
+  "a round-robin HTTP proxy without stickiness (`test/support/RoundRobinProxy.ts`) and loads it with `tools/call` " +
+  "(`echo`, 16 connections, autocannon in a process of its own): three everything servers sharing their sessions on " +
+  "PostgreSQL (`--sessions postgres://…`, a fresh schema), one such server alone, and (the raw floor column) one " +
+  "server with its sessions in memory behind the same proxy. All are up at once; rounds alternate; the best is kept.",
   "Ratios are snodo ÷ peer for the same figure in this run: above 1 is better for snodo where higher is better, " +
   "below 1 where lower is better."
 ]
@@ -944,6 +984,10 @@ if (scenarios.has("tasks") && !overBudget()) {
 if (scenarios.has("stores") && !overBudget()) {
   progress("task stores: claim+complete throughput beside a bare loop (PostgreSQL, SQLite)")
   await stores()
+}
+if (scenarios.has("sessions") && !overBudget()) {
+  progress("sessions: tools/call in a 2025-11-25 session through a round-robin proxy (3 and 1 instances on PostgreSQL, 1 in memory)")
+  await sessions()
 }
 if (scenarios.has("observability") && !overBudget()) {
   progress("observability: HTTP echo without telemetry and with --otlp, beside the raw floor")

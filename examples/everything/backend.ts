@@ -108,3 +108,35 @@ export const describe = (backend: Backend): string => {
     }
   }
 }
+
+/**
+ * Where the HTTP sessions of the initialize era live (`--sessions`): `memory` in this process (a
+ * client must come back to this instance), or a PostgreSQL backend shared by every server started
+ * on the same URL and schema (any instance serves any request of any session).
+ */
+export type Sessions = { readonly _tag: "Memory" } | Extract<Backend, { readonly _tag: "Postgres" }>
+
+/** Reads a `--sessions` value; a string says what is wrong with it. */
+export const parseSessions = (spec: string): Sessions | string => {
+  if (spec === "memory") return { _tag: "Memory" }
+  const parsed = spec.startsWith("postgres://") || spec.startsWith("postgresql://") ? parse(spec) : undefined
+  if (typeof parsed === "object" && parsed._tag === "Postgres") return parsed
+  return typeof parsed === "string"
+    ? parsed.replace("--tasks", "--sessions")
+    : `--sessions must be memory or postgres://HOST:PORT/DB (got ${JSON.stringify(spec)})`
+}
+
+/**
+ * The session store of a `--sessions` PostgreSQL backend (migrations included, as for tasks), on a
+ * pool of its own; `undefined` for memory (the transport's own table).
+ */
+export const sessionStoreLayer = (sessions: Sessions) =>
+  sessions._tag === "Memory" ? undefined : Layer.unwrap(
+    Effect.promise(() => Promise.all([import("@snodo/tasks-postgres"), import("@effect/sql-pg")])).pipe(
+      Effect.map(([TasksPostgres, { PgClient }]) =>
+        Layer.unwrap(Effect.as(TasksPostgres.migrate({ schema: sessions.schema }), TasksPostgres.PgSessionStore.layer({ schema: sessions.schema }))).pipe(
+          Layer.provide(PgClient.layer({ url: Redacted.make(sessions.url), applicationName: "snodo-everything-sessions" }))
+        )
+      )
+    )
+  )

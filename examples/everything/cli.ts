@@ -11,6 +11,11 @@
  * by default in `.data/tasks.sqlite` over HTTP, in memory over stdio. `--tasks-lease-ms MS` shortens
  * a running task's lease (30 s), so a killed server's tasks are recovered sooner (tests, demos).
  *
+ * Sessions of the initialize era over HTTP (`./backend.ts`): `--sessions memory` (the default: in this
+ * process) or `--sessions postgres://HOST:PORT/DB[?schema=NAME]`, shared by every server on that URL
+ * and schema, so that several instances serve one client behind any load balancer; tasks and listen
+ * changes then default to the same PostgreSQL (the hub carries resource updates between instances).
+ *
  * Telemetry (`./observability.ts`): `--otlp URL` exports spans to `URL/v1/traces` and metrics to
  * `URL/v1/metrics` (OTLP/HTTP, JSON); off by default.
  *
@@ -36,6 +41,7 @@ const usage = `Usage: node examples/everything/main.mjs [flags]
   --dialects LIST         protocol revisions, comma-separated (default: 2026-07-28,2025-11-25)
   --tasks SPEC            tasks: memory | sqlite:PATH | postgres://HOST:PORT/DB (or SNODO_TASKS; default sqlite:.data/tasks.sqlite over HTTP, memory over stdio)
   --tasks-lease-ms MS     a running task's lease, at least 100 (default: 30000)
+  --sessions SPEC         HTTP sessions (2025-11-25): memory | postgres://HOST:PORT/DB[?schema=NAME] (default memory; with postgres, --tasks defaults to the same URL and must be postgres)
   --otlp URL              export spans and metrics to the OTLP/HTTP collector at URL (URL/v1/traces, URL/v1/metrics)
   --help                  print this and exit
 `
@@ -64,6 +70,7 @@ const parsed = (() => {
         dialects: { type: "string" },
         tasks: { type: "string" },
         "tasks-lease-ms": { type: "string" },
+        sessions: { type: "string" },
         otlp: { type: "string" },
         help: { type: "boolean" }
       }
@@ -95,9 +102,15 @@ const otlp = parsed.otlp
 if (otlp !== undefined && !URL.canParse(otlp)) refuse(`--otlp needs a collector URL, not ${JSON.stringify(otlp)}`)
 
 const stdio = parsed.stdio === true
-const tasksSpec = parsed.tasks ?? process.env["SNODO_TASKS"] ?? (stdio ? "memory" : `sqlite:${Backend.defaultSqlitePath}`)
+const sessions = Backend.parseSessions(parsed.sessions ?? "memory")
+if (typeof sessions === "string") fail(sessions)
+if (stdio && sessions._tag !== "Memory") fail("--sessions is for HTTP: a stdio connection is one session")
+const sharedSessions = sessions._tag === "Postgres" ? parsed.sessions : undefined
+const tasksSpec = parsed.tasks ?? process.env["SNODO_TASKS"] ?? sharedSessions ?? (stdio ? "memory" : `sqlite:${Backend.defaultSqlitePath}`)
 const backend = Backend.parse(tasksSpec)
 if (typeof backend === "string") fail(backend)
+// Resource updates and list changes reach a session's stream on another instance through the hub.
+if (sharedSessions !== undefined && backend._tag !== "Postgres") fail("--sessions postgres://… needs --tasks on PostgreSQL too (its hub carries changes between instances)")
 
 const leaseMs = parsed["tasks-lease-ms"] === undefined ? undefined : Number(parsed["tasks-lease-ms"])
 if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) fail("--tasks-lease-ms needs a whole number of milliseconds, at least 100")
@@ -115,7 +128,8 @@ const UnobservedServer = ServerLayerWith(Backend.layer(backend), { dialects, tas
 const ServerLayer = otlp === undefined
   ? UnobservedServer
   : UnobservedServer.pipe(Layer.provide((await import("./observability.ts")).otlpLayer(otlp)))
-process.stderr.write(`snodo everything: ${Backend.describe(backend)}${otlp === undefined ? "" : `, telemetry to ${otlp}`}\n`)
+const sessionsNote = sessions._tag === "Memory" ? "" : `, sessions shared on ${Backend.describe(sessions).replace("tasks on ", "")}`
+process.stderr.write(`snodo everything: ${Backend.describe(backend)}${sessionsNote}${otlp === undefined ? "" : `, telemetry to ${otlp}`}\n`)
 
 const portOf = (): number => {
   const raw = parsed.port ?? process.env["PORT"]
@@ -140,5 +154,5 @@ if (stdio) {
     fail("--oauth-issuer needs an issuer URL and a fixed --port")
   }
   // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(port, issuer, dialects, ServerLayer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+  serveHttp(port, issuer, dialects, ServerLayer, Backend.sessionStoreLayer(sessions)).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }

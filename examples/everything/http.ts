@@ -1,7 +1,8 @@
 /**
  * The everything server over Streamable HTTP, on `http://127.0.0.1:<port>/mcp`.
  *
- * `serveHttp(port)` serves until interrupted (`serveHttp(port, issuer, server)` on another backend) and logs one line with the URL on stderr once the
+ * `serveHttp(port)` serves until interrupted (`serveHttp(port, issuer, server)` on another backend,
+ * `serveHttp(port, issuer, dialects, server, sessions)` with its sessions in a shared store) and logs one line with the URL on stderr once the
  * port is bound (port 0 picks a free one; the line tells which). With `oauthIssuer`, callers need
  * an access token of that authorization server (`./oauth.ts`).
  */
@@ -12,6 +13,7 @@ import type { ServeError } from "effect/http/HttpServerError"
 import type { CatalogError } from "@snodo/core/Catalog"
 import type { SchemaCompileError } from "@snodo/core/SchemaValidator"
 import * as NodeServe from "@snodo/http/NodeServe"
+import type * as SessionStore from "@snodo/http/SessionStore"
 import type { BuiltInVersion } from "@snodo/core/McpServer"
 import * as OAuth from "./oauth.ts"
 import { defaultDialects, serverLayerFor } from "./server.ts"
@@ -25,25 +27,28 @@ export function serveHttp(
   oauthIssuer?: string,
   dialects?: ReadonlyArray<BuiltInVersion>
 ): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError>
-export function serveHttp<E>(
+export function serveHttp<E, S = never>(
   port: number,
   oauthIssuer: string | undefined,
   dialects: ReadonlyArray<BuiltInVersion>,
-  server: Layer.Layer<Layer.Success<ReturnType<typeof serverLayerFor>>, E>
-): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError | E>
+  server: Layer.Layer<Layer.Success<ReturnType<typeof serverLayerFor>>, E>,
+  sessions?: Layer.Layer<SessionStore.SessionStore, S>
+): Effect.Effect<never, ServeError | CatalogError | SchemaCompileError | E | S>
 export function serveHttp(
   port: number,
   oauthIssuer?: string,
   dialects: ReadonlyArray<BuiltInVersion> = defaultDialects,
-  server: Layer.Layer<Layer.Success<ReturnType<typeof serverLayerFor>>, unknown> = serverLayerFor(dialects)
+  server: Layer.Layer<Layer.Success<ReturnType<typeof serverLayerFor>>, unknown> = serverLayerFor(dialects),
+  sessions?: Layer.Layer<SessionStore.SessionStore, unknown>
 ): Effect.Effect<never, unknown> {
+  const endpoint = NodeServe.layer({ port, host: "127.0.0.1", sessions: true }).pipe(Layer.provide(server))
   return Layer.launch(
     Layer.effectDiscard(
       HttpServer.addressFormattedWith((url) => Effect.sync(() => process.stderr.write(`snodo everything listening on ${url}/mcp\n`)))
     ).pipe(
       Layer.provideMerge(
         oauthIssuer === undefined
-          ? NodeServe.layer({ port, host: "127.0.0.1", sessions: true }).pipe(Layer.provide(server))
+          ? sessions === undefined ? endpoint : endpoint.pipe(Layer.provide(sessions))
           : OAuth.layerWith({ issuer: oauthIssuer, port }, server)
       )
     )

@@ -87,6 +87,7 @@ export const makeServer = (
     Tools.toolWithLogging,
     Triggers.toolChange,
     Triggers.promptChange,
+    Triggers.resourceUpdate,
     xMcpHeader,
     ...Mrtr.tools,
     ...Asking.tools,

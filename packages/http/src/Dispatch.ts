@@ -41,7 +41,7 @@ import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
 import * as Replies from "./Replies.ts"
 import type * as RequestHead from "./RequestHead.ts"
-import type { Sessions } from "./Sessions.ts"
+import type { HttpSession, Refused, Sessions } from "./Sessions.ts"
 
 /**
  * Where a message goes.
@@ -89,9 +89,10 @@ export const route = (
   runtime: ServerRuntime["Service"],
   inFlight: InFlight.InFlight,
   principal: string,
-  sessions?: Sessions
+  sessions?: Sessions,
+  reserved?: HttpSession | Refused
 ): Route => {
-  if (InitializeEra.belongs(message, head, runtime)) return initializeEra(message, head, runtime, inFlight, principal, sessions)
+  if (InitializeEra.belongs(message, head, runtime)) return initializeEra(message, head, runtime, inFlight, principal, sessions, reserved)
   switch (message._tag) {
     case "Request": {
       const mismatch = McpHeaders.check(message, head, runtime)
@@ -127,11 +128,12 @@ const initializeEra = (
   runtime: ServerRuntime["Service"],
   inFlight: InFlight.InFlight,
   principal: string,
-  sessions: Sessions | undefined
+  sessions: Sessions | undefined,
+  reserved: HttpSession | Refused | undefined
 ): Route => {
   switch (message._tag) {
     case "Request": {
-      const admitted = InitializeEra.admit(message, head, runtime, sessions, principal)
+      const admitted = InitializeEra.admit(message, head, runtime, sessions, principal, reserved)
       return "status" in admitted ? reply(admitted) : { _tag: "Call", request: message, session: admitted, trace: head.trace }
     }
     case "Notification":
@@ -212,9 +214,11 @@ const startInSession = (
   trace: RequestHead.Trace | undefined
 ): () => void => {
   const { created, http, session } = admitted
+  const persist = http === undefined ? undefined : sessions?.shared?.persist(http.id)
   const release = Exchange.start(environment, request, admitted.scope, delivery, {
     context,
     notifications: true,
+    beforeAnswer: persist,
     deadlineMillis: Math.max(0, deadlineAt - Date.now()),
     grant,
     session,

@@ -246,6 +246,11 @@ export interface StartOptions {
   readonly headers?: ((outcome: Outcome) => Readonly<Record<string, string>> | undefined) | undefined
   /** The request's W3C trace context headers, if it had any. */
   readonly trace?: RequestHead.Trace | undefined
+  /**
+   * Runs once the handler is done and before its answer is written: a shared session's changes
+   * are stored by then, so the client's next request finds them on any instance.
+   */
+  readonly beforeAnswer?: Effect.Effect<void> | undefined
 }
 
 /**
@@ -276,9 +281,11 @@ export const start = (
   const context: RequestContext = trace === undefined
     ? base
     : { ...base, traceparent: trace.traceparent, tracestate: trace.tracestate }
-  const fiber = Effect.runForkWith(options.context)(
-    Effect.map(environment.runtime.handle(request, context), (outcome) => exchange.complete(outcome))
-  )
+  const beforeAnswer = options.beforeAnswer
+  const handled = beforeAnswer === undefined
+    ? environment.runtime.handle(request, context)
+    : Effect.tap(environment.runtime.handle(request, context), () => beforeAnswer)
+  const fiber = Effect.runForkWith(options.context)(Effect.map(handled, (outcome) => exchange.complete(outcome)))
   fiber.addObserver((exit) => exchange.ended(exit))
   // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
   if (fiber.pollUnsafe() !== undefined) return () => exchange.close()

@@ -36,7 +36,8 @@
  *
  * @since 0.1.0
  */
-import { Predicate } from "effect"
+import { Effect, Predicate } from "effect"
+import type { Principal } from "@snodo/core/Principal"
 import * as Encoder from "@snodo/core/transport/Encoder"
 import type * as Envelope from "@snodo/core/transport/Envelope"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
@@ -48,7 +49,8 @@ import type { Delivery } from "./Exchange.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as Replies from "./Replies.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
-import type { HttpSession, Refused, Sessions } from "./Sessions.ts"
+import type { SessionStoreUnavailable } from "./SessionStore.ts"
+import type { HttpSession, Refused, Sessions, Shared } from "./Sessions.ts"
 
 /**
  * The session header, as written in answers.
@@ -177,7 +179,8 @@ const sessionNamed = (
 const isReply = (value: HttpSession | Replies.Reply): value is Replies.Reply => "status" in value
 
 /**
- * Finds the session of an initialize-era request, or the refusal to answer with.
+ * Finds the session of an initialize-era request, or the refusal to answer with. An `initialize`
+ * takes the session `reserved` for it in a shared store, if any (see Sessions.Shared).
  *
  * @category combinators
  * @since 0.1.0
@@ -187,7 +190,8 @@ export const admit = (
   head: RequestHead,
   runtime: ServerRuntime["Service"],
   sessions: Sessions | undefined,
-  principal: string
+  principal: string,
+  reserved?: HttpSession | Refused
 ): Admitted | Replies.Reply => {
   const { id } = request
   const opening = runtime.dialects.legacy[0]?.session?.opening
@@ -196,7 +200,8 @@ export const admit = (
       return { session: Session.makeUnsafe(), http: undefined, created: false, scope: principal }
     }
     if (head.mcp.has(sessionHeader)) return refuse(id, 400, -32600, "Bad Request: initialize must not carry an Mcp-Session-Id")
-    const http = sessions.create(principal)
+    // With a shared store the session was reserved there first (its caps are counted there).
+    const http = reserved ?? sessions.create(principal)
     if ("_tag" in http) return busy(id, http)
     return { session: http.session, http, created: true, scope: scopeOf(principal, http) }
   }
@@ -287,3 +292,53 @@ export const terminate = (head: RequestHead, sessions: Sessions, principal: stri
 }
 
 const ended: Replies.Reply = { status: 200, body: undefined, headers: {} }
+
+/**
+ * With sessions shared through a store, the step before the synchronous path: an `initialize`
+ * reserves its session in the store (the session, or the bound that refused it, for
+ * {@link admit}); any other message, GET or DELETE naming a session brings this instance's copy
+ * of it up to date (or forgets it, so that it is 404 here too). A store that cannot be read makes
+ * it the reply to answer at once (503, retryable). `message` is `undefined` for a GET or DELETE.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const prepare = (
+  message: Envelope.Incoming | undefined,
+  head: RequestHead,
+  runtime: ServerRuntime["Service"],
+  shared: Shared,
+  principal: Principal["Service"]
+): Effect.Effect<HttpSession | Refused | Replies.Reply | undefined> => {
+  if (message !== undefined && !belongs(message, head, runtime)) return Effect.undefined
+  const named = single(head, sessionHeader)
+  const id = message?._tag === "Request" ? message.id : null
+  const step: Effect.Effect<HttpSession | Refused | undefined, SessionStoreUnavailable> = typeof named === "string" && named !== ""
+    ? Effect.as(shared.hydrate(named, principal), undefined)
+    : named === undefined && message?._tag === "Request" && message.method === "initialize"
+    ? shared.reserve(principal.id)
+    : Effect.undefined
+  return Effect.catchTag(step, "SessionStoreUnavailable", () => Effect.succeed(unavailable(id)))
+}
+
+/** The store could not be read: 503, retryable (a 404 would tell the client its session is gone). */
+const unavailable = (id: Envelope.RequestId | null): Replies.Reply =>
+  Replies.json(
+    Encoder.error(id, { code: -32603, message: "Server busy: the session store is unavailable", data: { retryable: true } }),
+    503,
+    { "retry-after": "1" }
+  )
+
+/**
+ * With sessions shared through a store, the step after a message answered without running a
+ * handler (`notifications/initialized`, a DELETE): the session's changes are stored, or its
+ * end, before the answer leaves.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const settle = (head: RequestHead, shared: Shared, terminated: boolean): Effect.Effect<void> => {
+  const named = single(head, sessionHeader)
+  if (typeof named !== "string" || named === "") return Effect.void
+  return terminated ? shared.forget(named) : shared.persist(named)
+}

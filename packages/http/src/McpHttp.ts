@@ -51,6 +51,7 @@ import * as Replies from "./Replies.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
+import { sharedOptions } from "./SharedSessions.ts"
 
 /**
  * The transport as an HTTP application.
@@ -94,7 +95,8 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
   const services = yield* Effect.context<never>()
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(services), settings.subscriptionIntervalMillis)
+    : Sessions.make(settings.sessions, Effect.runForkWith(services), settings.subscriptionIntervalMillis, sharedOptions(runtime, services))
+  const shared = sessions?.shared
   let inFlight = 0
 
   /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
@@ -126,12 +128,19 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     head: RequestHead.RequestHead,
     principal: string,
     scope: Scope.Scope,
+    context: Context.Context<never>,
     store: Sessions.Sessions,
     framing: RequestChecks.Framing
   ) {
     const refusal = RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
     if (refusal !== undefined) return Replies.toResponse(refusal)
-    if (request.method === "DELETE") return Replies.toResponse(InitializeEra.terminate(head, store, principal))
+    const prepared = shared === undefined ? undefined : yield* InitializeEra.prepare(undefined, head, runtime, shared, fromContext(context))
+    if (prepared !== undefined && "status" in prepared) return Replies.toResponse(prepared)
+    if (request.method === "DELETE") {
+      const reply = InitializeEra.terminate(head, store, principal)
+      if (shared !== undefined && reply.status === 200) yield* InitializeEra.settle(head, shared, true)
+      return Replies.toResponse(reply)
+    }
     const { delivery, response } = yield* EffectResponse.make(true)
     const refused = yield* hold(scope, () => InitializeEra.openStream(head, request.headers["accept"], store, principal, delivery))
     if (refused !== undefined) return Replies.toResponse(refused)
@@ -148,7 +157,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     const head = RequestHead.read(request)
     const framing = { target: targetOf(request), hosts: head.hosts, authorizations: head.authorizations }
     if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE") && InitializeEra.concernsSession(head, runtime)) {
-      return yield* serveSession(request, head, principal, scope, sessions, framing)
+      return yield* serveSession(request, head, principal, scope, context, sessions, framing)
     }
     const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, framing)
     if (refusal !== undefined) return Replies.toResponse(refusal)
@@ -158,8 +167,14 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     }))
     const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
-    const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.inFlight, principal, sessions)
-    if (route._tag === "Reply") return Replies.toResponse(route.reply)
+    const message = Envelope.decode(body.text)
+    const reserved = shared === undefined ? undefined : yield* InitializeEra.prepare(message, head, runtime, shared, fromContext(context))
+    if (reserved !== undefined && "status" in reserved) return Replies.toResponse(reserved)
+    const route = Dispatch.route(message, head, runtime, environment.inFlight, principal, sessions, reserved)
+    if (route._tag === "Reply") {
+      if (shared !== undefined) yield* InitializeEra.settle(head, shared, false)
+      return Replies.toResponse(route.reply)
+    }
     return yield* exchange(route, principal, scope, context, startedAt)
   })
 

@@ -39,7 +39,7 @@ import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
-import { anonymous, Principal } from "@snodo/core/Principal"
+import { anonymous, fromContext, Principal } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type * as Http from "node:http"
 import type * as Authentication from "./Authentication.ts"
@@ -55,6 +55,7 @@ import * as Replies from "./Replies.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
+import { sharedOptions } from "./SharedSessions.ts"
 
 /**
  * The endpoint.
@@ -129,7 +130,21 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
     ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(context), settings.subscriptionIntervalMillis)
+    : Sessions.make(settings.sessions, Effect.runForkWith(context), settings.subscriptionIntervalMillis, sharedOptions(runtime, context))
+  const shared = sessions?.shared
+
+  /** Runs `effect` (a shared session's step), then `next` with its value; a defect is answered 500. */
+  const after = <A>(response: Http.ServerResponse, effect: Effect.Effect<A>, next: (value: A) => void): void => {
+    const fiber = Effect.runForkWith(context)(effect)
+    fiber.addObserver((exit) => {
+      try {
+        if (Exit.isSuccess(exit)) return next(exit.value)
+        if (!Cause.hasInterruptsOnly(exit.cause)) fail(response, Cause.squash(exit.cause))
+      } catch (error) {
+        fail(response, error)
+      }
+    })
+  }
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
@@ -156,7 +171,11 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     caller: Caller,
     store: Sessions.Sessions
   ): (() => void) | undefined => {
-    if (request.method === "DELETE") return void NodeResponse.write(response, InitializeEra.terminate(head, store, caller.principal))
+    if (request.method === "DELETE") {
+      const reply = InitializeEra.terminate(head, store, caller.principal)
+      if (shared === undefined || reply.status !== 200) return void NodeResponse.write(response, reply)
+      return void after(response, InitializeEra.settle(head, shared, true), () => NodeResponse.write(response, reply))
+    }
     const opened = InitializeEra.openStream(head, request.headers.accept, store, caller.principal, NodeResponse.delivery(response))
     if (typeof opened === "function") return opened
     NodeResponse.write(response, opened)
@@ -190,9 +209,28 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       stopReading?.()
       release?.()
     })
+    const dispatch = (message: Envelope.Incoming, caller: Caller, reserved: Sessions.HttpSession | Sessions.Refused | undefined): void => {
+      const route = Dispatch.route(message, head, runtime, environment.inFlight, caller.principal, sessions, reserved)
+      if (route._tag === "Reply") {
+        if (shared === undefined) return NodeResponse.write(response, route.reply)
+        return after(response, InitializeEra.settle(head, shared, false), () => NodeResponse.write(response, route.reply))
+      }
+      const deadlineAt = startedAt + settings.deadlineMillis
+      const delivery = NodeResponse.delivery(response)
+      const started = Dispatch.start(route, environment, listen, caller.principal, delivery, caller.context, deadlineAt, caller.grant, sessions)
+      if (typeof started === "function") release = started
+      else NodeResponse.write(response, started)
+    }
     const receive = (caller: Caller): void => {
       if (!active.has(response)) return // closed while the caller was verified
-      if (sessionRequest) return void (release = serveSession(request, response, head, caller, sessions))
+      if (sessionRequest) {
+        if (shared === undefined) return void (release = serveSession(request, response, head, caller, sessions))
+        return after(response, InitializeEra.prepare(undefined, head, runtime, shared, fromContext(caller.context)), (prepared) => {
+          if (!active.has(response)) return
+          if (prepared !== undefined && "status" in prepared) return NodeResponse.write(response, prepared)
+          release = serveSession(request, response, head, caller, sessions)
+        })
+      }
       if (expectsContinue) response.writeContinue()
       const bodyDeadline = Math.max(1, startedAt + settings.deadlineMillis - Date.now())
       let reading = true
@@ -202,13 +240,13 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
         stopReading = undefined
         try {
           if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-          const route = Dispatch.route(Envelope.decode(body.text), head, runtime, environment.inFlight, caller.principal, sessions)
-          if (route._tag === "Reply") return NodeResponse.write(response, route.reply)
-          const deadlineAt = startedAt + settings.deadlineMillis
-          const delivery = NodeResponse.delivery(response)
-          const started = Dispatch.start(route, environment, listen, caller.principal, delivery, caller.context, deadlineAt, caller.grant, sessions)
-          if (typeof started === "function") release = started
-          else NodeResponse.write(response, started)
+          const message = Envelope.decode(body.text)
+          if (shared === undefined) return dispatch(message, caller, undefined)
+          after(response, InitializeEra.prepare(message, head, runtime, shared, fromContext(caller.context)), (reserved) => {
+            if (!active.has(response)) return
+            if (reserved !== undefined && "status" in reserved) return NodeResponse.write(response, reserved)
+            dispatch(message, caller, reserved)
+          })
         } catch (error) {
           fail(response, error)
         }

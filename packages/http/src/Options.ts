@@ -75,7 +75,8 @@ export interface Options {
    * updates). They are what lets `logging/setLevel`, `resources/subscribe` and server-to-client
    * requests (`Input.elicit` answered by the client) work over HTTP. Default off: sessionless, as
    * 2025-11-25 allows (each request stands alone). A session belongs to the principal that
-   * initialized it, lives in this process (route a client to the same instance), and expires after
+   * initialized it, lives in this process (route a client to the same instance) unless the
+   * application provides a `SessionStore` (then any instance serves it), and expires after
    * `idleTimeout` without a request (see {@link SessionOptions} for every bound).
    */
   readonly sessions?: boolean | SessionOptions

@@ -20,8 +20,11 @@
  * has not sent `notifications/initialized` within `initializeTimeout` is ended: one client cannot
  * hold the table for the idle timeout. Creating one beyond a bound first forgets the expired ones,
  * then is refused with the time until the first of them expires (the 503's `Retry-After`).
- * Sessions live in this process: behind a load balancer, route a session's requests to the
- * instance that issued it.
+ * Sessions live in this process, unless the application provides a {@link SessionStore}: then
+ * this table is the instance's copy of the sessions it served, {@link Shared} keeps it in step
+ * with the store (each request of a session first `hydrate`s it, `initialize` `reserve`s its
+ * record, what a request changed is `persist`ed before its answer), and any instance serves any
+ * request of any session. The stream bounds stay per instance (a stream is a connection here).
  *
  * @example
  * ```ts
@@ -33,13 +36,16 @@
  *
  * @since 0.1.0
  */
-import type { Effect } from "effect"
+import { Effect } from "effect"
+import type { Principal } from "@snodo/core/Principal"
 import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
 import * as Outbox from "@snodo/core/transport/Outbox"
 import * as Session from "@snodo/core/dialect/Session"
 import { randomBytes } from "node:crypto"
+import type * as Envelope from "@snodo/core/transport/Envelope"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
+import * as SessionStore from "./SessionStore.ts"
 
 
 /**
@@ -64,11 +70,36 @@ export interface HttpSession {
  * @category models
  * @since 0.1.0
  */
-export interface Refused {
-  readonly _tag: "Refused"
-  readonly bound: "sessions" | "sessionsPerPrincipal" | "streams" | "streamsPerPrincipal"
-  readonly limit: number
-  readonly retryAfterMillis: number
+export type Refused = SessionStore.Refused
+
+/**
+ * The steps a transport takes around a request when sessions are shared through a store; each
+ * runs before (or, for `persist`, at the end of) the synchronous path this table serves.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Shared {
+  /** Brings this instance's copy of the session up to date with the store (or forgets it: 404). */
+  readonly hydrate: (id: string, principal: Principal["Service"]) => Effect.Effect<void, SessionStore.SessionStoreUnavailable>
+  /** Records a new session of `principal` in the store (the caps counted there) and here. */
+  readonly reserve: (principal: string) => Effect.Effect<HttpSession | Refused, SessionStore.SessionStoreUnavailable>
+  /** Stores what the session's last request changed, if anything (before its answer leaves). */
+  readonly persist: (id: string) => Effect.Effect<void>
+  /** Ends the session everywhere: the store forgets it and every instance ends its copy. */
+  readonly forget: (id: string) => Effect.Effect<void>
+}
+
+/**
+ * What a shared table needs: the store, and how a session negotiated elsewhere resumes following
+ * the hub here (`ServerRuntime.resume`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SharedOptions {
+  readonly store: SessionStore.SessionStore["Service"]
+  readonly resume: (session: Session.Session, principal: Principal["Service"]) => Effect.Effect<void>
 }
 
 /**
@@ -79,6 +110,8 @@ export interface Refused {
  */
 export interface Sessions {
   readonly settings: SessionSettings
+  /** The steps around each request when sessions are shared through a store; `undefined` otherwise. */
+  readonly shared: Shared | undefined
   /** A new session of `principal`, or the bound that refused it. */
   readonly create: (principal: string) => HttpSession | Refused
   /** The live session with this id, if `principal` created it (and marks it used). */
@@ -111,9 +144,29 @@ interface Entry {
   readonly createdAt: number
   lastSeen: number
   stream: Stream | undefined
+  /** Shared: the state as last stored, as JSON (what `persist` compares with). */
+  saved: string
+  /** The requests to the client this instance's handlers sent (without the forwarding). */
+  readonly requests: OutgoingRequests.OutgoingRequests
 }
 
 const newId = (): string => randomBytes(24).toString("base64url")
+
+/** A session's state as a store keeps it. */
+const stateOf = (session: Session.Session): SessionStore.State => {
+  const negotiated = session.negotiated
+  const base = {
+    clientCapabilities: negotiated?.clientCapabilities ?? {},
+    initialized: session.initialized,
+    subscriptions: Array.from(session.resourceSubscriptions)
+  }
+  return {
+    ...base,
+    ...(negotiated === undefined ? {} : { version: negotiated.version }),
+    ...(negotiated?.clientInfo === undefined ? {} : { clientInfo: negotiated.clientInfo }),
+    ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel })
+  }
+}
 
 const increment = (counts: Map<string, number>, key: string, by: number): void => {
   const next = (counts.get(key) ?? 0) + by
@@ -131,8 +184,17 @@ const increment = (counts: Map<string, number>, key: string, by: number): void =
  * @category constructors
  * @since 0.1.0
  */
-export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void>) => unknown, paceMillis = 0): Sessions => {
+export const make = (
+  settings: SessionSettings,
+  run: (effect: Effect.Effect<void>) => unknown,
+  paceMillis = 0,
+  sharedOptions?: SharedOptions
+): Sessions => {
   const entries = new Map<string, Entry>()
+  const store = sharedOptions?.store
+  const origin = SessionStore.newOrigin()
+  // Shared: this instance's requests to clients are named apart from every other instance's.
+  const requestsOptions = store === undefined ? undefined : { idPrefix: `snodo-${origin}-` }
   const perPrincipal = new Map<string, number>()
   const streamsPerPrincipal = new Map<string, number>()
   let streams = 0
@@ -149,12 +211,18 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     stream.delivery.end()
   }
 
-  const end = (entry: Entry) => {
+  /**
+   * Ends this instance's copy; `everywhere` (a DELETE, a failed `initialize`) also has a shared
+   * store forget it and tell the others. Expiry seen here and shutdown end the copy only: the
+   * session may be alive on other instances (the store expires it by its own clock).
+   */
+  const end = (entry: Entry, everywhere = false) => {
     if (entries.get(entry.http.id) !== entry) return
     entries.delete(entry.http.id)
     increment(perPrincipal, entry.http.principal, -1)
     closeStream(entry)
     run(entry.http.session.end)
+    if (everywhere && store !== undefined) run(store.remove(entry.http.id, origin))
   }
 
   /** When the session ends unless a request comes: idle, or never initialized in time. */
@@ -184,7 +252,26 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
       return refused("sessionsPerPrincipal", settings.maxPerPrincipal, now, (entry) => entry.http.principal === principal, expiresAt)
     }
     if (entries.size >= settings.max) return refused("sessions", settings.max, now, () => true, expiresAt)
-    const id = newId()
+    return add(newId(), principal, now).http
+  }
+
+  /** A session's answer to a request of another instance's handler goes to that instance. */
+  const forwarding = (id: string, local: OutgoingRequests.OutgoingRequests): OutgoingRequests.OutgoingRequests =>
+    store === undefined ? local : {
+      ...local,
+      receive: (response: Envelope.Response) => {
+        if (local.receive(response)) return true
+        const requestId = response.id
+        if (typeof requestId !== "string") return false
+        run(store.publish({ _tag: "Response", id, origin, requestId, result: response.result, error: response.error }))
+        return true
+      }
+    }
+
+  const add = (id: string, principal: string, now: number): Entry => {
+    // Shared: this table is a cache of the store; copies not used for the idle time go first.
+    if (store !== undefined && entries.size >= settings.max) sweep(now)
+    const requests = OutgoingRequests.make(requestsOptions)
     const entry: Entry = {
       http: {
         id,
@@ -192,16 +279,19 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
         session: Session.makeUnsafe({
           id,
           outbound: (frame) => void entry.stream?.outbox.offer(frame),
-          requests: OutgoingRequests.make()
+          requests: forwarding(id, requests)
         })
       },
       createdAt: now,
       lastSeen: now,
-      stream: undefined
+      stream: undefined,
+      saved: "",
+      requests
     }
+    entry.saved = JSON.stringify(stateOf(entry.http.session))
     entries.set(id, entry)
     increment(perPrincipal, principal, 1)
-    return entry.http
+    return entry
   }
 
   const find = (id: string, principal: string): HttpSession | undefined => {
@@ -243,6 +333,8 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     entry.stream = stream
     streams++
     increment(streamsPerPrincipal, principal, 1)
+    // One stream per session across instances: an older one elsewhere ends.
+    if (store !== undefined) run(store.publish({ _tag: "StreamOpened", id: entry.http.id, origin }))
     delivery.open()
     // An SSE comment: the answer's head leaves now, not with the first change.
     delivery.event(": stream open\n\n", undefined)
@@ -251,19 +343,108 @@ export const make = (settings: SessionSettings, run: (effect: Effect.Effect<void
     }
   }
 
+  const limits: SessionStore.Limits = settings
+
+  /** Brings a local session to the stored state. */
+  const apply = (session: Session.Session, state: SessionStore.State) => {
+    if (state.version !== undefined && session.negotiated === undefined) {
+      session.negotiate({ version: state.version, clientCapabilities: state.clientCapabilities, clientInfo: state.clientInfo })
+    }
+    if (state.initialized && !session.initialized) session.markInitialized()
+    if (state.logLevel !== undefined && state.logLevel !== session.logLevel) session.setLogLevel(state.logLevel)
+    const wanted = new Set(state.subscriptions)
+    for (const uri of session.resourceSubscriptions) if (!wanted.has(uri)) session.unsubscribe(uri)
+    for (const uri of wanted) session.subscribe(uri)
+  }
+
+  /**
+   * Brings a copy to the stored state, unless a request here changed it and has not stored it
+   * yet (a concurrent request's read must not undo a `resources/subscribe` about to be saved);
+   * records what is stored, in `persist`'s form (same function, same key order).
+   */
+  const refresh = (entry: Entry, state: SessionStore.State) => {
+    if (JSON.stringify(stateOf(entry.http.session)) !== entry.saved) return
+    apply(entry.http.session, state)
+    entry.saved = JSON.stringify(stateOf(entry.http.session))
+  }
+
+  const receive = (event: SessionStore.Event) => {
+    const entry = entries.get(event.id)
+    if (entry === undefined || event.origin === origin) return
+    switch (event._tag) {
+      case "Ended":
+        return end(entry, false)
+      case "Changed":
+        return refresh(entry, event.state)
+      case "Response":
+        return void entry.requests.receive({ _tag: "Response", id: event.requestId, result: event.result, error: event.error })
+      case "StreamOpened":
+        return closeStream(entry)
+    }
+  }
+  const unlisten = store?.events(receive)
+
+  const makeShared = (
+    shared: SessionStore.SessionStore["Service"],
+    resume: SharedOptions["resume"]
+  ): Shared => ({
+    hydrate: (id, principal) =>
+      Effect.flatMap(shared.touch(id, principal.id, limits), (state) => {
+        const known = entries.get(id)
+        if (state === undefined) {
+          // Gone (or expired): this copy ends too. Another principal naming the id finds nothing,
+          // and ends nothing of the owner's.
+          if (known !== undefined && known.http.principal === principal.id) end(known, false)
+          return Effect.void
+        }
+        const now = Date.now()
+        const entry = known ?? add(id, principal.id, now)
+        entry.lastSeen = now
+        refresh(entry, state)
+        // Negotiated elsewhere: from now on it follows the hub here too (once per session).
+        return state.version === undefined ? Effect.void : resume(entry.http.session, principal)
+      }),
+    reserve: (principal) =>
+      Effect.suspend(() => {
+        if (closed) return Effect.succeed<HttpSession | Refused>({ _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 })
+        const id = newId()
+        return Effect.map(shared.create(id, principal, limits), (refusal): HttpSession | Refused => refusal ?? add(id, principal, Date.now()).http)
+      }),
+    persist: (id) =>
+      Effect.suspend(() => {
+        const entry = entries.get(id)
+        if (entry === undefined) return Effect.void
+        const state = stateOf(entry.http.session)
+        const json = JSON.stringify(state)
+        if (json === entry.saved) return Effect.void
+        entry.saved = json
+        return shared.save(id, state, origin, limits)
+      }),
+    forget: (id) =>
+      Effect.suspend(() => {
+        const entry = entries.get(id)
+        if (entry !== undefined) end(entry, false)
+        return shared.remove(id, origin)
+      })
+  })
+
+  const shared = store === undefined || sharedOptions === undefined ? undefined : makeShared(store, sharedOptions.resume)
+
   return {
     settings,
+    shared,
     create,
     find,
     remove: (id) => {
       const entry = entries.get(id)
-      if (entry !== undefined) end(entry)
+      if (entry !== undefined) end(entry, true)
     },
     attach,
     size: () => entries.size,
     streams: () => streams,
     closeAll: () => {
       closed = true
+      unlisten?.()
       // `end` deletes from the map while this walks it: Map iteration allows that.
       for (const entry of entries.values()) end(entry)
     }

@@ -3,7 +3,8 @@
  *
  * `McpHttp` is the transport as an HTTP application to mount in your own `HttpRouter`;
  * `NodeServe` serves it on Node in one call, `NodeEndpoint` inside a Node server of your own;
- * `Options`, `Security` and `Authentication` configure them. Each module is also importable alone
+ * `Options`, `Security` and `Authentication` configure them; a `SessionStore` shares initialize-era
+ * sessions between instances. Each module is also importable alone
  * (`@snodo/http/NodeServe`). Authors of an authenticator (`@snodo/oauth` is one) also use
  * `@snodo/http/Replies` and `@snodo/http/RequestChecks`; every other module is internal.
  *
@@ -15,3 +16,4 @@ export * as NodeEndpoint from "./NodeEndpoint.ts"
 export * as NodeServe from "./NodeServe.ts"
 export * as Options from "./Options.ts"
 export * as Security from "./Security.ts"
+export * as SessionStore from "./SessionStore.ts"

@@ -110,6 +110,22 @@ export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlErro
   + coalesce(octet_length(result::text), 0) + coalesce(octet_length(error::text), 0)`)
     // What a principal's stored quota counts (any status).
     yield* sql.unsafe(`CREATE INDEX snodo_tasks_principal ON ${n.tasks} (principal, expires_at)`)
+  }),
+  "0003_sessions": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The initialize-era HTTP sessions (PgSessionStore): times in epoch milliseconds of the
+    // database's clock; `expires_at` is recomputed whenever the session is used or changed.
+    yield* sql.unsafe(`CREATE TABLE ${n.sessions} (
+  id text PRIMARY KEY,
+  principal text NOT NULL,
+  state json NOT NULL,
+  initialized boolean NOT NULL DEFAULT false,
+  created_at bigint NOT NULL,
+  last_seen bigint NOT NULL,
+  expires_at bigint NOT NULL
+) WITH (fillfactor = 70)`)
+    yield* sql.unsafe(`CREATE INDEX snodo_sessions_principal ON ${n.sessions} (principal, expires_at)`)
+    yield* sql.unsafe(`CREATE INDEX snodo_sessions_expiry ON ${n.sessions} (expires_at)`)
   })
 })
 

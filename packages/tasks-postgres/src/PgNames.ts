@@ -41,6 +41,12 @@ export interface Names {
   readonly signalsChannel: string
   /** The channel of `SubscriptionHub` changes. */
   readonly hubChannel: string
+  /** `schema.snodo_sessions`: the initialize-era HTTP sessions (PgSessionStore). */
+  readonly sessions: string
+  /** The channel of the sessions' events between instances. */
+  readonly sessionsChannel: string
+  /** The key of the advisory lock taken to count sessions at create. */
+  readonly sessionsLock: string
   /** The key of the transaction-scoped advisory lock taken to count capacity at create. */
   readonly capacityLock: string
   /** The key of the advisory lock that serializes migrations (schema creation included). */
@@ -72,6 +78,9 @@ export const names = (schema: string = defaultSchema): Names => {
     ledger: `${schema}.snodo_task_ledger`,
     signalsChannel: channel("signals", schema),
     hubChannel: channel("hub", schema),
+    sessions: `${schema}.snodo_sessions`,
+    sessionsChannel: channel("sessions", schema),
+    sessionsLock: `snodo_sessions_create:${schema}`,
     capacityLock: `snodo_tasks_capacity:${schema}`,
     migrationLock: `snodo_tasks_migrate:${schema}`
   }

@@ -79,6 +79,12 @@ export interface OutgoingRequests {
 export interface Options {
   /** Requests waiting at once (default 64). */
   readonly maxPending?: number
+  /**
+   * What each request id starts with (default `"snodo-"`): a registry of one session on several
+   * instances names its requests apart (`"snodo-<instance>-1"`), so an answer reaching any of
+   * them finds the one that asked.
+   */
+  readonly idPrefix?: string
 }
 
 const readError = (error: unknown): { readonly code: number; readonly message: string; readonly data?: unknown } => {
@@ -96,6 +102,7 @@ const readError = (error: unknown): { readonly code: number; readonly message: s
  */
 export const make = (options?: Options): OutgoingRequests => {
   const maxPending = options?.maxPending ?? 64
+  const idPrefix = options?.idPrefix ?? "snodo-"
   const waiting = new Map<string, Deferred.Deferred<unknown, OutgoingRequestError>>()
   let next = 0
   let closed = false
@@ -109,7 +116,7 @@ export const make = (options?: Options): OutgoingRequests => {
       if (waiting.size >= maxPending) {
         return Effect.fail(new OutgoingRequestError({ reason: "Busy", message: `At most ${maxPending} requests to the client wait at once` }))
       }
-      const id = `snodo-${++next}`
+      const id = `${idPrefix}${++next}`
       const answer = Deferred.makeUnsafe<unknown, OutgoingRequestError>()
       waiting.set(id, answer)
       const millis = Duration.toMillis(Duration.fromInputUnsafe(timeout))

@@ -56,6 +56,7 @@ export type { RequestContext } from "../runtime/RequestContext.ts"
 export type { Settings } from "../runtime/ServerSettings.ts"
 export type { Outcome, Refusal } from "./Outcome.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
+import type { Session } from "../runtime/Session.ts"
 
 /**
  * @category services
@@ -70,6 +71,11 @@ export class ServerRuntime extends Context.Service<ServerRuntime, {
   readonly handle: (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
   /** Encodes an error for a frame that never became a request (parse errors, bad envelopes). */
   readonly reject: (id: Envelope.RequestId | null, error: McpError) => Outcome
+  /**
+   * Resumes an initialize-era session negotiated elsewhere (another instance, sharing sessions
+   * through a store): it follows the hub from now on, as `initialize` made it do where it ran.
+   */
+  readonly resume?: (session: Session, principal: Principal["Service"]) => Effect.Effect<void>
 }>()("@snodo/core/ServerRuntime") {}
 
 /**
@@ -302,7 +308,8 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     dialects,
     routes,
     handle: instrumentation === undefined ? handle : instrumentation.wrap(handle, routes),
-    reject: (id, error) => errorOutcome(id, error, preferred)
+    reject: (id, error) => errorOutcome(id, error, preferred),
+    resume: (session, principal) => hub === undefined ? Effect.void : session.follow(hub, principal, environment.listen.support)
   }
 })
 

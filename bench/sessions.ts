@@ -1,0 +1,131 @@
+/**
+ * Initialize-era sessions across instances, beside one instance: `tools/call` (`echo`) in one
+ * 2025-11-25 session through the same round-robin proxy (`test/support/RoundRobinProxy.ts`, no
+ * stickiness), to
+ *
+ * - three everything servers sharing their sessions on PostgreSQL (`--sessions postgres://…`, a
+ *   fresh schema dropped afterwards): every call is a session lookup in the database (one
+ *   statement, `last_seen` written at most once a second), and
+ * - one everything server with its sessions in memory (`--sessions memory`): the floor, and
+ * - one everything server with its sessions on PostgreSQL: the store's own cost per call, apart
+ *   from three processes sharing the machine's cores.
+ *
+ * Both are up at once and measured in alternation (the best round of each is kept), with the
+ * load generator (`bench/load.ts`, autocannon) in a process of its own.
+ *
+ *   npx node bench/sessions.ts --duration 5 --connections 16 --rounds 2   # JSON on stdout
+ *
+ * The bench runner runs it in a process of its own (`npm run bench -- --scenarios sessions`).
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as RoundRobinProxy from "../test/support/RoundRobinProxy.ts"
+import { type Child, freePort, installCleanup, sleep, start } from "./children.ts"
+import type { LoadResult } from "./load.ts"
+
+installCleanup()
+const argv = process.argv.slice(2)
+const flag = (name: string, fallback: number): number => {
+  const at = argv.indexOf(name)
+  return at >= 0 ? Number(argv[at + 1]) : fallback
+}
+const durationS = flag("--duration", 5)
+const connections = flag("--connections", 16)
+const rounds = flag("--rounds", 2)
+const admin = process.env["SNODO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const verbose = argv.includes("--verbose")
+
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }
+
+const post = async (url: string, body: unknown, extra: Record<string, string> = {}) =>
+  fetch(url, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) })
+
+/** Starts an everything server on a free port and waits until it answers. */
+const server = async (args: ReadonlyArray<string>): Promise<{ readonly child: Child; readonly url: string }> => {
+  const port = await freePort()
+  const child = start("examples/everything/main.mjs", ["--http", "--port", String(port), ...args], { stdin: false, stdout: false })
+  const url = `http://127.0.0.1:${port}/mcp`
+  for (const until = Date.now() + 30_000; Date.now() < until;) {
+    try {
+      await post(url, { jsonrpc: "2.0", id: 0, method: "ping" })
+      return { child, url }
+    } catch {
+      await sleep(20)
+    }
+  }
+  throw new Error(`the server did not start: ${child.stderrTail()}`)
+}
+
+/** A session through `url`: initialized, ready for calls. */
+const session = async (url: string): Promise<string> => {
+  const answer = await post(url, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "snodo-bench", version: "0.1.0" } }
+  })
+  const id = answer.headers.get("mcp-session-id")
+  if (answer.status !== 200 || id === null) throw new Error(`initialize: HTTP ${answer.status} ${await answer.text()}`)
+  await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })
+  const call = await post(url, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hello" } } }, { "mcp-session-id": id })
+  const text = await call.text()
+  if (call.status !== 200 || !text.includes("hello")) throw new Error(`tools/call: HTTP ${call.status} ${text}`)
+  return id
+}
+
+const load = (url: string, id: string): Promise<LoadResult> =>
+  new Promise((resolve, reject) => {
+    const spec = {
+      url,
+      connections,
+      durationS,
+      timeoutS: 10,
+      headers: { ...headers, "mcp-session-id": id },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "hello, bench" } } })
+    }
+    const child = spawn(process.execPath, ["bench/load.ts", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk))
+    child.on("exit", (code) => code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`loader exited ${String(code)}`)))
+  })
+
+const withAdmin = <A, E>(effect: Effect.Effect<A, E, PgClient.PgClient>) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(admin), maxConnections: 1 }), (pg) =>
+    Effect.provideService(effect, PgClient.PgClient, pg))).pipe(Effect.provide(Reactivity.layer)))
+
+const schema = `snodo_bench_sessions_${randomBytes(6).toString("hex")}`
+const url = new URL(admin)
+const spec = `postgres://${url.host}${url.pathname}?schema=${schema}`
+const children: Array<Child> = []
+const proxies: Array<RoundRobinProxy.Proxy> = []
+try {
+  // One migrates first; the other two find the schema migrated.
+  const first = await server(["--sessions", spec])
+  const rest = await Promise.all([server(["--sessions", spec]), server(["--sessions", spec])])
+  const memory = await server(["--sessions", "memory", "--tasks", "memory"])
+  const alone = await server(["--sessions", spec])
+  children.push(first.child, ...rest.map((started) => started.child), memory.child, alone.child)
+  const shared = await RoundRobinProxy.start([first.url, ...rest.map((started) => started.url)], { record: false })
+  const single = await RoundRobinProxy.start([memory.url], { record: false })
+  const one = await RoundRobinProxy.start([alone.url], { record: false })
+  proxies.push(shared, single, one)
+  const sharedSession = await session(shared.url)
+  const singleSession = await session(single.url)
+  const oneSession = await session(one.url)
+  const best: Record<"pg3" | "pg1" | "memory1", LoadResult | undefined> = { pg3: undefined, pg1: undefined, memory1: undefined }
+  for (let round = 0; round < rounds; round++) {
+    for (const [key, target, id] of [["memory1", single, singleSession], ["pg3", shared, sharedSession], ["pg1", one, oneSession]] as const) {
+      const measured = await load(target.url, id)
+      if (verbose) process.stderr.write(`${key} round ${round + 1}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50Ms.toFixed(2)} ms, ${measured.errors} errors\n`)
+      if (best[key] === undefined || measured.rps > best[key]!.rps) best[key] = measured
+    }
+  }
+  process.stdout.write(`${JSON.stringify(best)}\n`)
+} finally {
+  await Promise.all(proxies.map((proxy) => proxy.close()))
+  await Promise.all(children.map((child) => child.stop()))
+  await withAdmin(Effect.flatMap(Effect.service(PgClient.PgClient), (pg) => pg.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)))
+}
