@@ -1,0 +1,12 @@
+/**
+ * @snodo/client: the Effect MCP client (stdio, Streamable HTTP, in-memory; 2026-07-28 first, 2025-11-25 as
+ * the fallback; multi-round input handlers; typed tool calls; listen streams).
+ *
+ * @since 0.1.0
+ */
+export * as ClientTransport from "./ClientTransport.ts"
+export * as InMemoryTransport from "./InMemoryTransport.ts"
+export * as InputHandlers from "./InputHandlers.ts"
+export { type Client, McpClient } from "./McpClient.ts"
+export * as McpClientModule from "./McpClient.ts"
+export * as McpClientError from "./McpClientError.ts"
