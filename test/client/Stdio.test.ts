@@ -53,7 +53,7 @@ describe.each([
       yield* Deferred.await(started)
       yield* Fiber.interrupt(call)
       const stats = yield* client.call(Stats, {}).pipe(
-        Effect.repeat({ until: (stats) => stats.interrupted === 1, schedule: Schedule.spaced("20 millis") }),
+        Effect.repeat({ until: (current) => current.interrupted === 1, schedule: Schedule.spaced("20 millis") }),
         Effect.timeout("10 seconds")
       )
       expect(stats).toMatchObject({ started: 1, completed: 0, interrupted: 1 })
