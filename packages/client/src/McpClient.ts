@@ -45,6 +45,7 @@ import type * as Resources from "@snodo/core/wire/Resources"
 import type * as Tools from "@snodo/core/wire/Tools"
 import { Transport } from "./ClientTransport.ts"
 import * as InputHandlers from "./InputHandlers.ts"
+import * as TaskHandle from "./TaskHandle.ts"
 import {
   InvalidResult,
   type McpClientError,
@@ -127,6 +128,11 @@ export interface Options {
   readonly maxRounds?: number
   /** Honour `ttlMs` of lists, reads and discover results (default true). */
   readonly cache?: boolean
+  /**
+   * Declare the Tasks extension on 2026-07-28 (default true): the server may then answer
+   * `tools/call` with a task, which `callTool` waits out and `startTool` hands back.
+   */
+  readonly tasks?: boolean
 }
 
 /**
@@ -211,6 +217,16 @@ export interface ServerDescription {
 }
 
 /**
+ * What `startTool` got: the result, or a task.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Started =
+  | { readonly _tag: "Complete"; readonly result: Tools.CallToolResult }
+  | { readonly _tag: "Task"; readonly task: TaskHandle.TaskHandle }
+
+/**
  * @category models
  * @since 0.1.0
  */
@@ -223,7 +239,19 @@ export interface Client {
   readonly notify: (method: string, params?: Readonly<Record<string, unknown>>) => Effect.Effect<void, TransportError>
   /** `server/discover` (2026-07-28), cached for its `ttlMs`. */
   readonly discover: Effect.Effect<Discover.DiscoverResult, McpClientError>
-  /** `tools/call` by name: the raw `CallToolResult` (an `isError` result is a success here). */
+  /**
+   * `tools/call` by name: the complete result, or, when the server made a task of it, a handle
+   * ({@link TaskHandle}).
+   */
+  readonly startTool: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: RequestOptions
+  ) => Effect.Effect<Started, McpClientError>
+  /**
+   * `tools/call` by name: the raw `CallToolResult` (an `isError` result is a success here); a
+   * task the server made of it is waited out.
+   */
   readonly callTool: (
     name: string,
     args?: Readonly<Record<string, unknown>>,
@@ -262,7 +290,7 @@ export interface Client {
    * and the session's change notifications): once the server acknowledged it, the change
    * notifications it delivers. Closing the scope ends it (the server sees the request cancelled).
    */
-  readonly listen: (filter: Notifications.SubscriptionFilter) => Effect.Effect<Stream.Stream<Notification, McpClientError>, McpClientError, Scope.Scope>
+  readonly listen: (filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) => Effect.Effect<Stream.Stream<Notification, McpClientError>, McpClientError, Scope.Scope>
   /** Every notification the server writes, from the moment the stream is run. */
   readonly notifications: Stream.Stream<Notification>
 }
@@ -312,6 +340,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const runFork = Effect.runForkWith(services)
   const clientInfo = options.clientInfo ?? { name: "snodo-client", version: "0.1.0" }
   const capabilities = InputHandlers.capabilities(handlers)
+  const modernCapabilities = options.tasks === false ? capabilities : { ...capabilities, extensions: { [TaskHandle.extensionId]: {} } }
   const timeout = options.requestTimeout ?? "5 minutes"
   const maxRounds = options.maxRounds ?? 10
   const caching = options.cache ?? true
@@ -395,7 +424,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     ...(era === "modern"
       ? {
         [Meta.ProtocolVersionKey]: latestVersion,
-        [Meta.ClientCapabilitiesKey]: capabilities,
+        [Meta.ClientCapabilitiesKey]: modernCapabilities,
         [Meta.ClientInfoKey]: clientInfo
       }
       : {}),
@@ -515,8 +544,26 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const server: ServerDescription = yield* negotiate
 
   // --- typed calls ---
+  const driver: TaskHandle.Driver = {
+    request: (method, params) => request(method, params),
+    answer: answerAll,
+    changed: (taskId) =>
+      Effect.scoped(Effect.flatMap(PubSub.subscribe(notifications), (subscription) =>
+        Stream.runHead(Stream.filter(
+          Stream.fromSubscription(subscription),
+          (notification) => notification.method === "notifications/tasks" && notification.params["taskId"] === taskId
+        )))).pipe(Effect.asVoid),
+    watch: (taskId) => Effect.ignore(listen({ taskIds: [taskId] }))
+  }
+
+  const startTool: Client["startTool"] = (name, args = {}, requestOptions) =>
+    Effect.map(request("tools/call", { name, arguments: args }, requestOptions), (result): Started =>
+      result.resultType === "task"
+        ? { _tag: "Task", task: TaskHandle.make(driver, result) }
+        : { _tag: "Complete", result: result as Tools.CallToolResult })
+
   const callTool: Client["callTool"] = (name, args = {}, requestOptions) =>
-    request("tools/call", { name, arguments: args }, requestOptions) as Effect.Effect<Tools.CallToolResult, McpClientError>
+    Effect.flatMap(startTool(name, args, requestOptions), (started) => started._tag === "Task" ? started.task.await : Effect.succeed(started.result))
 
   const call: Client["call"] = (spec, input, requestOptions) =>
     Effect.gen(function*() {
@@ -551,7 +598,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       }))
   const all = <K extends keyof Lists>(kind: K) => Stream.runCollect(list(kind))
 
-  const listen: Client["listen"] = (filter) =>
+  function listen(filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) {
+    return listenTo(filter)
+  }
+  const listenTo: Client["listen"] = (filter) =>
     Effect.gen(function*() {
       const subscription = yield* PubSub.subscribe(notifications)
       const incoming = Stream.fromSubscription(subscription)
@@ -577,6 +627,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   return {
     server,
     request,
+    startTool,
     notify,
     discover,
     callTool,

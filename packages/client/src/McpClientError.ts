@@ -96,9 +96,20 @@ export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
 }) {}
 
 /**
+ * A task ended `cancelled`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class TaskCancelled extends Schema.TaggedError<TaskCancelled>()("TaskCancelled", {
+  taskId: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * Every failure of a request.
  *
  * @category errors
  * @since 0.1.0
  */
-export type McpClientError = RpcError | TransportError | MissingHandler | TooManyRounds | InvalidResult
+export type McpClientError = RpcError | TransportError | MissingHandler | TooManyRounds | InvalidResult | TaskCancelled

@@ -4,8 +4,10 @@
  * runs against 2026-07-28 and against a server that only speaks 2025-11-25.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Schema, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
+import { McpServer, Tool } from "@snodo/core"
 import { InMemoryTransport, InputHandlers, McpClient } from "@snodo/client"
+import { TestClock } from "effect/testing"
 import { serverLayerFor } from "../../../examples/everything/server.ts"
 
 const handlers = InputHandlers.layer({
@@ -95,4 +97,48 @@ describe("multi-round input", () => {
       expect(textOf(yield* client.callTool("test_input_required_result_request_state"))).toContain("state-ok")
       expect(textOf(yield* client.callTool("test_input_required_result_multi_round"))).toContain("Ada")
     }).pipe(Effect.provide(clientOn(["2026-07-28"]))))
+})
+
+describe("the result cache", () => {
+  const Cached = McpServer.make({
+    name: "cached",
+    version: "1.0.0",
+    cache: { "server/discover": { ttlMs: 60_000, cacheScope: "public" }, "tools/list": { ttlMs: 1_000, cacheScope: "private" } }
+  }).add(Tool.make("noop", { input: Schema.Struct({}) }, () => Effect.succeed("ok")))
+  const on = (cache: boolean) => McpClient.layer({ cache }).pipe(Layer.provide(InMemoryTransport.layer), Layer.provide(Cached.layer))
+  const page = (client: McpClient["Service"]) => Stream.runCollect(client.list("tools"))
+
+  it.effect("discover and lists are served from the cache while their ttlMs lasts, then asked again", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const discovered = yield* client.discover
+      expect(discovered.ttlMs).toBe(60_000)
+      expect(yield* client.discover).toBe(discovered)
+      const tools = yield* page(client)
+      expect((yield* page(client))[0]).toBe(tools[0])
+      yield* TestClock.adjust("1001 millis")
+      const fresh = yield* page(client)
+      expect(fresh[0]).not.toBe(tools[0])
+      expect(fresh[0]).toEqual(tools[0])
+      expect(yield* client.discover).toBe(discovered)
+    }).pipe(Effect.provide(on(true))))
+
+  it.effect("with the cache off every call asks the server", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      expect(yield* client.discover).not.toBe(yield* client.discover)
+    }).pipe(Effect.provide(on(false))))
+})
+
+describe("listen in memory", () => {
+  it.effect.each([["2026-07-28"], ["2025-11-25"]] as const)("change notifications arrive on a scoped stream (%s)", ([dialect]) =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const changes = yield* client.listen({ promptsListChanged: true })
+      const first = yield* Effect.forkChild(Stream.runHead(changes))
+      yield* client.callTool("test_trigger_tool_change")
+      yield* client.callTool("test_trigger_prompt_change")
+      const change = yield* Fiber.join(first)
+      expect(change._tag === "Some" && change.value.method).toBe("notifications/prompts/list_changed")
+    }).pipe(Effect.scoped, Effect.provide(clientOn([dialect]))))
 })
