@@ -120,6 +120,12 @@ export interface Options {
   readonly clientInfo?: Meta.Implementation
   /** `"auto"` (default: probe, fall back), or one revision only. */
   readonly protocolVersion?: "auto" | typeof latestVersion | typeof legacyVersion
+  /**
+   * Send the `server/discover` probe when connecting (default true). Without it the client speaks
+   * 2026-07-28 at once and knows nothing of the server until asked (`discover`): for tests that
+   * count what the server wrote.
+   */
+  readonly probe?: boolean
   /** How long a request may wait for its answer (default 5 minutes). */
   readonly requestTimeout?: Duration.Input
   /** How long the `server/discover` probe waits before falling back (default 10 seconds). */
@@ -235,6 +241,17 @@ export interface Client {
   readonly server: ServerDescription
   /** Sends a request and follows its `input_required` rounds to the complete result. */
   readonly request: (method: string, params?: Readonly<Record<string, unknown>>, options?: RequestOptions) => Effect.Effect<Result, McpClientError>
+  /**
+   * One round trip, as given: no input rounds, no cache; `_meta` is `options.meta` when given
+   * (replacing the client's own), else the client's. For tests of a server's exact answers.
+   */
+  readonly roundTrip: (
+    method: string,
+    params?: Readonly<Record<string, unknown>>,
+    options?: { readonly meta?: Readonly<Record<string, unknown>> }
+  ) => Effect.Effect<Result, McpClientError>
+  /** The `_meta` the client sends on 2026-07-28 (protocol version, capabilities, client info). */
+  readonly meta: Readonly<Record<string, unknown>>
   /** Sends a notification. */
   readonly notify: (method: string, params?: Readonly<Record<string, unknown>>) => Effect.Effect<void, TransportError>
   /** `server/discover` (2026-07-28), cached for its `ttlMs`. */
@@ -399,14 +416,6 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const failureOf = (method: string) => (error: OutgoingRequests.OutgoingRequestError): McpClientError => {
     switch (error.reason) {
       case "Refused":
-        if (error.error?.code === -32021) {
-          const required = record(error.error.data)["requiredCapabilities"]
-          return new MissingHandler({
-            method,
-            message: `The server needs client capabilities the application gave no handler for: ${JSON.stringify(required ?? {})}`,
-            requiredCapabilities: required
-          })
-        }
         return new RpcError({
           method,
           code: error.error?.code ?? -32603,
@@ -462,7 +471,21 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       return Effect.map(InputHandlers.answer(handlers, String(method), record(params)), (response) => [key, response] as const)
     }).pipe(Effect.map((entries) => Object.fromEntries(entries)))
 
+  /** A -32021 refusal names capabilities the application has no handler for. */
+  const missingHandler = (error: McpClientError): McpClientError => {
+    if (error._tag !== "RpcError" || error.code !== -32021) return error
+    const required = record(error.data)["requiredCapabilities"]
+    return new MissingHandler({
+      method: error.method,
+      message: `The server needs client capabilities the application gave no handler for: ${JSON.stringify(required ?? {})}`,
+      requiredCapabilities: required
+    })
+  }
+
   const rounds = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) =>
+    Effect.mapError(roundsOf(method, params, requestOptions), missingHandler)
+
+  const roundsOf = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) =>
     Effect.gen(function*() {
       const allowed = requestOptions?.maxRounds ?? maxRounds
       let retry: Record<string, unknown> = {}
@@ -502,6 +525,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
 
   // --- the era ---
   const negotiate = Effect.gen(function*() {
+    if (options.probe === false && options.protocolVersion !== legacyVersion) {
+      return { protocolVersion: latestVersion, era: "modern", capabilities: {}, serverInfo: undefined, instructions: undefined } satisfies ServerDescription
+    }
     const wantLegacy = options.protocolVersion === legacyVersion
     if (!wantLegacy) {
       const probe = yield* Effect.exit(Effect.timeoutOrElse(discover, {
@@ -628,6 +654,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     server,
     request,
     startTool,
+    roundTrip: (method, params = {}, roundTripOptions) =>
+      roundTripOptions?.meta === undefined
+        ? once(method, params)
+        : Effect.suspend(() =>
+          outgoing.send(sink, method, { ...params, _meta: roundTripOptions.meta }, timeout).pipe(
+            Effect.mapError(failureOf(method)),
+            Effect.map((result) => (Predicate.isObject(result) ? result : {}) as Result)
+          )
+        ),
+    meta: metaFor(undefined, undefined),
     notify,
     discover,
     callTool,
