@@ -19,6 +19,7 @@
  */
 import { Context } from "effect"
 import type { Effect, Scope } from "effect"
+import type * as Tools from "@snodo/core/wire/Tools"
 import type { TransportError } from "./McpClientError.ts"
 
 /**
@@ -37,6 +38,11 @@ export interface Channel {
    * `MCP-Protocol-Version` header of every later request).
    */
   readonly negotiated?: (protocolVersion: string) => void
+  /**
+   * Told the tools the server listed (HTTP mirrors their `x-mcp-header` parameters into
+   * `Mcp-Param-*` headers of `tools/call`).
+   */
+  readonly toolsListed?: (tools: ReadonlyArray<Tools.Tool>) => void
 }
 
 /**

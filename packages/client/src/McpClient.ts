@@ -28,7 +28,8 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Schema, Scope, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Schema, Scope, Stream } from "effect"
+import * as HeaderParams from "@snodo/core/extension/HeaderParams"
 import { toWire } from "@snodo/core/McpError"
 import type * as CatalogTool from "@snodo/core/Tool"
 import * as Encoder from "@snodo/core/transport/Encoder"
@@ -327,6 +328,17 @@ const changeInvalidates: Readonly<Record<string, string>> = {
 
 const record = (value: unknown): Readonly<Record<string, unknown>> => Predicate.isObject(value) ? value : {}
 
+/** The versions a -32022 (UnsupportedProtocolVersion) refusal names. */
+const supportedOf = (cause: Cause.Cause<McpClientError>): ReadonlyArray<unknown> | undefined => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isNone(error) || error.value._tag !== "RpcError" || error.value.code !== -32022) return undefined
+  const supported = record(error.value.data)["supported"]
+  return Array.isArray(supported) ? supported : undefined
+}
+
+/** A listed tool a client must not call: its `x-mcp-header` declarations break the rules. */
+const hasValidHeaders = (tool: Tools.Tool): boolean => !("_tag" in HeaderParams.declarations(tool.inputSchema as never))
+
 const subscriptionIdOf = (notification: Notification): unknown => record(notification.params["_meta"])[Meta.SubscriptionIdKey]
 
 const listenMethods: Readonly<Record<string, keyof Notifications.SubscriptionFilter>> = {
@@ -530,10 +542,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     }
     const wantLegacy = options.protocolVersion === legacyVersion
     if (!wantLegacy) {
-      const probe = yield* Effect.exit(Effect.timeoutOrElse(discover, {
+      const probeOnce = Effect.exit(Effect.timeoutOrElse(discover, {
         duration: options.probeTimeout ?? "10 seconds",
         orElse: () => Effect.fail(new TransportError({ reason: "Timeout", message: "server/discover got no answer" }))
       }))
+      let probe = yield* probeOnce
+      // -32022 naming 2026-07-28 among the supported versions: a retry is what the spec asks for
+      if (Exit.isFailure(probe) && supportedOf(probe.cause)?.includes(latestVersion) === true) probe = yield* probeOnce
       if (Exit.isSuccess(probe) && probe.value.supportedVersions.includes(latestVersion)) {
         const result = probe.value
         const info = record(result._meta)[Meta.ServerInfoKey] ?? record(result)["serverInfo"]
@@ -615,10 +630,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const list = <K extends keyof Lists>(kind: K): Stream.Stream<Lists[K], McpClientError> =>
     Stream.paginate(undefined as string | undefined, (cursor) =>
       Effect.map(cached(listMethods[kind], cursor === undefined ? {} : { cursor }), (page) => {
-        const items = page[kind]
+        const listed = (Array.isArray(page[kind]) ? page[kind] : []) as ReadonlyArray<Lists[K]>
         const next = page["nextCursor"]
+        let items = listed
+        if (kind === "tools") {
+          const tools = (listed as ReadonlyArray<Tools.Tool>).filter(hasValidHeaders)
+          channel.toolsListed?.(tools)
+          items = tools as ReadonlyArray<unknown> as ReadonlyArray<Lists[K]>
+        }
         return [
-          (Array.isArray(items) ? items : []) as ReadonlyArray<Lists[K]>,
+          items,
           typeof next === "string" ? Option.some<string | undefined>(next) : Option.none()
         ] as const
       }))

@@ -28,6 +28,7 @@
  */
 import { Effect, Layer, Predicate, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import * as HeaderParams from "@snodo/core/extension/HeaderParams"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import { type ClientTransport, Transport } from "./ClientTransport.ts"
 import { events } from "./internal/sse.ts"
@@ -54,9 +55,28 @@ const nameParams: Readonly<Record<string, string>> = {
 
 const record = (value: unknown): Readonly<Record<string, unknown>> => Predicate.isObject(value) ? value : {}
 
-/** A header value: as is when it is visible ASCII, else the `=?base64?…?=` sentinel. */
+/**
+ * A header value: as is when it is visible ASCII without surrounding whitespace (and does not
+ * itself look like the sentinel), else the `=?base64?…?=` sentinel of its UTF-8 bytes.
+ */
 const headerValue = (value: string): string =>
-  /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+  /^[\x20-\x7e]*$/.test(value) && value.trim() === value && !value.startsWith("=?base64?")
+    ? value
+    : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+
+/** The `Mcp-Param-*` header of one mirrored argument, or nothing when the argument is absent. */
+const paramHeader = (value: unknown): string | undefined => {
+  switch (typeof value) {
+    case "string":
+      return headerValue(value)
+    case "number":
+      return Number.isFinite(value) ? String(value) : undefined
+    case "boolean":
+      return value ? "true" : "false"
+    default:
+      return undefined
+  }
+}
 
 const isJsonRpc = (text: string): boolean => {
   try {
@@ -80,6 +100,8 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
         const url = new URL(options.url)
         let session: string | undefined
         let version: string | undefined
+        /** The `x-mcp-header` parameters of each listed tool. */
+        const mirrors = new Map<string, ReadonlyArray<HeaderParams.HeaderParam>>()
 
         const common = (): Record<string, string> => ({
           ...options.headers,
@@ -118,6 +140,13 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
             const nameParam = method === undefined ? undefined : nameParams[method]
             const name = nameParam === undefined ? undefined : params[nameParam]
             if (typeof name === "string") headers["mcp-name"] = headerValue(name)
+            if (method === "tools/call" && typeof name === "string") {
+              const args = record(params["arguments"])
+              for (const mirror of mirrors.get(name) ?? []) {
+                const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
+                if (value !== undefined) headers[mirror.header] = value
+              }
+            }
             const request = HttpClientRequest.post(url).pipe(
               HttpClientRequest.setHeaders(headers),
               HttpClientRequest.bodyText(frame, "application/json")
@@ -157,6 +186,12 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
         return {
           write,
           closed: Effect.never,
+          toolsListed: (tools) => {
+            for (const tool of tools) {
+              const declared = HeaderParams.declarations(tool.inputSchema as never)
+              if (!("_tag" in declared) && declared.length > 0) mirrors.set(tool.name, declared)
+            }
+          },
           negotiated: (negotiatedVersion) => {
             version = negotiatedVersion
             if (session !== undefined) Effect.runFork(Effect.forkIn(listen, scope))
