@@ -27,6 +27,9 @@ const scoredScenarios = (): ReadonlyArray<string> => {
   return [...section.matchAll(/^ {2}- (\S+)$/gm)].map((match) => match[1]!)
 }
 
+/** The client's stderr in each scenario (shown with a failure). */
+const stderrs = new Map<string, string>()
+
 interface Check {
   readonly id: string
   readonly name: string
@@ -35,9 +38,10 @@ interface Check {
   readonly details?: unknown
 }
 
-/** Every `checks.json` under `dir`, by scenario name (`auth/…` for the nested ones). */
+/** Every `checks.json` under `dir`, by scenario name (`auth/…` for the nested ones), with the client's stderr. */
 const checksBy = (dir: string): Map<string, ReadonlyArray<Check>> => {
   const found = new Map<string, ReadonlyArray<Check>>()
+  stderrs.clear()
   const walk = (folder: string, prefix: string) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue
@@ -45,6 +49,8 @@ const checksBy = (dir: string): Map<string, ReadonlyArray<Check>> => {
       if (readdirSync(path).includes("checks.json")) {
         const scenario = `${prefix}${entry.name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "")}`
         found.set(scenario, JSON.parse(readFileSync(join(path, "checks.json"), "utf8")) as ReadonlyArray<Check>)
+        const stderr = join(path, "stderr.txt")
+        stderrs.set(scenario, readdirSync(path).includes("stderr.txt") ? readFileSync(stderr, "utf8") : "")
       } else {
         walk(path, `${prefix}${entry.name}/`)
       }
@@ -80,7 +86,9 @@ it("passes every check of the 2026-07-28 client requirements", () => {
         continue
       }
       for (const check of results) {
-        if (check.status !== "SUCCESS") problems.push(`${scenario}: ${check.name} ${check.status} ${check.errorMessage ?? ""} ${JSON.stringify(check.details ?? {})}`)
+        if (check.status !== "SUCCESS") {
+          problems.push(`${scenario}: ${check.name} ${check.status} ${check.errorMessage ?? ""} ${JSON.stringify(check.details ?? {})} stderr: ${stderrs.get(scenario)?.slice(-500) ?? ""}`)
+        }
       }
     }
     expect(problems, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`).toEqual([])

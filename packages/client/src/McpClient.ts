@@ -337,7 +337,7 @@ const supportedOf = (cause: Cause.Cause<McpClientError>): ReadonlyArray<unknown>
 }
 
 /** A listed tool a client must not call: its `x-mcp-header` declarations break the rules. */
-const hasValidHeaders = (tool: Tools.Tool): boolean => !("_tag" in HeaderParams.declarations(tool.inputSchema as never))
+const hasValidHeaders = (listed: Tools.Tool): boolean => !("_tag" in HeaderParams.declarations(listed.inputSchema as never))
 
 const subscriptionIdOf = (notification: Notification): unknown => record(notification.params["_meta"])[Meta.SubscriptionIdKey]
 
