@@ -2,9 +2,10 @@
  * The other packages as an application composes them, type-checked under the app's settings and
  * never started by the test: tasks in memory, the server as an OAuth resource server, skills
  * from a folder or from memory, and an MCP App (a view, a tool linked to it that answers plain
- * content to hosts without views).
+ * content to hosts without views), and an agent calling a server with `@snodo/client`.
  */
 import { AppResource, Apps, AppTool } from "@snodo/apps"
+import { InputHandlers, McpClient, StreamableHttpClientTransport } from "@snodo/client"
 import { Authorization, Content, Tool, ToolResult } from "@snodo/core"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
@@ -53,3 +54,19 @@ const sum = AppTool.make(
 )
 
 export const WithApps = Server.add(view, sum).extend(Apps.extension({ appOnlyTools: "views" })).layer
+
+/** An agent's side: `@snodo/client` over HTTP with a typed call and an elicitation handler. */
+const Add = McpClient.tool("add", {
+  input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+  output: Schema.Struct({ sum: Schema.Finite })
+})
+
+export const addRemotely = Effect.gen(function*() {
+  const client = yield* McpClient
+  const { sum } = yield* client.call(Add, { a: 1, b: 2 })
+  return sum
+}).pipe(Effect.provide(McpClient.layer().pipe(
+  Layer.provide(StreamableHttpClientTransport.layer({ url: "http://127.0.0.1:3000/mcp" })),
+  Layer.provide(FetchHttpClient.layer),
+  Layer.provide(InputHandlers.layer({ elicit: () => Effect.succeed({ action: "decline" }) }))
+)))
