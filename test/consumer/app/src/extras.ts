@@ -63,8 +63,8 @@ const Add = McpClient.tool("add", {
 
 export const addRemotely = Effect.gen(function*() {
   const client = yield* McpClient
-  const { sum } = yield* client.call(Add, { a: 1, b: 2 })
-  return sum
+  const added = yield* client.call(Add, { a: 1, b: 2 })
+  return added.sum
 }).pipe(Effect.provide(McpClient.layer().pipe(
   Layer.provide(StreamableHttpClientTransport.layer({ url: "http://127.0.0.1:3000/mcp" })),
   Layer.provide(FetchHttpClient.layer),
