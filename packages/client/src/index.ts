@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * as AiToolkit from "./AiToolkit.ts"
 export * as ClientTransport from "./ClientTransport.ts"
 export * as InMemoryTransport from "./InMemoryTransport.ts"
 export * as InputHandlers from "./InputHandlers.ts"
