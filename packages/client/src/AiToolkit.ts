@@ -37,15 +37,37 @@ import type { McpClientError } from "./McpClientError.ts"
 export const ToolOutput = Schema.Unknown
 
 /**
+ * One bridged tool: the server's JSON Schema as its parameters, whatever the server answered as
+ * its output.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type BridgedTool = Tool.Dynamic<string, {
+  readonly parameters: JsonSchema.JsonSchema
+  readonly success: typeof ToolOutput
+  readonly failure: typeof Schema.Never
+  readonly failureMode: "error"
+}>
+
+/**
+ * The tools of a toolkit, by name.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type BridgedTools = Record<string, BridgedTool>
+
+/**
  * The toolkit and the Layer of its handlers.
  *
  * @category models
  * @since 0.1.0
  */
 export interface Bridged {
-  readonly toolkit: Toolkit.Toolkit<Record<string, Tool.Any>>
+  readonly toolkit: Toolkit.Toolkit<BridgedTools>
   /** The handlers: each calls the server through the client it was made with. */
-  readonly handlers: Layer.Layer<Tool.HandlersFor<Record<string, Tool.Any>>>
+  readonly handlers: Layer.Layer<Tool.HandlersFor<BridgedTools>>
   /** The tools as the server listed them. */
   readonly tools: ReadonlyArray<Tools.Tool>
 }
@@ -66,12 +88,12 @@ export const make: Effect.Effect<Bridged, McpClientError, McpClient> = Effect.ge
       ...(tool.description === undefined ? {} : { description: tool.description }),
       parameters: tool.inputSchema as JsonSchema.JsonSchema,
       success: ToolOutput
-    }) as unknown as Tool.Any
+    }) as BridgedTool
   )
-  const toolkit = Toolkit.make(...aiTools) as unknown as Toolkit.Toolkit<Record<string, Tool.Any>>
+  const toolkit = Toolkit.make(...aiTools) as unknown as Toolkit.Toolkit<BridgedTools>
   const handlers = Object.fromEntries(tools.map((tool) => [
     tool.name,
     (params: unknown) => Effect.orDie(Effect.map(client.callTool(tool.name, (params ?? {}) as Readonly<Record<string, unknown>>), outputOf))
   ]))
-  return { toolkit, handlers: toolkit.toLayer(handlers as never) as Layer.Layer<Tool.HandlersFor<Record<string, Tool.Any>>>, tools }
+  return { toolkit, handlers: toolkit.toLayer(handlers as never) as Layer.Layer<Tool.HandlersFor<BridgedTools>>, tools }
 })
