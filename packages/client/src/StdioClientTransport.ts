@@ -28,6 +28,8 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { type ClientTransport, Transport } from "./ClientTransport.ts"
 import { TransportError } from "./McpClientError.ts"
 
+const encoder = new TextEncoder()
+
 /**
  * The command to run.
  *
@@ -91,7 +93,7 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ch
         )
         const frames = yield* Queue.unbounded<string>()
         yield* Stream.fromQueue(frames).pipe(
-          Stream.map((frame) => new TextEncoder().encode(`${frame}\n`)),
+          Stream.map((frame) => encoder.encode(`${frame}\n`)),
           Stream.run(handle.stdin),
           Effect.ignore,
           Effect.forkScoped
