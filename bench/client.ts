@@ -23,7 +23,7 @@ const rounds = Number(values.rounds ?? "5")
 const peer = new URL("peers/snodo.ts", import.meta.url).pathname
 const everything = new URL("../examples/everything/main.ts", import.meta.url).pathname
 
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const median = (xs: ReadonlyArray<number>): number => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /** Microseconds per call of `calls` sequential calls. */
 const time = async (call: () => Promise<unknown>): Promise<number> => {

@@ -142,3 +142,39 @@ describe("listen in memory", () => {
       expect(change._tag === "Some" && change.value.method).toBe("notifications/prompts/list_changed")
     }).pipe(Effect.scoped, Effect.provide(clientOn([dialect]))))
 })
+
+describe("every MRTR fixture of the everything server, on both eras", () => {
+  const fullHandlers = InputHandlers.layer({
+    elicit: (request) =>
+      Effect.succeed(request.mode === "url" ? { action: "accept" } : {
+        action: "accept",
+        content: { name: "Ada", color: "green", ok: true, confirmed: true, context: "tests", value: "v" }
+      }),
+    sample: () => Effect.succeed({ role: "assistant", content: { type: "text", text: "Paris" }, model: "scripted" }),
+    roots: Effect.succeed([{ uri: "file:///a", name: "a" }, { uri: "file:///b", name: "b" }])
+  })
+  const on = (dialects: ReadonlyArray<"2026-07-28" | "2025-11-25">) =>
+    McpClient.layer().pipe(Layer.provide(InMemoryTransport.layer), Layer.provide(serverLayerFor(dialects)), Layer.provide(fullHandlers))
+
+  it.effect.each([["2026-07-28"], ["2025-11-25"]] as const)("answers each with the same handlers (%s)", ([dialect]) =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const texts: Record<string, string> = {}
+      for (const name of ["elicitation", "sampling", "list_roots", "request_state", "multiple_inputs", "multi_round", "tampered_state", "capabilities"]) {
+        texts[name] = textOf(yield* client.callTool(`test_input_required_result_${name}`))
+      }
+      expect(texts).toEqual({
+        elicitation: "Hello, Ada!",
+        sampling: "Sampling result: Paris",
+        list_roots: "Found 2 root(s)",
+        // the initialize era carries no requestState: the server asks by a request of its own
+        request_state: dialect === "2026-07-28" ? expect.stringContaining("state-ok") : "Confirmed without requestState",
+        multiple_inputs: "Name: Ada; Greeting: Paris; Roots: 2",
+        multi_round: "Multi-round complete for Ada who likes green",
+        tampered_state: dialect === "2026-07-28" ? expect.stringContaining("integrity-ok") : "Confirmed without requestState",
+        capabilities: expect.stringContaining("capabilities-ok")
+      })
+      const prompt = yield* client.getPrompt("test_input_required_result_prompt")
+      expect(JSON.stringify(prompt.messages)).toContain("Prompt with context: tests")
+    }).pipe(Effect.provide(on([dialect]))))
+})
