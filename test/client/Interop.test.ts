@@ -74,3 +74,27 @@ describe.each([["official"], ["effect/ai"]] as const)("interop with the %s serve
       expect(change._tag === "Some" && change.value.method).toBe("notifications/tools/list_changed")
     }).pipe(Effect.scoped, Effect.provide(overHttp(peers[peer]))), 60_000)
 })
+
+describe("interop with the official server on 2025-11-25", () => {
+  const dual = new URL("../support/OfficialDualServerMain.ts", import.meta.url).pathname
+
+  it.live("a client that asks for 2025-11-25 gets the initialize era, and the same calls work", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      expect(client.server.era).toBe("legacy")
+      expect(client.server.protocolVersion).toBe("2025-11-25")
+      expect(client.server.serverInfo?.name).toBe("official-dual")
+      expect(yield* client.call(Echo, { text: "héllo" })).toEqual({ text: "héllo" })
+    }).pipe(Effect.provide(McpClient.layer({ protocolVersion: "2025-11-25" }).pipe(
+      Layer.provide(StdioClientTransport.layerNode({ command: process.execPath, args: [dual] }))
+    ))), 60_000)
+
+  it.live("the default negotiation picks 2026-07-28 on the same dual-era server", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      expect(client.server.era).toBe("modern")
+      expect(yield* client.call(Echo, { text: "x" })).toEqual({ text: "x" })
+    }).pipe(Effect.provide(McpClient.layer().pipe(
+      Layer.provide(StdioClientTransport.layerNode({ command: process.execPath, args: [dual] }))
+    ))), 60_000)
+})
