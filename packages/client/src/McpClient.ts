@@ -31,7 +31,6 @@
 import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Schema, Scope, Stream } from "effect"
 import * as HeaderParams from "@snodo/core/extension/HeaderParams"
 import { toWire } from "@snodo/core/McpError"
-import type * as CatalogTool from "@snodo/core/Tool"
 import * as Encoder from "@snodo/core/transport/Encoder"
 import type * as Envelope from "@snodo/core/transport/Envelope"
 import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
@@ -46,7 +45,9 @@ import type * as Resources from "@snodo/core/wire/Resources"
 import type * as Tools from "@snodo/core/wire/Tools"
 import { Transport } from "./ClientTransport.ts"
 import * as InputHandlers from "./InputHandlers.ts"
+import * as ResultCache from "./internal/resultCache.ts"
 import * as TaskHandle from "./TaskHandle.ts"
+import * as ToolSpec from "./ToolSpec.ts"
 import {
   InvalidResult,
   type McpClientError,
@@ -143,59 +144,6 @@ export interface Options {
 }
 
 /**
- * A tool's typed contract on the client side: its name and the Schemas of its input, output and
- * (optionally) declared failure, e.g. shared with the server's `Tool.make`.
- *
- * @category models
- * @since 0.1.0
- */
-export interface ToolSpec<I extends Schema.Top, O extends Schema.Top, F extends Schema.Top = never> {
-  readonly name: string
-  readonly input: I
-  readonly output: O
-  readonly failure?: F
-}
-
-/**
- * A {@link ToolSpec}.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { McpClient } from "@snodo/client"
- *
- * const add = McpClient.tool("add", {
- *   input: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
- *   output: Schema.Struct({ sum: Schema.Number })
- * })
- * // yield* client.call(add, { a: 1, b: 2 }) → { sum: 3 }
- * ```
- *
- * @category constructors
- * @since 0.1.0
- */
-export const tool = <I extends Schema.Top, O extends Schema.Top, F extends Schema.Top = never>(
-  name: string,
-  schemas: { readonly input: I; readonly output: O; readonly failure?: F }
-): ToolSpec<I, O, F> => ({ name, ...schemas })
-
-/**
- * The {@link ToolSpec} of a snodo `Tool` defined with Effect Schemas (`input`, `output`,
- * `failure`); its types are the catalog's (unknown), the checks at run time are the tool's own.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const specOf = (definition: CatalogTool.Any): ToolSpec<Schema.Top, Schema.Top, Schema.Top> => {
-  const input = definition.input._tag === "Effect" ? definition.input.schema : Schema.Unknown
-  const output = definition.output?._tag === "Effect" ? definition.output.schema : Schema.Unknown
-  return definition.failure === undefined ? { name: definition.name, input, output } : { name: definition.name, input, output, failure: definition.failure }
-}
-
-/** Schemas whose codecs need no services. */
-type Pure = Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }
-
-/**
  * The four paginated lists, by the kind of entry.
  *
  * @category models
@@ -278,10 +226,10 @@ export interface Client {
   /**
    * `tools/call` through a {@link ToolSpec}: the input encoded, `structuredContent` decoded to
    * the output type; an `isError` result fails with the declared failure (decoded), or with
-   * {@link ToolError}.
+   * `ToolError`.
    */
-  readonly call: <I extends Pure, O extends Pure, F extends Pure = never>(
-    spec: ToolSpec<I, O, F>,
+  readonly call: <I extends ToolSpec.Pure, O extends ToolSpec.Pure, F extends ToolSpec.Pure = never>(
+    spec: ToolSpec.ToolSpec<I, O, F>,
     input: I["Type"],
     options?: RequestOptions
   ) => Effect.Effect<O["Type"], McpClientError | ToolError | F["Type"]>
@@ -377,7 +325,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const outgoing = OutgoingRequests.make({ maxPending: 1024 })
   const notifications = yield* PubSub.unbounded<Notification>()
   const progress = new Map<string, (progress: Notifications.ProgressNotificationParams) => Effect.Effect<void>>()
-  const cache = new Map<string, { readonly expires: number; readonly result: Result }>()
+  const cache = ResultCache.make()
   let era: "modern" | "legacy" = "modern"
   let ended: TransportError | undefined
   let nextProgress = 0
@@ -389,8 +337,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       if (handler !== undefined) runFork(handler(message.params as unknown as Notifications.ProgressNotificationParams))
     }
     const invalidated = changeInvalidates[message.method]
-    if (invalidated !== undefined) for (const key of cache.keys()) if (key.startsWith(invalidated)) cache.delete(key)
-    if (message.method === "notifications/resources/updated") cache.delete(`resources/read ${JSON.stringify({ uri: message.params["uri"] })}`)
+    if (invalidated !== undefined) cache.dropPrefix(invalidated)
+    if (message.method === "notifications/resources/updated") cache.drop(ResultCache.keyOf("resources/read", { uri: message.params["uri"] }))
     PubSub.publishUnsafe(notifications, notification)
   }
 
@@ -519,13 +467,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   /** A cacheable request: served from the cache while its `ttlMs` lasts. */
   const cached = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) =>
     Effect.gen(function*() {
-      const key = `${method} ${JSON.stringify(params)}`
+      const key = ResultCache.keyOf(method, params)
       const now = yield* Clock.currentTimeMillis
-      const hit = cache.get(key)
-      if (caching && requestOptions?.fresh !== true && hit !== undefined && hit.expires > now) return hit.result
+      const hit = caching && requestOptions?.fresh !== true ? cache.get(key, now) : undefined
+      if (hit !== undefined) return hit
       const result = yield* rounds(method, params, requestOptions)
-      const ttl = result["ttlMs"]
-      if (caching && typeof ttl === "number" && ttl > 0 && result.resultType === "complete") cache.set(key, { expires: now + ttl, result })
+      if (caching) cache.put(key, result, now)
       return result
     })
 
@@ -610,19 +557,19 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     Effect.gen(function*() {
       const method = `tools/call ${spec.name}`
       const args = yield* Effect.mapError(
-        Schema.encodeUnknownEffect(spec.input as Pure)(input),
+        Schema.encodeUnknownEffect(spec.input as ToolSpec.Pure)(input),
         (error) => new InvalidResult({ method, message: `The input does not match the tool's input schema: ${error.message}` })
       )
       const result = yield* callTool(spec.name, record(args), requestOptions)
       if (result.isError === true) {
         if (spec.failure !== undefined) {
-          const failure = yield* Effect.option(Schema.decodeUnknownEffect(spec.failure as Pure)(result.structuredContent))
+          const failure = yield* Effect.option(Schema.decodeUnknownEffect(spec.failure as ToolSpec.Pure)(result.structuredContent))
           if (Option.isSome(failure)) return yield* Effect.fail(failure.value)
         }
         return yield* new ToolError({ name: spec.name, message: `${spec.name} failed`, result })
       }
       return yield* Effect.mapError(
-        Schema.decodeUnknownEffect(spec.output as Pure)(result.structuredContent),
+        Schema.decodeUnknownEffect(spec.output as ToolSpec.Pure)(result.structuredContent),
         (error) => new InvalidResult({ method, message: `structuredContent does not match the output schema: ${error.message}` })
       )
     })
@@ -718,6 +665,6 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
 export class McpClient extends Context.Service<McpClient, Client>()("@snodo/client/McpClient") {
   /** A client connected through the {@link Transport} in context, for the Layer's lifetime. */
   static readonly layer = (options?: Options): Layer.Layer<McpClient, McpClientError, Transport> => Layer.effect(McpClient, make(options))
-  /** {@link tool}. */
-  static readonly tool = tool
+  /** `ToolSpec.make`: a tool's typed contract for `call`. */
+  static readonly tool = ToolSpec.make
 }
