@@ -17,13 +17,14 @@
  * ```ts
  * import { Effect, Layer } from "effect"
  * import { McpClient, StdioClientTransport } from "@snodo/client"
- * import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
  *
  * const program = Effect.gen(function*() {
  *   const client = yield* McpClient
  *   const tools = yield* client.listTools
- *   const result = yield* client.callTool("add", { a: 1, b: 2 })
- * }).pipe(Effect.provide(McpClient.layer().pipe(Layer.provide(StdioClientTransport.layer({ command: "node", args: ["server.ts"] })))))
+ *   return yield* client.callTool("add", { a: 1, b: 2 })
+ * }).pipe(Effect.provide(McpClient.layer().pipe(
+ *   Layer.provide(StdioClientTransport.layerNode({ command: "node", args: ["server.ts", "--stdio"] }))
+ * )))
  * ```
  *
  * @since 0.1.0
