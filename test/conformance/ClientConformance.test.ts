@@ -76,7 +76,7 @@ it("passes every check of the 2026-07-28 client requirements", () => {
       "120000",
       "-o",
       output
-    ], { encoding: "utf8", timeout: 400_000 })
+    ], { encoding: "utf8", timeout: 400_000, maxBuffer: 64 * 1024 * 1024 })
     const checks = checksBy(output)
     const held = scoredScenarios().filter((scenario) => heldToAuth || !scenario.startsWith("auth/"))
     expect(held.length).toBeGreaterThanOrEqual(7)
