@@ -255,6 +255,8 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       ...packageNames.map((name) => `@snodo/${name}`),
       "@snodo/apps/AppResource",
       "@snodo/client/oauth/OAuthClient",
+      "@snodo/client/McpClient",
+      "@snodo/client/StreamableHttpClientTransport",
       "@snodo/core/Tool",
       "@snodo/core/StdioTransport",
       "@snodo/core/extension",

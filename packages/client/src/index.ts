@@ -1,9 +1,22 @@
 /**
- * `@snodo/client`: the Effect MCP client. (This branch holds its OAuth 2.1 client; the transports
- * and the client itself are merged from the sibling branch.)
+ * @snodo/client: the Effect MCP client (stdio, Streamable HTTP, in-memory; 2026-07-28 first, 2025-11-25 as
+ * the fallback; multi-round input handlers; typed tool calls; listen streams; tasks; the OAuth 2.1 client of
+ * the MCP authorization spec as a wrapper of an `effect/http` HttpClient; a server's tools as an effect/ai
+ * toolkit).
  *
  * @since 0.1.0
  */
+export * as AiToolkit from "./AiToolkit.ts"
+export * as ClientTransport from "./ClientTransport.ts"
+export * as InMemoryTransport from "./InMemoryTransport.ts"
+export * as InputHandlers from "./InputHandlers.ts"
+export { type Client, McpClient } from "./McpClient.ts"
+export * as McpClientModule from "./McpClient.ts"
+export * as McpClientError from "./McpClientError.ts"
+export * as StdioClientTransport from "./StdioClientTransport.ts"
+export * as StreamableHttpClientTransport from "./StreamableHttpClientTransport.ts"
+export * as TaskHandle from "./TaskHandle.ts"
+export * as ToolSpec from "./ToolSpec.ts"
 export * as AuthorizationPrompt from "./oauth/AuthorizationPrompt.ts"
 export * as OAuthClient from "./oauth/OAuthClient.ts"
 export * as OAuthError from "./oauth/OAuthError.ts"

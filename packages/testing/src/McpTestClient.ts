@@ -1,10 +1,14 @@
 /**
- * An in-memory MCP client for `@effect/vitest`.
+ * An in-memory MCP client for `@effect/vitest`: `@snodo/client`'s `McpClient` on the in-memory
+ * transport, with what a test of a server needs besides.
  *
  * It talks to a real {@link ServerRuntime} through the same connection code as the stdio
  * transport (frames are encoded and decoded as on the wire), so what a test sees is what a client
- * would see, without a process or a socket. Every request carries valid 2026-07-28 `_meta` unless
- * the test overrides it.
+ * would see, without a process or a socket. The client's own calls are there as they are
+ * (`call` with a typed `ToolSpec`, `startTool` and task handles, `listen`, `listTools`, …); the
+ * methods a server's tests use (`request`, `callTool`, `readResource`, `getPrompt`, `discover`,
+ * `list`) send one round trip and hand back the server's answer as written, an `input_required`
+ * round included. Every request carries valid 2026-07-28 `_meta` unless the test overrides it.
  *
  * Results are typed with snodo's wire schemas and checked against them: a result that does not
  * match its method's schema (for its `resultType`) is a defect of the server under test, so the
@@ -27,11 +31,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Exit, Layer, Predicate, Queue, Schema } from "effect"
+import { Context, Effect, Exit, Layer, Predicate, Queue, Schema } from "effect"
 import * as Encoder from "@snodo/core/transport/Encoder"
-import type { RequestId } from "@snodo/core/transport/Envelope"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Connection from "@snodo/core/transport/Connection"
+import { type ClientTransport, Transport } from "@snodo/client/ClientTransport"
+import * as McpClient from "@snodo/client/McpClient"
 import * as Completion from "@snodo/core/wire/Completion"
 import * as Discover from "@snodo/core/wire/Discover"
 import * as Mrtr from "@snodo/core/wire/Mrtr"
@@ -185,10 +190,23 @@ export interface Lists {
 }
 
 /**
+ * What the test client keeps of `@snodo/client`'s client as it is.
+ *
  * @category models
  * @since 0.1.0
  */
-export interface Client {
+export type Base = Omit<
+  McpClient.Client,
+  "request" | "callTool" | "discover" | "list" | "readResource" | "getPrompt" | "complete" | "notify" | "notifications"
+>
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Client extends Base {
+  /** `@snodo/client`'s client itself (its `callTool` follows input rounds with the handlers in context). */
+  readonly mcp: McpClient.Client
   /** Sends a request; fails with the server's error. The result is not checked (any method). */
   readonly request: (method: string, params?: Readonly<Record<string, unknown>>, options?: RequestOptions) => Effect.Effect<Result, McpRpcError>
   readonly discover: (options?: RequestOptions) => Effect.Effect<Discover.DiscoverResult, McpRpcError>
@@ -265,56 +283,56 @@ const checked = <A>(method: string, schema: AnyDecoder<A>) => {
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*() {
-  const pending = new Map<string, Deferred.Deferred<Result, McpRpcError>>()
   const notifications = yield* Queue.unbounded<Notification>()
   const written: Array<unknown> = []
   const frames: Array<string> = []
-  let nextId = 1
+  const runtime = yield* Effect.context<ServerRuntime>()
+  let connection: Connection.Connection | undefined
 
+  /** Records what the server writes: every frame, and the notifications on their queue. */
   const onFrame = (frame: string) => {
     const message: unknown = JSON.parse(frame)
     frames.push(frame)
     written.push(message)
-    if (!Predicate.isObject(message)) return
-    const id = message["id"]
-    if ((typeof id === "string" || typeof id === "number") && ("result" in message || "error" in message)) {
-      const deferred = pending.get(Encoder.idKey(id))
-      if (deferred === undefined) return
-      pending.delete(Encoder.idKey(id))
-      const error = message["error"]
-      if (Predicate.isObject(error)) {
-        Deferred.doneUnsafe(deferred, Effect.fail(new McpRpcError({
-          code: error["code"] as number,
-          message: error["message"] as string,
-          data: error["data"]
-        })))
-      } else {
-        Deferred.doneUnsafe(deferred, Effect.succeed(message["result"] as Result))
-      }
-      return
-    }
+    if (!Predicate.isObject(message) || "id" in message) return
     const method = message["method"]
     const params = message["params"]
-    if (typeof method === "string") {
-      Queue.offerUnsafe(notifications, { method, params: Predicate.isObject(params) ? params : {} })
-    }
+    if (typeof method === "string") Queue.offerUnsafe(notifications, { method, params: Predicate.isObject(params) ? params : {} })
   }
 
-  const connection = yield* Connection.make({
-    transport: "memory",
-    sink: { write: (frame) => Effect.sync(() => onFrame(frame)) }
-  })
+  const transport: ClientTransport = {
+    open: (receive) =>
+      Effect.gen(function*() {
+        const opened = yield* Connection.make({
+          transport: "memory",
+          sink: {
+            write: (frame) =>
+              Effect.sync(() => {
+                onFrame(frame)
+                receive(frame)
+              })
+          }
+        })
+        connection = opened
+        return { write: opened.receive, closed: Effect.never }
+      }).pipe(Effect.provide(runtime))
+  }
+  const mcp = yield* McpClient.make({ probe: false, clientInfo: { name: "snodo-test-client", version: "0.1.0" } }).pipe(
+    Effect.provideService(Transport, transport),
+    Effect.orDie
+  )
+  const opened = connection as Connection.Connection | undefined
+  if (opened === undefined) return yield* Effect.die(new Error("the in-memory connection did not open"))
 
-  const request: Client["request"] = (method, params = {}, options) =>
-    Effect.gen(function*() {
-      const id: RequestId = nextId++
-      const meta: Record<string, unknown> = { ...defaultMeta(options?.capabilities), ...options?.meta }
-      if (options?.progressToken !== undefined) meta["progressToken"] = options.progressToken
-      const deferred = yield* Deferred.make<Result, McpRpcError>()
-      pending.set(Encoder.idKey(id), deferred)
-      yield* connection.receive(JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }))
-      return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => pending.delete(Encoder.idKey(id)))))
-    })
+  const request: Client["request"] = (method, params = {}, options) => {
+    const meta: Record<string, unknown> = { ...defaultMeta(options?.capabilities), ...options?.meta }
+    if (options?.progressToken !== undefined) meta["progressToken"] = options.progressToken
+    return mcp.roundTrip(method, params, { meta }).pipe(
+      Effect.catchTag("RpcError", (error) =>
+        Effect.fail(new McpRpcError({ code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }))),
+      Effect.catch((error) => error instanceof McpRpcError ? Effect.fail(error) : Effect.die(error))
+    )
+  }
 
   const checkTool = checked("tools/call", Tools.CallToolResult)
   const checkRead = checked("resources/read", Resources.ReadResourceResult)
@@ -358,6 +376,8 @@ export const make = Effect.fnUntraced(function*() {
     })
 
   const client: Client = {
+    ...mcp,
+    mcp,
     request,
     rounds,
     discover: (options) => Effect.flatMap(request("server/discover", {}, options), checkDiscover),
@@ -370,13 +390,13 @@ export const make = Effect.fnUntraced(function*() {
         request("completion/complete", context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }),
         checkComplete
       ),
-    notify: (method, params) => connection.receive(Encoder.notification(method, params)),
+    notify: (method, params) => opened.receive(Encoder.notification(method, params)),
     notifications,
     raw: (frame) =>
       Effect.gen(function*() {
         const before = written.length
-        yield* connection.receive(frame)
-        yield* connection.drain
+        yield* opened.receive(frame)
+        yield* opened.drain
         return written.slice(before)
       }),
     written: () => written,

@@ -60,7 +60,8 @@ export interface OutgoingRequests {
     sink: RequestSink,
     method: string,
     params: Readonly<Record<string, unknown>>,
-    timeout: Duration.Input
+    timeout: Duration.Input,
+    options?: SendOptions
   ) => Effect.Effect<unknown, OutgoingRequestError>
   /** Hands a response to the request it answers; `false` when it answers nothing pending. */
   readonly receive: (response: Envelope.Response) => boolean
@@ -68,6 +69,17 @@ export interface OutgoingRequests {
   readonly close: () => void
   /** Requests waiting for their answer. */
   readonly pending: () => number
+}
+
+/**
+ * Options of one request.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SendOptions {
+  /** Told the request's id before it is written (a client correlating what the id names, e.g. a listen stream). */
+  readonly onId?: (id: string) => void
 }
 
 /**
@@ -110,7 +122,7 @@ export const make = (options?: Options): OutgoingRequests => {
   const withdraw = (sink: RequestSink, id: string, reason: string) =>
     Effect.ignore(sink.write(Encoder.notification("notifications/cancelled", { requestId: id, reason })))
 
-  const send: OutgoingRequests["send"] = (sink, method, params, timeout) =>
+  const send: OutgoingRequests["send"] = (sink, method, params, timeout, sendOptions) =>
     Effect.suspend(() => {
       if (closed) return Effect.fail(new OutgoingRequestError({ reason: "Closed", message: "The session has ended" }))
       if (waiting.size >= maxPending) {
@@ -119,6 +131,7 @@ export const make = (options?: Options): OutgoingRequests => {
       const id = `${idPrefix}${++next}`
       const answer = Deferred.makeUnsafe<unknown, OutgoingRequestError>()
       waiting.set(id, answer)
+      sendOptions?.onId?.(id)
       const millis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
       return sink.write(Encoder.request(id, method, params)).pipe(
         Effect.catchTag("SinkClosed", () => Effect.fail(new OutgoingRequestError({ reason: "Closed", message: "The request's stream has ended" }))),

@@ -2,10 +2,10 @@
  * The other packages as an application composes them, type-checked under the app's settings and
  * never started by the test: tasks in memory, the server as an OAuth resource server, skills
  * from a folder or from memory, and an MCP App (a view, a tool linked to it that answers plain
- * content to hosts without views).
+ * content to hosts without views), and an agent calling a server with `@snodo/client`.
  */
 import { AppResource, Apps, AppTool } from "@snodo/apps"
-import { AuthorizationPrompt, OAuthClient, TokenStore } from "@snodo/client"
+import { AuthorizationPrompt, InputHandlers, McpClient, OAuthClient, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
 import { Authorization, Content, Tool, ToolResult } from "@snodo/core"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
@@ -61,3 +61,19 @@ export const AuthorizedHttpClient = OAuthClient.layer({
   flow: { grant: "client_credentials" },
   preRegistered: [{ clientId: "consumer-app", clientSecret: "s3cret" }]
 }).pipe(Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory, AuthorizationPrompt.layerHeadless]))
+
+/** An agent's side: `@snodo/client` over HTTP, authorized by the OAuth client, with a typed call and an elicitation handler. */
+const Add = McpClient.tool("add", {
+  input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+  output: Schema.Struct({ sum: Schema.Finite })
+})
+
+export const addRemotely = Effect.gen(function*() {
+  const client = yield* McpClient
+  const added = yield* client.call(Add, { a: 1, b: 2 })
+  return added.sum
+}).pipe(Effect.provide(McpClient.layer().pipe(
+  Layer.provide(StreamableHttpClientTransport.layer({ url: "http://127.0.0.1:3000/mcp" })),
+  Layer.provide(AuthorizedHttpClient),
+  Layer.provide(InputHandlers.layer({ elicit: () => Effect.succeed({ action: "decline" }) }))
+)))

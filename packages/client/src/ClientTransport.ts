@@ -1,0 +1,65 @@
+/**
+ * The seam between the client and a connection: a transport opens a {@link Channel} that writes
+ * JSON-RPC frames and hands every frame the server sends to `receive`. Stdio, Streamable HTTP and
+ * the in-memory transport are such adapters; the client's JSON-RPC peer (from `@snodo/core`) is
+ * the same over each.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as ClientTransport from "@snodo/client/ClientTransport"
+ *
+ * // a transport of one's own: frames out through `write`, frames in through `receive`
+ * const echo: ClientTransport.ClientTransport = {
+ *   open: (receive) => Effect.succeed({ write: (frame) => Effect.sync(() => receive(frame)), closed: Effect.never })
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { Effect, Scope } from "effect"
+import type * as Tools from "@snodo/core/wire/Tools"
+import type { TransportError } from "./McpClientError.ts"
+
+/**
+ * One open connection.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Channel {
+  /** Writes one JSON-RPC frame; completes once the transport took it, in order. */
+  readonly write: (frame: string) => Effect.Effect<void, TransportError>
+  /** Fails when the connection ends on its own (the process exited, the stream closed); never succeeds. */
+  readonly closed: Effect.Effect<never, TransportError>
+  /**
+   * Told the protocol version once negotiated through `initialize` (HTTP sends it as the
+   * `MCP-Protocol-Version` header of every later request).
+   */
+  readonly negotiated?: (protocolVersion: string) => void
+  /**
+   * Told the tools the server listed (HTTP mirrors their `x-mcp-header` parameters into
+   * `Mcp-Param-*` headers of `tools/call`).
+   */
+  readonly toolsListed?: (tools: ReadonlyArray<Tools.Tool>) => void
+}
+
+/**
+ * A way to reach a server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ClientTransport {
+  /** Opens a channel for the current scope; frames the server writes go to `receive`, in order. */
+  readonly open: (receive: (frame: string) => void) => Effect.Effect<Channel, TransportError, Scope.Scope>
+}
+
+/**
+ * The transport the client in context connects with.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Transport extends Context.Service<Transport, ClientTransport>()("@snodo/client/ClientTransport") {}

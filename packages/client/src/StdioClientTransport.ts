@@ -1,0 +1,147 @@
+/**
+ * The stdio transport: spawns the server as a child process of the current scope, writes one
+ * JSON-RPC frame per line to its stdin and reads frames line by line from its stdout. The
+ * server's stderr is surfaced (each line to `onStderr`, and the last lines in the error when it
+ * exits); the process exiting is a typed failure ({@link TransportError} `Exited`, with its exit
+ * code) of every request waiting. Closing the scope ends the process.
+ *
+ * Uses `effect/process`'s `ChildProcessSpawner` (on Node: `NodeChildProcessSpawner.layer` from
+ * `@effect/platform-node`, which {@link layerNode} provides).
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpClient, StdioClientTransport } from "@snodo/client"
+ *
+ * const Client = McpClient.layer().pipe(
+ *   Layer.provide(StdioClientTransport.layerNode({ command: "node", args: ["server.ts", "--stdio"] }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Fiber, Layer, Queue, Stream } from "effect"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { type ClientTransport, Transport } from "./ClientTransport.ts"
+import { TransportError } from "./McpClientError.ts"
+
+const encoder = new TextEncoder()
+
+/**
+ * The command to run.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly command: string
+  readonly args?: ReadonlyArray<string>
+  readonly cwd?: string
+  /** Variables added to (or, `undefined`, removed from) the inherited environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Called with each line the server writes to stderr. */
+  readonly onStderr?: (line: string) => void
+  /** Lines of stderr kept for the exit error (default 20). */
+  readonly stderrTail?: number
+}
+
+/**
+ * A transport spawning `options.command` for each connection.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: Options): Effect.Effect<ClientTransport, never, ChildProcessSpawner.ChildProcessSpawner> =>
+  Effect.map(Effect.service(ChildProcessSpawner.ChildProcessSpawner), (spawner): ClientTransport => ({
+    open: (receive) =>
+      Effect.gen(function*() {
+        const command = ChildProcess.make(options.command, [...(options.args ?? [])], {
+          ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+          ...(options.env === undefined ? {} : { env: { ...options.env }, extendEnv: true }),
+          stdin: "pipe",
+          stdout: "pipe",
+          stderr: "pipe"
+        })
+        const handle = yield* Effect.mapError(
+          spawner.spawn(command),
+          (error) => new TransportError({ reason: "Spawn", message: `Could not start ${options.command}: ${error.message}` })
+        )
+        const tail: Array<string> = []
+        const keep = options.stderrTail ?? 20
+        yield* handle.stderr.pipe(
+          Stream.decodeText,
+          Stream.splitLines,
+          Stream.runForEach((line) =>
+            Effect.sync(() => {
+              tail.push(line)
+              if (tail.length > keep) tail.shift()
+              options.onStderr?.(line)
+            })
+          ),
+          Effect.ignore,
+          Effect.forkScoped
+        )
+        const stdoutDone = yield* handle.stdout.pipe(
+          Stream.decodeText,
+          Stream.splitLines,
+          Stream.runForEach((line) => Effect.sync(() => line.trim() === "" ? undefined : receive(line))),
+          Effect.ignore,
+          Effect.forkScoped
+        )
+        const frames = yield* Queue.unbounded<string>()
+        yield* Stream.fromQueue(frames).pipe(
+          Stream.map((frame) => encoder.encode(`${frame}\n`)),
+          Stream.run(handle.stdin),
+          Effect.ignore,
+          Effect.forkScoped
+        )
+        const exited = (code: number | undefined) => {
+          const stderr = tail.length === 0 ? "" : `; its stderr ended with:\n${tail.join("\n")}`
+          return new TransportError({
+            reason: "Exited",
+            message: `The server process exited${code === undefined ? "" : ` with code ${code}`}${stderr}`,
+            ...(code === undefined ? {} : { exitCode: code })
+          })
+        }
+        let exit: TransportError | undefined
+        const closed: Effect.Effect<never, TransportError> = handle.exitCode.pipe(
+          Effect.matchEffect({
+            onFailure: () => Effect.fail(exited(undefined)),
+            // the frames it wrote before exiting are delivered first
+            onSuccess: (code) => Effect.andThen(Fiber.await(stdoutDone), Effect.fail(exited(code)))
+          }),
+          Effect.tapError((error) => Effect.sync(() => void (exit = error)))
+        )
+        return {
+          write: (frame) =>
+            Effect.suspend(() =>
+              exit === undefined ? Effect.asVoid(Queue.offer(frames, frame)) : Effect.fail(exit)
+            ),
+          closed: Effect.flatMap(Effect.cached(closed), (effect) => effect)
+        }
+      })
+  }))
+
+/**
+ * {@link make} as the client's {@link Transport}.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<Transport, never, ChildProcessSpawner.ChildProcessSpawner> =>
+  Layer.effect(Transport, make(options))
+
+/**
+ * {@link layer} with Node's process spawner.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerNode = (options: Options): Layer.Layer<Transport> =>
+  layer(options).pipe(
+    Layer.provide(NodeChildProcessSpawner.layer),
+    Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
+  )

@@ -1,0 +1,81 @@
+/**
+ * The client over Streamable HTTP against the everything server on a real listener (port 0), on
+ * each era: the same application, input rounds (2026-07-28) and the server's own requests on the
+ * POST's SSE stream (2025-11-25), progress, listen, and cancellation by interruption.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, Schedule, Schema, Stream } from "effect"
+import { FetchHttpClient, HttpServer } from "effect/http"
+import * as NodeServe from "@snodo/http/NodeServe"
+import { InputHandlers, McpClient, StreamableHttpClientTransport } from "@snodo/client"
+import { serverLayerFor, SleepStats } from "../../examples/everything/server.ts"
+
+const handlers = InputHandlers.layer({
+  elicit: () => Effect.succeed({ action: "accept", content: { name: "Ada" } }),
+  sample: () => Effect.succeed({ role: "assistant", content: { type: "text", text: "Bonjour" }, model: "scripted" }),
+  roots: Effect.succeed([{ uri: "file:///workspace", name: "workspace" }])
+})
+
+/** A server on port 0 and a client connected to it over HTTP. */
+const overHttp = (dialects: ReadonlyArray<"2026-07-28" | "2025-11-25">, sessions = dialects.includes("2025-11-25")) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    if (server.address._tag === "UnixPathAddress") return yield* Effect.die("expected TCP")
+    const url = `http://127.0.0.1:${server.address.port}/mcp`
+    return McpClient.layer().pipe(
+      Layer.provide(StreamableHttpClientTransport.layer({ url })),
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(handlers)
+    )
+  })).pipe(Layer.provide(NodeServe.layer({ port: 0, sessions }).pipe(Layer.provide(serverLayerFor(dialects)))))
+
+const textOf = (result: { readonly content?: ReadonlyArray<unknown> }): string =>
+  (result.content?.[0] as { readonly text?: string } | undefined)?.text ?? ""
+
+const Sleep = McpClient.tool("sleep", { input: Schema.Struct({ ms: Schema.Int }), output: Schema.Struct({ slept: Schema.Int }) })
+const Stats = McpClient.tool("sleep_stats", { input: Schema.Struct({}), output: SleepStats })
+
+describe.each([
+  ["2026-07-28", ["2026-07-28", "2025-11-25"] as const, "modern"],
+  ["2025-11-25", ["2025-11-25"] as const, "legacy"]
+])("the client over HTTP, server speaking %s", (_name, dialects, era) => {
+  it.live("negotiates, lists, calls, follows input, reports progress", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      expect(client.server.era).toBe(era)
+      expect((yield* client.listTools)[0]?.name).toBe("test_simple_text")
+      expect(textOf(yield* client.callTool("test_simple_text"))).toBe("This is a simple text response for testing.")
+      expect(textOf(yield* client.callTool("test_input_required_result_multiple_inputs"))).toBe("Name: Ada; Greeting: Bonjour; Roots: 1")
+      expect((yield* client.readResource("test://static-text")).contents[0]).toMatchObject({ text: "This is the content of the static text resource." })
+      const seen: Array<number> = []
+      expect(yield* client.call(Sleep, { ms: 250 }, { onProgress: (p) => Effect.sync(() => void seen.push(p.progress)) })).toEqual({ slept: 250 })
+      expect(seen).toEqual([100, 200, 250])
+    }).pipe(Effect.provide(overHttp(dialects))), 30_000)
+
+  it.live("interrupting a call cancels it on the server", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const started = yield* Deferred.make<void>()
+      const call = yield* Effect.forkChild(client.call(Sleep, { ms: 60_000 }, { onProgress: () => Deferred.succeed(started, undefined) }))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(call)
+      const stats = yield* client.call(Stats, {}).pipe(
+        Effect.repeat({ until: (current) => current.interrupted === 1, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeout("10 seconds")
+      )
+      expect(stats).toMatchObject({ started: 1, completed: 0, interrupted: 1 })
+    }).pipe(Effect.provide(overHttp(dialects))), 30_000)
+})
+
+describe("listen over HTTP (2026-07-28)", () => {
+  it.live("a scoped stream of the changes asked for; closing the scope ends it", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const changes = yield* client.listen({ toolsListChanged: true })
+      const first = yield* Effect.forkChild(Stream.runHead(changes))
+      yield* client.callTool("test_trigger_prompt_change")
+      yield* client.callTool("test_trigger_tool_change")
+      const change = yield* Fiber.join(first)
+      expect(change._tag === "Some" && change.value.method).toBe("notifications/tools/list_changed")
+    }).pipe(Effect.scoped, Effect.provide(overHttp(["2026-07-28"]))), 30_000)
+})

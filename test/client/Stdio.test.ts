@@ -1,0 +1,80 @@
+/**
+ * The client over stdio: the everything server as a real child process, on each era; progress,
+ * cancellation by interruption (the server's `sleep` sees its fiber interrupted), stderr and the
+ * exit of the process as a typed failure.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Layer, Schedule, Schema } from "effect"
+import { InputHandlers, McpClient, StdioClientTransport } from "@snodo/client"
+import { SleepStats } from "../../examples/everything/server.ts"
+import { sourceCondition } from "../support/Sources.ts"
+
+const everything = new URL("../../examples/everything/main.mjs", import.meta.url).pathname
+
+const handlers = InputHandlers.layer({
+  elicit: () => Effect.succeed({ action: "accept", content: { name: "Ada" } }),
+  sample: () => Effect.succeed({ role: "assistant", content: { type: "text", text: "Bonjour" }, model: "scripted" }),
+  roots: Effect.succeed([{ uri: "file:///workspace", name: "workspace" }])
+})
+
+const overStdio = (dialects: string) =>
+  McpClient.layer().pipe(
+    Layer.provide(StdioClientTransport.layerNode({ command: process.execPath, args: [sourceCondition, everything, "--stdio", "--dialects", dialects] })),
+    Layer.provide(handlers)
+  )
+
+const textOf = (result: { readonly content?: ReadonlyArray<unknown> }): string =>
+  (result.content?.[0] as { readonly text?: string } | undefined)?.text ?? ""
+
+const Sleep = McpClient.tool("sleep", { input: Schema.Struct({ ms: Schema.Int }), output: Schema.Struct({ slept: Schema.Int }) })
+const Stats = McpClient.tool("sleep_stats", { input: Schema.Struct({}), output: SleepStats })
+
+describe.each([
+  ["2026-07-28", "modern"],
+  ["2025-11-25", "legacy"]
+])("the client over stdio, server speaking %s", (dialects, era) => {
+  it.live("negotiates, calls tools, follows input rounds, reports progress", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      expect(client.server.era).toBe(era)
+      expect(textOf(yield* client.callTool("test_simple_text"))).toBe("This is a simple text response for testing.")
+      expect(textOf(yield* client.callTool("test_input_required_result_multiple_inputs"))).toBe("Name: Ada; Greeting: Bonjour; Roots: 1")
+      const seen: Array<number> = []
+      const slept = yield* client.call(Sleep, { ms: 250 }, { onProgress: (progress) => Effect.sync(() => void seen.push(progress.progress)) })
+      expect(slept).toEqual({ slept: 250 })
+      expect(seen).toEqual([100, 200, 250])
+    }).pipe(Effect.provide(overStdio(dialects))), 30_000)
+
+  it.live("interrupting a call cancels it on the server", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const started = yield* Deferred.make<void>()
+      const call = yield* Effect.forkChild(client.call(Sleep, { ms: 60_000 }, { onProgress: () => Deferred.succeed(started, undefined) }))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(call)
+      const stats = yield* client.call(Stats, {}).pipe(
+        Effect.repeat({ until: (current) => current.interrupted === 1, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeout("10 seconds")
+      )
+      expect(stats).toMatchObject({ started: 1, completed: 0, interrupted: 1 })
+    }).pipe(Effect.provide(overStdio(dialects))), 30_000)
+})
+
+describe("the stdio transport's failures", () => {
+  it.live("a server that exits fails the connection with its exit code and stderr", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const layer = McpClient.layer({ protocolVersion: "2026-07-28" }).pipe(Layer.provide(StdioClientTransport.layerNode({
+        command: process.execPath,
+        args: ["-e", "process.stderr.write('no configuration found\\n'); process.exit(3)"],
+        onStderr: (line) => void lines.push(line)
+      })))
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(layer)))
+      expect(Exit.isFailure(exit)).toBe(true)
+      const text = JSON.stringify(exit)
+      expect(text).toContain("\"reason\":\"Exited\"")
+      expect(text).toContain("\"exitCode\":3")
+      expect(text).toContain("no configuration found")
+      expect(lines).toEqual(["no configuration found"])
+    }), 30_000)
+})

@@ -1,0 +1,85 @@
+/**
+ * The conformance client: `@snodo/client` in the shape the official runner expects.
+ *
+ *   npx conformance client --command "node --conditions=@snodo/source test/conformance/client.ts" --requirements 2026-07-28
+ *
+ * The runner starts it with the server's URL as its last argument, the scenario's name in
+ * `MCP_CONFORMANCE_SCENARIO` and, for some scenarios, the calls to make in
+ * `MCP_CONFORMANCE_CONTEXT` (`{ toolCalls: [{ name, arguments }] }`). It does what an application
+ * does: connects (2026-07-28 first, 2025-11-25 as the fallback), lists and reads what the server
+ * offers, calls tools (the context's calls, or each listed tool with arguments made from its
+ * schema), and answers input requests with scripted handlers. Exit code 0 unless connecting fails.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Effect, Layer, Predicate } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { InputHandlers, McpClient, StreamableHttpClientTransport } from "@snodo/client"
+
+const url = process.argv.at(-1) ?? ""
+const scenario = process.env["MCP_CONFORMANCE_SCENARIO"] ?? ""
+const context: unknown = JSON.parse(process.env["MCP_CONFORMANCE_CONTEXT"] ?? "{}")
+
+interface ToolCall {
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
+}
+
+const contextCalls = (): ReadonlyArray<ToolCall> | undefined => {
+  if (!Predicate.isObject(context) || !Array.isArray(context["toolCalls"])) return undefined
+  return context["toolCalls"].filter(Predicate.isObject).map((call) => ({
+    name: String(call["name"]),
+    arguments: Predicate.isObject(call["arguments"]) ? call["arguments"] : {}
+  }))
+}
+
+/** A value for each required property of a schema, by its type. */
+const argumentsFor = (schema: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const properties = Predicate.isObject(schema["properties"]) ? schema["properties"] : {}
+  const required = Array.isArray(schema["required"]) ? schema["required"].map(String) : []
+  const out: Record<string, unknown> = {}
+  for (const name of required) {
+    const property = properties[name]
+    const type = Predicate.isObject(property) ? property["type"] : undefined
+    out[name] = type === "number" || type === "integer" ? 1 : type === "boolean" ? true : type === "object" ? {} : type === "array" ? [] : "test"
+  }
+  return out
+}
+
+const handlers = InputHandlers.layer({
+  elicit: (request) =>
+    Effect.succeed(
+      request.mode === "url"
+        ? { action: "accept" as const }
+        : { action: "accept" as const, content: argumentsFor(request.requestedSchema) as Record<string, string> }
+    ),
+  sample: () => Effect.succeed({ role: "assistant" as const, content: { type: "text" as const, text: "conformance" }, model: "scripted" }),
+  roots: Effect.succeed([{ uri: "file:///workspace", name: "workspace" }])
+})
+
+const program = Effect.gen(function*() {
+  const client = yield* McpClient
+  const tools = yield* client.listTools
+  const calls = contextCalls() ?? tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }))
+  for (const call of calls) {
+    yield* client.callTool(call.name, call.arguments).pipe(
+      Effect.tapError((error) => Effect.logWarning(`${scenario}: ${call.name}: ${error._tag}: ${error.message}`)),
+      Effect.ignore
+    )
+  }
+  if (scenario.startsWith("http-standard-headers")) {
+    const resources = yield* Effect.orElseSucceed(client.listResources, () => [])
+    const first = resources[0]
+    if (first !== undefined) yield* Effect.ignore(client.readResource(first.uri))
+    const prompts = yield* Effect.orElseSucceed(client.listPrompts, () => [])
+    const prompt = prompts[0]
+    if (prompt !== undefined) yield* Effect.ignore(client.getPrompt(prompt.name, {}))
+  }
+})
+
+const ClientLayer = McpClient.layer({ clientInfo: { name: "snodo-conformance-client", version: "0.1.0" }, probeTimeout: "60 seconds" }).pipe(
+  Layer.provide(StreamableHttpClientTransport.layer({ url })),
+  Layer.provide(FetchHttpClient.layer),
+  Layer.provide(handlers)
+)
+
+program.pipe(Effect.provide(ClientLayer), NodeRuntime.runMain)
