@@ -9,11 +9,19 @@
  * does: connects (2026-07-28 first, 2025-11-25 as the fallback), lists and reads what the server
  * offers, calls tools (the context's calls, or each listed tool with arguments made from its
  * schema), and answers input requests with scripted handlers. Exit code 0 unless connecting fails.
+ *
+ * In the `auth/*` scenarios the server wants OAuth: the client's `HttpClient` is wrapped by
+ * `OAuthClient` (the authorization code flow with a loopback redirect URI, the Client ID Metadata
+ * Document URL the suite expects, the pre-registered client of `MCP_CONFORMANCE_CONTEXT`
+ * (`client_id`, `client_secret`) when it gives one, dynamic registration otherwise, and the headless
+ * prompt the suite's auto-approving authorization server needs); in the client credentials
+ * extension's `auth/client-credentials-basic` it is a machine client. A refused authorization fails
+ * the connection, so the negative scenarios see the client stop.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Predicate } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { InputHandlers, McpClient, StreamableHttpClientTransport } from "@snodo/client"
+import { AuthorizationPrompt, InputHandlers, McpClient, OAuthClient, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
 
 const url = process.argv.at(-1) ?? ""
 const scenario = process.env["MCP_CONFORMANCE_SCENARIO"] ?? ""
@@ -76,9 +84,25 @@ const program = Effect.gen(function*() {
   }
 })
 
+const text = (key: string): string | undefined =>
+  Predicate.isObject(context) && typeof context[key] === "string" ? context[key] : undefined
+
+/** The OAuth client of the `auth/*` scenarios, wrapping the fetch-based `HttpClient`. */
+const Authorized = (() => {
+  const clientId = text("client_id")
+  return OAuthClient.layer({
+    clientName: "snodo-conformance-client",
+    flow: scenario === "auth/client-credentials-basic"
+      ? { grant: "client_credentials" }
+      : { grant: "authorization_code", redirectUri: "http://localhost:3000/callback" },
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    preRegistered: clientId === undefined ? [] : [{ clientId, clientSecret: text("client_secret") }]
+  }).pipe(Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory, AuthorizationPrompt.layerHeadless]))
+})()
+
 const ClientLayer = McpClient.layer({ clientInfo: { name: "snodo-conformance-client", version: "0.1.0" }, probeTimeout: "60 seconds" }).pipe(
   Layer.provide(StreamableHttpClientTransport.layer({ url })),
-  Layer.provide(FetchHttpClient.layer),
+  Layer.provide(scenario.startsWith("auth/") ? Authorized : FetchHttpClient.layer),
   Layer.provide(handlers)
 )
 
