@@ -14,7 +14,7 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, listen, tasks, stores, sessions, observability)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, client, listen, tasks, stores, sessions, observability)
  *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
@@ -59,7 +59,7 @@ const discoverRuns = Math.round(flag("--discover-runs", 7))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "listen", "tasks", "stores", "sessions", "observability"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "client", "listen", "tasks", "stores", "sessions", "observability"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -229,6 +229,13 @@ for (const [key, label] of [["pg3", "3 instances"], ["pg1", "1 instance"]] as co
     better: "higher"
   })
 }
+declare("client.stdio.call", {
+  group: "client",
+  label: "client side: sequential tools/call over stdio, time per call (snodo: @snodo/client; official: its client 2.4.0; each to its own one-tool server)",
+  unit: "µs",
+  better: "lower"
+})
+declare("client.listen.bytes", { group: "client", label: "client side: heap per open listen stream (@snodo/client, after a full GC)", unit: "B", better: "lower" })
 declare("observability.off.rps", { group: "observability", label: "HTTP echo, 16 conn, no telemetry (default)", unit: "req/s", better: "higher" })
 declare("observability.otlp.rps", {
   group: "observability",
@@ -810,6 +817,27 @@ const sessions = async (): Promise<void> => {
 }
 
 /**
+ * The client side (`bench/client.ts`, in a process of its own with `--expose-gc`): time per
+ * sequential `tools/call` over stdio of `@snodo/client` and of the official client 2.4.0, rounds
+ * alternating, each talking to its own copy of the one-tool server; then the heap per open listen
+ * stream of ours.
+ */
+const client = async (): Promise<void> => {
+  const child = spawn(process.execPath, ["--expose-gc", path("bench/client.ts"), "--rounds", String(Math.max(3, rounds + 1))], {
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  let output = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+  if (code !== 0) return problem("snodo", "client", `bench/client.ts exited ${String(code)}`)
+  const result = JSON.parse(output) as { readonly oursMicrosPerCall: number; readonly officialMicrosPerCall: number; readonly bytesPerListenStream?: number }
+  record("client.stdio.call", "snodo", result.oursMicrosPerCall)
+  record("client.stdio.call", "official", result.officialMicrosPerCall)
+  if (result.bytesPerListenStream !== undefined) record("client.listen.bytes", "snodo", result.bytesPerListenStream)
+  progress(`   client: ${result.oursMicrosPerCall} µs per call (official client ${result.officialMicrosPerCall} µs)`)
+}
+
+/**
  * The cost of telemetry, in one run: the raw floor, the everything server as it ships (no
  * telemetry) and the same server with `--otlp` to a local stand-in collector, all up at once and
  * loaded in turn (16 connections, rotating who goes first); the best round of each is kept. Both
@@ -934,6 +962,10 @@ const notes: Array<string> = [
   "the raw floor column is a bare loop of plain SQL doing the same claim and complete on a table of the same shape " +
   "(PostgreSQL: `FOR UPDATE SKIP LOCKED` on `@effect/sql-pg`; SQLite: `BEGIN IMMEDIATE` on the same client). Rounds " +
   "alternate the two; the best of 2 is kept. Tasks/s from the first claim to the last completion.",
+  "Client: `bench/client.ts`, in its own process (`--expose-gc`): 2,000 sequential `tools/call echo` over stdio per " +
+  "round, `@snodo/client` (the calls in one fiber, as an agent's loop) and the official client 2.4.0 pinned to " +
+  "2026-07-28, each to its own `bench/peers/snodo.ts --stdio`, rounds alternating, the median round kept (the first of " +
+  "each a warm-up); then 30 listen streams opened by `@snodo/client` on the everything server, heap after a full GC.",
   "Sessions: `bench/sessions.ts`, in its own process, opens one 2025-11-25 session (initialize, initialized) through " +
   "a round-robin HTTP proxy without stickiness (`test/support/RoundRobinProxy.ts`) and loads it with `tools/call` " +
   "(`echo`, 16 connections, autocannon in a process of its own): three everything servers sharing their sessions on " +
@@ -972,6 +1004,10 @@ if (scenarios.has("startup") && !overBudget()) {
 if (scenarios.has("clients") && !overBudget()) {
   progress(`clients: spawn → server/discover (${discoverRuns} runs), the AI SDK's era over ${eraSpawns} spawns`)
   await clients()
+}
+if (scenarios.has("client") && !overBudget() && selected.includes("snodo")) {
+  progress("client: sequential tools/call over stdio, @snodo/client beside the official client 2.4.0")
+  await client()
 }
 if (scenarios.has("listen") && !overBudget()) {
   progress(`listen: ${listenStreams} open streams (snodo)`)
