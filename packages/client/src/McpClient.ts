@@ -29,7 +29,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Schema, Scope, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Result, Schema, Scope, Stream } from "effect"
 import * as HeaderParams from "@snodo/core/extension/HeaderParams"
 import { toWire } from "@snodo/core/McpError"
 import * as Encoder from "@snodo/core/transport/Encoder"
@@ -46,6 +46,7 @@ import type * as Resources from "@snodo/core/wire/Resources"
 import type * as Tools from "@snodo/core/wire/Tools"
 import { Transport } from "./ClientTransport.ts"
 import * as InputHandlers from "./InputHandlers.ts"
+import * as ListenChange from "./ListenChange.ts"
 import * as ResultCache from "./internal/resultCache.ts"
 import * as TaskHandle from "./TaskHandle.ts"
 import * as ToolSpec from "./ToolSpec.ts"
@@ -254,10 +255,11 @@ export interface Client {
   readonly ping: Effect.Effect<void, McpClientError>
   /**
    * Opens a listen stream (2026-07-28 `subscriptions/listen`; on 2025-11-25, `resources/subscribe`
-   * and the session's change notifications): once the server acknowledged it, the change
-   * notifications it delivers. Closing the scope ends it (the server sees the request cancelled).
+   * and the session's change notifications): once the server acknowledged it, the changes it
+   * delivers, typed ({@link ListenChange.ListenChange}). Closing the scope ends it (the server sees
+   * the request cancelled).
    */
-  readonly listen: (filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) => Effect.Effect<Stream.Stream<Notification, McpClientError>, McpClientError, Scope.Scope>
+  readonly listen: (filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) => Effect.Effect<Stream.Stream<ListenChange.ListenChange, McpClientError>, McpClientError, Scope.Scope>
   /** Every notification the server writes, from the moment the stream is run. */
   readonly notifications: Stream.Stream<Notification>
 }
@@ -287,6 +289,13 @@ const supportedOf = (cause: Cause.Cause<McpClientError>): ReadonlyArray<unknown>
 
 /** A listed tool a client must not call: its `x-mcp-header` declarations break the rules. */
 const hasValidHeaders = (listed: Tools.Tool): boolean => !("_tag" in HeaderParams.declarations(listed.inputSchema as never))
+
+/** The changes of a stream of notifications, typed; other notifications (the acknowledgement) are left out. */
+const typed = <E>(notifications: Stream.Stream<Notification, E>): Stream.Stream<ListenChange.ListenChange, E> =>
+  Stream.filterMap(notifications, (notification) => {
+    const change = ListenChange.fromNotification(notification)
+    return change === undefined ? Result.fail(notification) : Result.succeed(change)
+  })
 
 const subscriptionIdOf = (notification: Notification): unknown => record(notification.params["_meta"])[Meta.SubscriptionIdKey]
 
@@ -602,7 +611,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       const incoming = Stream.fromSubscription(subscription)
       if (era === "legacy") {
         yield* Effect.forEach(filter.resourceSubscriptions ?? [], (uri) => request("resources/subscribe", { uri }), { discard: true })
-        return Stream.filter(incoming, (notification) => wanted(filter, notification))
+        return typed(Stream.filter(incoming, (notification) => wanted(filter, notification)))
       }
       let id: string | undefined
       const open = yield* Effect.forkScoped(once("subscriptions/listen", { notifications: filter }, undefined, { onId: (sent) => id = sent }))
@@ -613,10 +622,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         Fiber.join(open)
       )
       void acknowledged
-      return mine.pipe(
-        Stream.filter((notification) => notification.method !== "notifications/subscriptions/acknowledged"),
-        Stream.interruptWhen(Fiber.join(open))
-      )
+      return typed(mine).pipe(Stream.interruptWhen(Fiber.join(open)))
     })
 
   return {

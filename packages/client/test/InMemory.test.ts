@@ -140,6 +140,18 @@ describe("listen in memory", () => {
       yield* client.callTool("test_trigger_prompt_change")
       const change = yield* Fiber.join(first)
       expect(change._tag === "Some" && change.value.method).toBe("notifications/prompts/list_changed")
+      expect(change._tag === "Some" && change.value._tag).toBe("PromptsListChanged")
+    }).pipe(Effect.scoped, Effect.provide(clientOn([dialect]))))
+
+  it.effect.each([["2026-07-28"], ["2025-11-25"]] as const)("a resource update arrives typed, with its uri, only for the resource asked for (%s)", ([dialect]) =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      const changes = yield* client.listen({ resourceSubscriptions: ["test://watched"] })
+      const first = yield* Effect.forkChild(Stream.runHead(changes))
+      yield* client.callTool("test_trigger_resource_update", { uri: "test://other" })
+      yield* client.callTool("test_trigger_resource_update", { uri: "test://watched" })
+      const change = yield* Fiber.join(first)
+      expect(change._tag === "Some" && change.value._tag === "ResourceUpdated" ? change.value.uri : undefined).toBe("test://watched")
     }).pipe(Effect.scoped, Effect.provide(clientOn([dialect]))))
 })
 
