@@ -25,7 +25,7 @@ const work = (name: string) => Tool.make(name, { input: Schema.Struct({ n: Schem
 const hub = SubscriptionHub.makeMemory()
 const Runtime = McpServer.make({ name: "bench-tasks", version: "1" })
   .add(work("as_task"), work("plain"))
-  .extend(Tasks.extension({ tools: { as_task: Tasks.required() }, maxActivePerPrincipal: count, maxStored: count * 2 }))
+  .extend(Tasks.extension({ tools: { as_task: Tasks.required() }, maxActivePerPrincipal: count, maxStored: count * 2, maxStoredPerPrincipal: count * 2 }))
   .layer.pipe(Layer.provide(Tasks.TaskStore.layerMemory()), Layer.provide(Layer.succeed(SubscriptionHub.SubscriptionHub, hub)))
 
 const meta = {
