@@ -5,25 +5,18 @@
  * with their `listen` catalog: `echo` and `publish`).
  */
 import { spawn } from "node:child_process"
-import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schedule, Schema, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { McpClient, StdioClientTransport, StreamableHttpClientTransport } from "@snodo/client"
+import * as FreePort from "../support/FreePort.ts"
 
 const peers = {
   official: new URL("../../bench/peers/official.ts", import.meta.url).pathname,
   "effect/ai": new URL("../../bench/peers/effect-ai.ts", import.meta.url).pathname
 } as const
 
-const freePort = Effect.callback<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+const freePort = Effect.promise(FreePort.freePort)
 
 /** The peer over HTTP as a child process of the scope, once it answers. */
 const httpPeer = (script: string) =>

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as OAuth from "../../examples/everything/oauth.ts"
 import { errorOf, expectValid, post, request, send } from "../../packages/http/test/support/Raw.ts"
 import * as AuthorizationServer from "../support/AuthorizationServer.ts"
+import { freePort } from "../support/FreePort.ts"
 
 const clients = {
   "snodo-e2e": { secret: "s3cret", scopes: ["mcp", "mcp:admin"] },
@@ -27,17 +28,6 @@ let runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown>
 let origin = ""
 let url = ""
 let metadataUrl = ""
-
-/** A port the OS says is free now: the resource URI names it, so it is known before binding. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
 
 beforeAll(async () => {
   as = await AuthorizationServer.start(clients)

@@ -5,24 +5,14 @@
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"
-import * as Net from "node:net"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { layer } from "../../examples/07-oauth/server.ts"
 import * as AuthorizationServer from "../support/AuthorizationServer.ts"
+import { freePort } from "../support/FreePort.ts"
 
 let as: AuthorizationServer.TestAuthorizationServer
 let runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown>
 let url = ""
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 beforeAll(async () => {
   as = await AuthorizationServer.start({ notes: { secret: "n0tes", scopes: ["notes"] } })

@@ -6,9 +6,9 @@
  */
 import { execFileSync } from "node:child_process"
 import { chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "./FreePort.ts"
 
 export interface PrivatePostgres {
   readonly port: number
@@ -30,15 +30,7 @@ const binaries = (): string => {
 }
 
 /** A port free on loopback right now. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
-    })
-  })
+export { freePort }
 
 /** Creates the cluster and starts it. */
 export const create = async (): Promise<PrivatePostgres> => {

@@ -8,7 +8,6 @@
  */
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, HttpServer } from "effect/http"
-import * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Everything from "../../../../examples/everything/oauth.ts"
 import * as AuthorizationPrompt from "../../src/oauth/AuthorizationPrompt.ts"
@@ -16,20 +15,11 @@ import * as OAuthClient from "../../src/oauth/OAuthClient.ts"
 import * as OAuthError from "../../src/oauth/OAuthError.ts"
 import * as TokenStore from "../../src/oauth/TokenStore.ts"
 import * as AuthorizationServer from "./support/AuthorizationServer.ts"
+import { freePort } from "../../../../test/support/FreePort.ts"
 
 let as: AuthorizationServer.TestAuthorizationServer
 let resourceServer: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown>
 let url = ""
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
 
 beforeAll(async () => {
   as = await AuthorizationServer.start()
