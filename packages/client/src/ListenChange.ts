@@ -22,7 +22,16 @@
  *
  * @since 0.1.0
  */
-import type { Notification } from "./McpClient.ts"
+/**
+ * A notification as the server wrote it (the shape of `McpClient.Notification`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Notification {
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
+}
 
 /**
  * @category models
