@@ -279,7 +279,9 @@ export const openStream = (
 
 /**
  * A DELETE: ends the session it names (200), or the refusal (400 without an id, 404 for an
- * unknown one).
+ * unknown one). With sessions shared through a store, the transport's next step ({@link settle})
+ * ends it, here and in the store, before the 200 leaves; ending it here too would remove it from
+ * the store twice.
  *
  * @category combinators
  * @since 0.1.0
@@ -287,7 +289,7 @@ export const openStream = (
 export const terminate = (head: RequestHead, sessions: Sessions, principal: string): Replies.Reply => {
   const http = sessionNamed(null, head, sessions, principal)
   if (isReply(http)) return http
-  sessions.remove(http.id)
+  if (sessions.shared === undefined) sessions.remove(http.id)
   return ended
 }
 
