@@ -20,41 +20,29 @@
  * entry and `inputs.json` are replaced by a rename, and chunks no entry has named for an hour are
  * removed, so a running server still finds the chunks it loads late (HTTP, say).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as esbuild from "esbuild"
+import * as Freshness from "./freshness.mjs"
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 const root = join(here, "..", "..")
 
 /** The folder the bundle is written to. */
-export const outdir = join(here, ".bundle")
+export const outdir = fileURLToPath(Freshness.bundleDirectory)
 
 /** The bundle's entry: run it with the everything server's flags (`./main.mjs` does when it is fresh). */
-export const entry = join(outdir, "everything.mjs")
+export const entry = fileURLToPath(Freshness.bundleEntry)
 
 const chunkMaxAgeMs = 60 * 60 * 1000
 
-/** The files the bundle was built from, each `[path, size, mtimeMs]` (`./main.mjs` reads it too). */
-const inputsFile = join(outdir, "inputs.json")
-
+/** One input of the bundle as `inputs.json` lists it (`./freshness.mjs` checks them). */
 type Input = readonly [path: string, size: number, mtimeMs: number]
 
 const inputOf = (path: string): Input => {
   const stat = statSync(path)
   return [path, stat.size, stat.mtimeMs]
-}
-
-/** Whether the bundle on disk was built from the files as they are now (as `./main.mjs` checks). */
-export const isFresh = (): boolean => {
-  if (!existsSync(entry) || !existsSync(inputsFile)) return false
-  const inputs = JSON.parse(readFileSync(inputsFile, "utf8")) as ReadonlyArray<Input>
-  return inputs.length > 0 && inputs.every(([path, size, mtimeMs]) => {
-    if (!existsSync(path)) return false
-    const now = inputOf(path)
-    return now[1] === size && now[2] === mtimeMs
-  })
 }
 
 /** Replaces `path` by a rename: a reader sees the old file or the new one, never half of one. */
@@ -66,7 +54,7 @@ const writeAtomically = (path: string, contents: string | Uint8Array): void => {
 
 /** Builds the bundle unless the one on disk is fresh; resolves to its entry once it is written. */
 export const bundle = async (options?: { readonly force?: boolean }): Promise<string> => {
-  if (options?.force !== true && isFresh()) return entry
+  if (options?.force !== true && Freshness.bundleIsFresh()) return entry
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: { everything: join(here, "cli.ts") },
@@ -101,7 +89,7 @@ export const bundle = async (options?: { readonly force?: boolean }): Promise<st
   // Our sources one by one; the dependencies through npm's record of what it installed, which
   // every `npm install` rewrites (~190 files to check at start instead of ~800).
   const sources = Object.keys(result.metafile.inputs).filter((input) => !input.includes("node_modules/"))
-  writeAtomically(inputsFile, JSON.stringify([...sources, "node_modules/.package-lock.json"].map((input) => inputOf(join(root, input)))))
+  writeAtomically(fileURLToPath(Freshness.inputsFile), JSON.stringify([...sources, "node_modules/.package-lock.json"].map((input) => inputOf(join(root, input)))))
   const now = Date.now()
   for (const name of readdirSync(outdir)) {
     const path = join(outdir, name)

@@ -20,33 +20,13 @@
  *   lines run, so the compile cache cannot cover it, and loading Node's type stripper cost ~100 ms
  *   on every start.
  *
- * The bundle is fresh while every file listed in `.bundle/inputs.json` ([path, size, mtimeMs]
- * entries, written by `./bundle.ts`: our sources, and npm's installation record for the
- * dependencies) still has its recorded size and modification time: ~190 `stat` calls.
+ * Freshness is `./freshness.mjs`'s check (also what `./bundle.ts` asks before rebuilding).
  */
-import { readFileSync, statSync } from "node:fs"
 import module from "node:module"
+import { bundleEntry, bundleIsFresh } from "./freshness.mjs"
 
 module.enableCompileCache()
 
-const bundleDirectory = new URL(".bundle/", import.meta.url)
-
-/** @returns {boolean} whether `.bundle/` holds a bundle built from the files as they are now */
-const bundleIsFresh = () => {
-  try {
-    statSync(new URL("everything.mjs", bundleDirectory))
-    /** @type {ReadonlyArray<readonly [string, number, number]>} */
-    const inputs = JSON.parse(readFileSync(new URL("inputs.json", bundleDirectory), "utf8"))
-    for (const [path, size, mtimeMs] of inputs) {
-      const stat = statSync(path)
-      if (stat.size !== size || stat.mtimeMs !== mtimeMs) return false
-    }
-    return inputs.length > 0
-  } catch {
-    return false
-  }
-}
-
 const useBundle = process.env["SNODO_EVERYTHING_BUNDLE"] !== "0" && bundleIsFresh()
-await import(useBundle ? new URL("everything.mjs", bundleDirectory).href : "./cli.ts")
+await import(useBundle ? bundleEntry.href : "./cli.ts")
 module.flushCompileCache()
