@@ -754,15 +754,26 @@ const listen = async (): Promise<void> => {
   }
 }
 
+/**
+ * Runs a bench script in a process of its own (`node ...args`, its stderr shown) and parses the
+ * one JSON value it prints; `undefined`, reported as a problem of `scenario`, when it exits with a
+ * failure.
+ */
+const runScript = async <A>(scenario: string, args: ReadonlyArray<string>): Promise<A | undefined> => {
+  const child = spawn(process.execPath, [...args], { stdio: ["ignore", "pipe", "inherit"] })
+  let output = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+  if (code === 0) return JSON.parse(output) as A
+  const script = args.find((arg) => arg.endsWith(".ts"))?.replace(/^.*\/bench\//, "bench/") ?? "the script"
+  problem("snodo", scenario, `${script} exited ${String(code)}`)
+  return undefined
+}
+
 /** Tasks on the memory store beside plain calls, in a process of its own (`bench/tasks.ts`). */
 const tasks = async (): Promise<void> => {
-  const child = spawn(process.execPath, [path("bench/tasks.ts"), "5000"], { stdio: ["ignore", "pipe", "inherit"] })
-  let output = ""
-  child.stdout.setEncoding("utf8")
-  child.stdout.on("data", (chunk: string) => void (output += chunk))
-  const code = await new Promise<number>((resolve) => child.once("exit", (exit) => resolve(exit ?? 1)))
-  if (code !== 0) return problem("snodo", "tasks", `bench/tasks.ts exited ${code}`)
-  const result = JSON.parse(output) as { readonly tasksPerS: number; readonly plainPerS: number }
+  const result = await runScript<{ readonly tasksPerS: number; readonly plainPerS: number }>("tasks", [path("bench/tasks.ts"), "5000"])
+  if (result === undefined) return
   record("tasks.memory.perS", "snodo", result.tasksPerS)
   record("tasks.plain.perS", "snodo", result.plainPerS)
   progress(`   snodo: ${result.tasksPerS.toFixed(0)} tasks/s created and completed, ${result.plainPerS.toFixed(0)} plain calls/s`)
@@ -770,12 +781,11 @@ const tasks = async (): Promise<void> => {
 
 /** The durable task stores against a bare loop of plain SQL, in a process of its own (`bench/stores.ts`): snodo's column is the store, raw's the loop. */
 const stores = async (): Promise<void> => {
-  const child = spawn(process.execPath, [path("bench/stores.ts")], { stdio: ["ignore", "pipe", "inherit"] })
-  let output = ""
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
-  if (code !== 0) return problem("snodo", "stores", `bench/stores.ts exited ${String(code)}`)
-  const result = JSON.parse(output) as Record<string, Record<string, { readonly store: number; readonly bare: number }> | { readonly error: string }>
+  const result = await runScript<Record<string, Record<string, { readonly store: number; readonly bare: number }> | { readonly error: string }>>(
+    "stores",
+    [path("bench/stores.ts")]
+  )
+  if (result === undefined) return
   for (const [backend, key] of [["postgres", "pg"], ["sqlite", "sqlite"]] as const) {
     const measured = result[backend]
     if (measured === undefined || "error" in measured) {
@@ -795,14 +805,11 @@ const stores = async (): Promise<void> => {
  * raw's one instance with memory sessions behind the same proxy, in the same run.
  */
 const sessions = async (): Promise<void> => {
-  const child = spawn(process.execPath, [path("bench/sessions.ts"), "--duration", String(durationS), "--rounds", String(rounds)], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  let output = ""
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
-  if (code !== 0) return problem("snodo", "sessions", `bench/sessions.ts exited ${String(code)}`)
-  const result = JSON.parse(output) as Record<"pg3" | "pg1" | "memory1", LoadResult | undefined>
+  const result = await runScript<Record<"pg3" | "pg1" | "memory1", LoadResult | undefined>>(
+    "sessions",
+    [path("bench/sessions.ts"), "--duration", String(durationS), "--rounds", String(rounds)]
+  )
+  if (result === undefined) return
   const floor = result.memory1
   for (const key of ["pg3", "pg1"] as const) {
     const measured = result[key]
@@ -823,14 +830,11 @@ const sessions = async (): Promise<void> => {
  * stream of ours.
  */
 const client = async (): Promise<void> => {
-  const child = spawn(process.execPath, ["--expose-gc", path("bench/client.ts"), "--rounds", String(Math.max(3, rounds + 1))], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  let output = ""
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
-  if (code !== 0) return problem("snodo", "client", `bench/client.ts exited ${String(code)}`)
-  const result = JSON.parse(output) as { readonly oursMicrosPerCall: number; readonly officialMicrosPerCall: number; readonly bytesPerListenStream?: number }
+  const result = await runScript<{ readonly oursMicrosPerCall: number; readonly officialMicrosPerCall: number; readonly bytesPerListenStream?: number }>(
+    "client",
+    ["--expose-gc", path("bench/client.ts"), "--rounds", String(Math.max(3, rounds + 1))]
+  )
+  if (result === undefined) return
   record("client.stdio.call", "snodo", result.oursMicrosPerCall)
   record("client.stdio.call", "official", result.officialMicrosPerCall)
   if (result.bytesPerListenStream !== undefined) record("client.listen.bytes", "snodo", result.bytesPerListenStream)
