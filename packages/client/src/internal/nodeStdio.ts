@@ -64,16 +64,18 @@ export const make = (options: NodeOptions): ClientTransport => ({
 
       const tail: Array<string> = []
       const keep = options.stderrTail ?? 20
-      let stderrText = ""
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        const lines = (stderrText + chunk).split("\n")
-        stderrText = lines.pop() ?? ""
-        for (const line of lines) {
-          tail.push(line)
+      // stderr is diagnostics: split by the same framer, bounded, a line over 64 KiB (or not UTF-8) skipped.
+      const stderrLines = LineFramer.make(64 * 1024)
+      const surface = (frames: ReadonlyArray<LineFramer.Frame>) => {
+        for (const frame of frames) {
+          if (frame._tag !== "Line") continue
+          tail.push(frame.text)
           if (tail.length > keep) tail.shift()
-          options.onStderr?.(line)
+          options.onStderr?.(frame.text)
         }
-      })
+      }
+      child.stderr.on("data", (chunk: Uint8Array) => surface(stderrLines.push(chunk)))
+      child.stderr.once("end", () => surface(stderrLines.end()))
 
       const ended = Deferred.makeUnsafe<never, TransportError>()
       const end = (error: TransportError) => void Deferred.doneUnsafe(ended, Exit.fail(error))
