@@ -4,17 +4,12 @@
  * POST's SSE stream (2025-11-25), progress, listen, and cancellation by interruption.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Schedule, Schema, Stream } from "effect"
+import { Effect, Fiber, Layer, Stream } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 import * as NodeServe from "@snodo/http/NodeServe"
-import { InputHandlers, McpClient, StreamableHttpClientTransport } from "@snodo/client"
-import { serverLayerFor, SleepStats } from "../../examples/everything/server.ts"
-
-const handlers = InputHandlers.layer({
-  elicit: () => Effect.succeed({ action: "accept", content: { name: "Ada" } }),
-  sample: () => Effect.succeed({ role: "assistant", content: { type: "text", text: "Bonjour" }, model: "scripted" }),
-  roots: Effect.succeed([{ uri: "file:///workspace", name: "workspace" }])
-})
+import { McpClient, StreamableHttpClientTransport } from "@snodo/client"
+import { serverLayerFor } from "../../examples/everything/server.ts"
+import { handlers, interruptionCancels, Sleep, textOf } from "./support/EverythingCalls.ts"
 
 /** A server on port 0 and a client connected to it over HTTP. */
 const overHttp = (dialects: ReadonlyArray<"2026-07-28" | "2025-11-25">, sessions = dialects.includes("2025-11-25")) =>
@@ -28,12 +23,6 @@ const overHttp = (dialects: ReadonlyArray<"2026-07-28" | "2025-11-25">, sessions
       Layer.provide(handlers)
     )
   })).pipe(Layer.provide(NodeServe.layer({ port: 0, sessions }).pipe(Layer.provide(serverLayerFor(dialects)))))
-
-const textOf = (result: { readonly content?: ReadonlyArray<unknown> }): string =>
-  (result.content?.[0] as { readonly text?: string } | undefined)?.text ?? ""
-
-const Sleep = McpClient.tool("sleep", { input: Schema.Struct({ ms: Schema.Int }), output: Schema.Struct({ slept: Schema.Int }) })
-const Stats = McpClient.tool("sleep_stats", { input: Schema.Struct({}), output: SleepStats })
 
 describe.each([
   ["2026-07-28", ["2026-07-28", "2025-11-25"] as const, "modern"],
@@ -53,18 +42,7 @@ describe.each([
     }).pipe(Effect.provide(overHttp(dialects))), 30_000)
 
   it.live("interrupting a call cancels it on the server", () =>
-    Effect.gen(function*() {
-      const client = yield* McpClient
-      const started = yield* Deferred.make<void>()
-      const call = yield* Effect.forkChild(client.call(Sleep, { ms: 60_000 }, { onProgress: () => Deferred.succeed(started, undefined) }))
-      yield* Deferred.await(started)
-      yield* Fiber.interrupt(call)
-      const stats = yield* client.call(Stats, {}).pipe(
-        Effect.repeat({ until: (current) => current.interrupted === 1, schedule: Schedule.spaced("20 millis") }),
-        Effect.timeout("10 seconds")
-      )
-      expect(stats).toMatchObject({ started: 1, completed: 0, interrupted: 1 })
-    }).pipe(Effect.provide(overHttp(dialects))), 30_000)
+    interruptionCancels.pipe(Effect.provide(overHttp(dialects))), 30_000)
 })
 
 describe("listen over HTTP (2026-07-28)", () => {

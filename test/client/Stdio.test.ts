@@ -4,30 +4,18 @@
  * exit of the process as a typed failure.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Schedule, Schema } from "effect"
-import { InputHandlers, McpClient, StdioClientTransport } from "@snodo/client"
-import { SleepStats } from "../../examples/everything/server.ts"
+import { Effect, Exit, Layer } from "effect"
+import { McpClient, StdioClientTransport } from "@snodo/client"
 import { sourceCondition } from "../support/Sources.ts"
+import { handlers, interruptionCancels, Sleep, textOf } from "./support/EverythingCalls.ts"
 
 const everything = new URL("../../examples/everything/main.mjs", import.meta.url).pathname
-
-const handlers = InputHandlers.layer({
-  elicit: () => Effect.succeed({ action: "accept", content: { name: "Ada" } }),
-  sample: () => Effect.succeed({ role: "assistant", content: { type: "text", text: "Bonjour" }, model: "scripted" }),
-  roots: Effect.succeed([{ uri: "file:///workspace", name: "workspace" }])
-})
 
 const overStdio = (dialects: string) =>
   McpClient.layer().pipe(
     Layer.provide(StdioClientTransport.layerNode({ command: process.execPath, args: [sourceCondition, everything, "--stdio", "--dialects", dialects] })),
     Layer.provide(handlers)
   )
-
-const textOf = (result: { readonly content?: ReadonlyArray<unknown> }): string =>
-  (result.content?.[0] as { readonly text?: string } | undefined)?.text ?? ""
-
-const Sleep = McpClient.tool("sleep", { input: Schema.Struct({ ms: Schema.Int }), output: Schema.Struct({ slept: Schema.Int }) })
-const Stats = McpClient.tool("sleep_stats", { input: Schema.Struct({}), output: SleepStats })
 
 describe.each([
   ["2026-07-28", "modern"],
@@ -46,18 +34,7 @@ describe.each([
     }).pipe(Effect.provide(overStdio(dialects))), 30_000)
 
   it.live("interrupting a call cancels it on the server", () =>
-    Effect.gen(function*() {
-      const client = yield* McpClient
-      const started = yield* Deferred.make<void>()
-      const call = yield* Effect.forkChild(client.call(Sleep, { ms: 60_000 }, { onProgress: () => Deferred.succeed(started, undefined) }))
-      yield* Deferred.await(started)
-      yield* Fiber.interrupt(call)
-      const stats = yield* client.call(Stats, {}).pipe(
-        Effect.repeat({ until: (current) => current.interrupted === 1, schedule: Schedule.spaced("20 millis") }),
-        Effect.timeout("10 seconds")
-      )
-      expect(stats).toMatchObject({ started: 1, completed: 0, interrupted: 1 })
-    }).pipe(Effect.provide(overStdio(dialects))), 30_000)
+    interruptionCancels.pipe(Effect.provide(overStdio(dialects))), 30_000)
 })
 
 describe("the stdio transport's failures", () => {
