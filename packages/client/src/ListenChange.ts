@@ -23,7 +23,7 @@
  * @since 0.1.0
  */
 /**
- * A notification as the server wrote it (the shape of `McpClient.Notification`).
+ * A notification as the server wrote it (also `McpClient.Notification`).
  *
  * @category models
  * @since 0.1.0

@@ -91,10 +91,7 @@ export type Result = Readonly<Record<string, unknown>> & { readonly resultType: 
  * @category models
  * @since 0.1.0
  */
-export interface Notification {
-  readonly method: string
-  readonly params: Readonly<Record<string, unknown>>
-}
+export type Notification = ListenChange.Notification
 
 /**
  * Per-request options.
