@@ -54,4 +54,19 @@ describe("the stdio transport's failures", () => {
       expect(text).toContain("no configuration found")
       expect(lines).toEqual(["no configuration found"])
     }), 30_000)
+
+  it.live("a line longer than maxLineBytes ends the connection with a typed error, naming the bound", () =>
+    Effect.gen(function*() {
+      // The "server" answers the probe with a 4 KiB line that never ends, then waits.
+      const layer = McpClient.layer({ protocolVersion: "2026-07-28" }).pipe(Layer.provide(StdioClientTransport.layerNode({
+        command: process.execPath,
+        args: ["-e", "process.stdin.once('data', () => process.stdout.write('x'.repeat(4096))); setTimeout(() => {}, 30000)"],
+        maxLineBytes: 1024
+      })))
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(layer)))
+      expect(Exit.isFailure(exit)).toBe(true)
+      const text = JSON.stringify(exit)
+      expect(text).toContain("\"reason\":\"Closed\"")
+      expect(text).toContain("longer than 1024 bytes (maxLineBytes)")
+    }), 30_000)
 })
