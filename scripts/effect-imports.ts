@@ -50,7 +50,7 @@ const barrel = (specifier: string): ReadonlyMap<string, Target> | undefined => {
 }
 
 const rewrite = (file: string, code: string): string =>
-  code.replace(/^import \{([^}]*)\} from "(effect(?:\/[\w-]+)?)";$/gm, (statement, names: string, specifier: string) => {
+  code.replace(/^import \{([^}]*)\} from (["'])(effect(?:\/[\w-]+)?)\2;$/gm, (statement, names: string, _quote: string, specifier: string) => {
     const table = barrel(specifier)
     if (table === undefined) return statement
     return names.split(",").map((part) => part.trim()).filter((part) => part !== "").map((entry) => {

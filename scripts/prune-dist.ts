@@ -1,7 +1,9 @@
 /**
- * After `tsc -b`: removes from every `packages/<name>/dist` the output of a source that no longer
- * exists (a module moved or deleted since the last build). tsc never deletes outputs, and the
- * `exports` map publishes every path under dist/, so a stale file would ship as a module.
+ * After `tsc -b`: removes from every `packages/<name>/dist` the declarations of a source that no
+ * longer exists (a module moved or deleted since the last build). tsc never deletes outputs, and
+ * the `exports` map publishes every path under dist/, so a stale file would ship as a module. The
+ * JavaScript is `scripts/bundle-dist.ts`'s, which rewrites all of it (and `dist/chunks/`) on every
+ * build.
  *
  *   node scripts/prune-dist.ts         # part of `npm run build`
  *   node scripts/prune-dist.ts --all   # `npm run clean`: removes every dist/ (and its tsbuildinfo)
@@ -11,7 +13,7 @@ import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const packages = fileURLToPath(new URL("../packages/", import.meta.url))
-const outputs = /\.(js|js\.map|d\.ts)$/
+const outputs = /\.d\.ts$/
 
 /** Prunes one directory of dist/; answers whether it is empty afterwards. */
 const prune = (dist: string, src: string, dir: string): boolean => {
@@ -19,6 +21,7 @@ const prune = (dist: string, src: string, dir: string): boolean => {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) {
+      if (dir === dist && entry.name === "chunks") continue
       if (prune(dist, src, path)) rmdirSync(path)
       else left++
       continue

@@ -232,7 +232,12 @@ describe("an application outside the workspace, on the packed tarballs", () => {
         if (path === "package.json" || path === "README.md" || path === "LICENSE") continue
         expect(path, pack.name).toMatch(/^dist\/.+\.(js|js\.map|d\.ts)$/)
         expect(path, pack.name).not.toMatch(/(^|\/)(test|tests|__tests__|fixtures?)\/|\.test\.|json-schema-test-suite|tsbuildinfo/i)
-        // Every output has its source: nothing left over from a module that moved.
+        // The modules public modules share at load time, bundled by scripts/bundle-dist.ts.
+        if (path.startsWith("dist/chunks/")) {
+          expect(path, pack.name).toMatch(/^dist\/chunks\/[\w-]+\.js(\.map)?$/)
+          continue
+        }
+        // Every other output has its source: nothing left over from a module that moved.
         expect(existsSync(join(dir, path.replace(/^dist\//, "src/").replace(/\.(js|js\.map|d\.ts)$/, ".ts"))), `${pack.name} ${path}`).toBe(true)
       }
     }
@@ -304,6 +309,31 @@ process.stdout.write(JSON.stringify(out))`
     expect(files.filter((file) => file.includes("/node_modules/@snodo/") && !file.endsWith(".d.ts"))).toEqual([])
     const tsconfig = readJson<{ readonly compilerOptions: Readonly<Record<string, unknown>> }>(join(app, "tsconfig.json")).compilerOptions
     expect(tsconfig).toMatchObject({ strict: true, allowImportingTsExtensions: false, noPropertyAccessFromIndexSignature: true, skipLibCheck: false })
+  })
+
+  it("loads a stdio server from a few files of @snodo/core, one copy of each module, the older dialect not at all", () => {
+    // What scripts/bundle-dist.ts is for: Node pays per file loaded, and the one-tool server
+    // loaded 87 files of @snodo/core when dist/ held one file per source module.
+    const script = `import module from "node:module"
+const loaded = []
+module.registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context) } })
+const McpServer = await import("@snodo/core/McpServer")
+const Tool = await import("@snodo/core/Tool")
+await import("@snodo/core/StdioTransport")
+const core = await import("@snodo/core")
+process.stdout.write(JSON.stringify({
+  files: loaded.filter((url) => url.includes("/node_modules/@snodo/core/")).map((url) => url.split("/@snodo/core/")[1]),
+  sameTool: core.Tool.make === Tool.make && core.McpServer.make === McpServer.make
+}))`
+    const out = JSON.parse(must(run(process.execPath, ["--input-type=module", "-e", script], app, 30_000), "loading @snodo/core")) as {
+      readonly files: ReadonlyArray<string>
+      readonly sameTool: boolean
+    }
+    const beforeIndex = out.files.slice(0, out.files.indexOf("dist/index.js"))
+    expect(beforeIndex).toContain("dist/catalog/Tool.js")
+    expect(beforeIndex.length, beforeIndex.join("\n")).toBeLessThanOrEqual(20)
+    expect(beforeIndex.filter((file) => /Dialect2025/.test(file))).toEqual([])
+    expect(out.sameTool).toBe(true)
   })
 
   it("serves the official client over stdio", async () => {

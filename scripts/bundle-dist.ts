@@ -1,0 +1,162 @@
+/**
+ * After `tsc -b` (which emits only declarations): writes every package's JavaScript into its
+ * `dist/`, with Rollup (the WebAssembly build: no native addon) and esbuild's TypeScript
+ * transform. Other packages (effect, `@snodo/*`, anything under node_modules) stay imports.
+ *
+ * Why: Node's ES module loader pays per file (resolve, read, stat the package scope, link), and
+ * that is most of a cold start. A one-tool stdio server loaded 87 files of `@snodo/core`; it now
+ * loads 14. The modules of one folder (`catalog/`, `runtime/`, `wire/`, …) that any public module
+ * needs at load time share one chunk in `dist/chunks/`, and every public module (each path of the
+ * `exports` map) is a file that re-exports its part of a chunk. Every module still has exactly
+ * one copy, so a service tag or class is the same object through whichever path a program
+ * imports it.
+ *
+ * What stays lazy stays lazy: a module loaded by `import()` (the 2025-11-25 dialect, the JSON
+ * Schema engine), and what only such a module needs, are left out of the folder chunks, so they
+ * are still loaded and evaluated only when the `import()` runs.
+ *
+ *   node scripts/bundle-dist.ts   # part of `npm run build`, after tsc and before effect-imports
+ *
+ * Source maps point into the TypeScript sources (their text included, as tsc's did).
+ */
+import { rollup, type GetModuleInfo, type Plugin } from "@rollup/wasm-node"
+import * as esbuild from "esbuild"
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve, sep } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const packages = fileURLToPath(new URL("../packages/", import.meta.url))
+
+/** An `exports` entry that has a source (`@snodo/source`) and a build (`default`). */
+type Target = { readonly "@snodo/source": string; readonly default: string }
+
+const isTarget = (value: unknown): value is Target =>
+  typeof value === "object" && value !== null && "@snodo/source" in value && "default" in value
+
+/** Every source file under `dir`, as paths relative to it, without `internal/` folders. */
+const publicSources = (dir: string, prefix = ""): ReadonlyArray<string> =>
+  readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`
+    if (entry.isDirectory()) return entry.name === "internal" ? [] : publicSources(dir, path)
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : []
+  })
+
+/**
+ * The public modules of a package, `{ [path under dist/ without ".js"]: source file }`: each
+ * module its `exports` map publishes (a `./*` pattern publishes every source file outside
+ * `internal/`).
+ */
+const entryPoints = (dir: string): Record<string, string> => {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { readonly exports: Readonly<Record<string, unknown>> }
+  const entries: Record<string, string> = {}
+  for (const target of Object.values(manifest.exports)) {
+    if (!isTarget(target)) continue
+    const source = target["@snodo/source"]
+    const output = target.default
+    if (!source.startsWith("./src/") || !output.startsWith("./dist/")) {
+      throw new Error(`${relative(packages, dir)}: exports entry ${source} → ${output} is not ./src/… → ./dist/…`)
+    }
+    const name = (path: string) => path.slice("./dist/".length, -".js".length)
+    if (!source.includes("*")) {
+      entries[name(output)] = join(dir, source)
+      continue
+    }
+    for (const path of publicSources(join(dir, "src"))) {
+      entries[name(output.replace("*", path.slice(0, -".ts".length)))] = join(dir, "src", path)
+    }
+  }
+  return entries
+}
+
+/** Relative imports name `./X.ts` or `./X.js` for a source `X.ts`; everything else is external. */
+const typescript: Plugin = {
+  name: "snodo-typescript",
+  resolveId(source, importer) {
+    if (importer === undefined || !source.startsWith(".")) return null
+    const path = resolve(dirname(importer), source)
+    return path.endsWith(".js") && !existsSync(path) ? `${path.slice(0, -".js".length)}.ts` : path
+  },
+  async transform(code, id) {
+    if (!id.endsWith(".ts")) return null
+    const output = await esbuild.transform(code, {
+      loader: "ts",
+      format: "esm",
+      target: "es2024", // the packages' tsconfig target, as tsc emitted
+      tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+      sourcemap: "external",
+      sourcefile: id
+    })
+    return { code: output.code, map: output.map }
+  }
+}
+
+/**
+ * The chunk of a module: its folder's, when a public module needs it at load time; otherwise
+ * (a module loaded by `import()`, or needed only by one) Rollup's choice, so it stays lazy.
+ */
+const folderChunks = (src: string, entries: ReadonlyArray<string>) => {
+  let eager: Set<string> | undefined
+  const eagerModules = (info: GetModuleInfo): Set<string> => {
+    const found = new Set<string>()
+    const isLazy = (id: string) => (info(id)?.dynamicImporters.length ?? 0) > 0
+    const pending = entries.filter((id) => !isLazy(id))
+    while (pending.length > 0) {
+      const id = pending.pop()!
+      if (found.has(id)) continue
+      found.add(id)
+      for (const imported of info(id)?.importedIds ?? []) {
+        if (info(imported)?.isExternal === false && !isLazy(imported)) pending.push(imported)
+      }
+    }
+    return found
+  }
+  return (id: string, { getModuleInfo }: { readonly getModuleInfo: GetModuleInfo }): string | undefined => {
+    eager ??= eagerModules(getModuleInfo)
+    if (!eager.has(id)) return undefined
+    const path = relative(src, id).split(sep)
+    return path.length > 1 ? path[0] : undefined
+  }
+}
+
+/** Removes the JavaScript (and its maps) of an earlier build; declarations stay. */
+const removeJavaScript = (dir: string): void => {
+  if (!existsSync(dir)) return
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry)
+    if (statSync(path).isDirectory()) removeJavaScript(path)
+    else if (entry.endsWith(".js") || entry.endsWith(".js.map")) rmSync(path)
+  }
+}
+
+const bundle = async (dir: string): Promise<void> => {
+  const dist = join(dir, "dist")
+  const input = entryPoints(dir)
+  removeJavaScript(dist)
+  rmSync(join(dist, "chunks"), { recursive: true, force: true })
+  const build = await rollup({
+    input,
+    external: (id) => !id.startsWith(".") && !id.startsWith("/"),
+    plugins: [typescript],
+    // As the packages declare (`"sideEffects": false`): importing a module only for its effects
+    // does nothing.
+    treeshake: { moduleSideEffects: false },
+    onwarn: (warning, warn) => {
+      if (warning.code !== "EMPTY_BUNDLE") warn(warning)
+    }
+  })
+  await build.write({
+    dir: dist,
+    format: "es",
+    sourcemap: true,
+    hoistTransitiveImports: false,
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunks/[name]-[hash].js",
+    manualChunks: folderChunks(join(dir, "src"), Object.values(input))
+  })
+  await build.close()
+}
+
+for (const name of readdirSync(packages)) {
+  const dir = join(packages, name)
+  if (existsSync(join(dir, "package.json"))) await bundle(dir)
+}
