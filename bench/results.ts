@@ -6,7 +6,7 @@ export type PeerId = typeof peerIds[number]
 export const peerLabels: Readonly<Record<PeerId, string>> = {
   snodo: "snodo",
   raw: "raw floor",
-  "effect-http": "Effect HTTP floor",
+  "effect-http": "Effect floor",
   official: "official SDK 2.4.0",
   "effect-ai": "effect/ai 4.1.0"
 }

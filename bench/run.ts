@@ -98,7 +98,7 @@ interface PeerDef {
   readonly describe: string
   readonly http: Launch | string // a string says why it is unavailable
   readonly httpList: Launch | string
-  /** `undefined`: the peer has no stdio form (the Effect HTTP floor). */
+  /** `undefined`: the peer has no stdio form for the load scenarios (the Effect floor). */
   readonly stdio: StdioLaunch | undefined
   /** What the start-up scenario starts, when not `http` and `stdio`: the one-tool echo catalog every other peer serves. */
   readonly startup?: { readonly http: Launch; readonly stdio: StdioLaunch }
@@ -133,10 +133,16 @@ const peers: Readonly<Record<PeerId, PeerDef>> = {
   "effect-http": {
     describe: "`bench/peers/effect-http.ts`, a diagnostic: `HttpServer.serve` on `@effect/platform-node` NodeHttpServer " +
       "(the platform snodo's HTTP transport and effect/ai run on) reading and `JSON.parse`-ing the body and writing the " +
-      "raw floor's canned result; no MCP semantics. HTTP only",
+      "raw floor's canned result; no MCP semantics. Over stdio only in the start-up scenario: `bench/peers/effect-stdio.ts` " +
+      "loads what every Effect stdio server loads (`effect/Effect`, `effect/Schema`, `@effect/platform-node`'s NodeRuntime " +
+      "and NodeStdio), decodes each line with an Effect Schema and writes the raw floor's canned result",
     http: { script: "bench/peers/effect-http.ts", args: httpArgs(), path: "/mcp" },
     httpList: { script: "bench/peers/effect-http.ts", args: httpArgs("--tools", "list"), path: "/mcp" },
-    stdio: undefined
+    stdio: undefined,
+    startup: {
+      http: { script: "bench/peers/effect-http.ts", args: httpArgs(), path: "/mcp" },
+      stdio: { script: "bench/peers/effect-stdio.ts", args: [] }
+    }
   },
   official: {
     describe: "`bench/peers/official.ts`: `@modelcontextprotocol/server` 2.4.0, `createMcpHandler` (a fresh " +
@@ -571,7 +577,8 @@ const startTargets = (bundled: string | undefined): ReadonlyArray<StartTarget> =
   selected.flatMap((peer) => {
     const def = peers[peer]
     const echo: StartTarget = { peer, key: "startup", http: def.startup?.http ?? def.http, stdio: def.startup?.stdio ?? def.stdio }
-    if (def.startup === undefined) return [echo]
+    // The everything server and the bundled one-tool server are snodo's rows.
+    if (def.startup === undefined || peer !== "snodo") return [echo]
     const everything: StartTarget = { peer, key: "startup.everything", http: def.http, stdio: def.stdio }
     if (bundled === undefined) return [echo, everything]
     // The one-tool server as docs/startup.md recommends shipping it: one file (esbuild).
@@ -914,8 +921,9 @@ const notes: Array<string> = [
   "The machine is shared (other work may run during a bench), so peers are measured interleaved: all HTTP servers " +
   "of a scenario are up at once, each round loads every peer in turn (rotating who goes first), and each peer's " +
   "best round (highest req/s; its latencies with it) is reported. stdio keeps the round with the lowest mean.",
-  "The Effect HTTP floor is a diagnostic peer, not a competitor: the platform our transport runs on, answering " +
-  "canned results, so `snodo ÷ Effect HTTP floor` is the share of the platform's ceiling that our MCP pipeline keeps.",
+  "The Effect floor is a diagnostic peer, not a competitor: the platform our transport runs on, answering " +
+  "canned results, so `snodo ÷ Effect floor` is the share of the platform's ceiling that our MCP pipeline keeps; in the " +
+  "start-up rows it is what any Effect server loads before it does anything of its own.",
   "Every request is a real 2026-07-28 request: `_meta` with protocolVersion, clientCapabilities and clientInfo, and " +
   "the headers Content-Type, Accept: application/json, text/event-stream, MCP-Protocol-Version, Mcp-Method and " +
   "(tools/call) Mcp-Name. Each peer's answer is checked once before it is measured (id, resultType, the echoed " +
