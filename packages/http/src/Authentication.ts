@@ -37,7 +37,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { Principal } from "@snodo/core/Principal"
-import type * as Replies from "./Replies.ts"
+import type * as Replies from "./Reply.ts"
 import type { CheckedHeaders } from "./RequestChecks.ts"
 
 /**

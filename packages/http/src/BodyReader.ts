@@ -2,23 +2,13 @@
  * Reads one request body as strict UTF-8 text, within a byte limit and a time limit.
  *
  * Bytes are counted as they arrive and reading stops at the first chunk past the limit, so a body
- * is never buffered beyond it (a `Content-Length` over the limit is refused before reading). On
- * Node the `IncomingMessage` is read directly (one listener, one copy); any other platform goes
- * through `HttpServerRequest.arrayBuffer` with Effect's `MaxBodySize`.
- *
- * @example
- * ```ts
- * import * as BodyReader from "@snodo/http/BodyReader"
- *
- * const body = BodyReader.read(request, 2 * 1024 * 1024, 30_000)
- * // Effect<{ _tag: "Text", text } | { _tag: "TooLarge" } | { _tag: "Timeout" } | { _tag: "Malformed" } | { _tag: "Failed" } | { _tag: "OverBudget" }>
- * ```
+ * is never buffered beyond it (a `Content-Length` over the limit is refused before reading). Node's
+ * `IncomingMessage` is read directly (one listener, one copy). This module imports nothing of
+ * Effect's HTTP modules, so a server on Node's own HTTP server never loads them; an Effect
+ * `HttpServerRequest` is read by `ServerRequestBody`.
  *
  * @since 0.1.0
  */
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ByteSize, Effect } from "effect"
-import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 import type * as Http from "node:http"
 import type { BodyBudget } from "./BodyBudget.ts"
 
@@ -50,9 +40,11 @@ const empty = new Uint8Array(0)
  * @since 0.1.0
  */
 export const tooLarge: { readonly _tag: "TooLarge" } = { _tag: "TooLarge" }
-const timeout: Body = { _tag: "Timeout" }
+/** A body not read in time. */
+export const timeout: Body = { _tag: "Timeout" }
 const malformed: Body = { _tag: "Malformed" }
-const failed: Body = { _tag: "Failed" }
+/** A body whose reading failed. */
+export const failed: Body = { _tag: "Failed" }
 /**
  * The body of a request that did not fit in the budget.
  *
@@ -61,7 +53,8 @@ const failed: Body = { _tag: "Failed" }
  */
 export const overBudget: { readonly _tag: "OverBudget" } = { _tag: "OverBudget" }
 
-const decode = (bytes: Uint8Array): Body => {
+/** The body's bytes as strict UTF-8 text, or `Malformed`. */
+export const decode = (bytes: Uint8Array): Body => {
   try {
     return { _tag: "Text", text: utf8.decode(bytes) }
   } catch {
@@ -77,7 +70,8 @@ const decode = (bytes: Uint8Array): Body => {
  */
 export type NodeSource = Http.IncomingMessage
 
-const isNodeSource = (source: object): source is NodeSource =>
+/** Whether a request's source is Node's `IncomingMessage`. */
+export const isNodeSource = (source: object): source is NodeSource =>
   "rawHeaders" in source && "on" in source && typeof (source as { on: unknown }).on === "function"
 
 /**
@@ -141,12 +135,6 @@ export const readSource = (
   }
 }
 
-const readNode = (source: NodeSource, maxBytes: number, timeoutMillis: number, budget: BodyBudget | undefined): Effect.Effect<Body> =>
-  Effect.callback<Body>((resume) => {
-    const stop = readSource(source, maxBytes, timeoutMillis, (body) => resume(Effect.succeed(body)), budget)
-    return Effect.sync(stop)
-  })
-
 /**
  * Whether a declared `Content-Length` is already over the limit (refused before reading).
  *
@@ -155,22 +143,6 @@ const readNode = (source: NodeSource, maxBytes: number, timeoutMillis: number, b
  */
 export const declaredTooLarge = (contentLength: string | undefined, maxBytes: number): boolean =>
   contentLength !== undefined && Number(contentLength) > maxBytes
-
-const readGeneric = (
-  request: HttpServerRequest.HttpServerRequest,
-  maxBytes: number,
-  timeoutMillis: number
-): Effect.Effect<Body> =>
-  request.arrayBuffer.pipe(
-    Effect.map((buffer) => decode(new Uint8Array(buffer))),
-    Effect.catch((error) =>
-      Effect.succeed(
-        error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge" ? tooLarge : failed
-      )
-    ),
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.fromInputUnsafe(maxBytes)),
-    Effect.timeoutOrElse({ duration: timeoutMillis, orElse: () => Effect.succeed(timeout) })
-  )
 
 /**
  * Whether a declared `Content-Length` does not fit in what is left of the budget (refused before
@@ -181,33 +153,3 @@ const readGeneric = (
  */
 export const declaredOverBudget = (contentLength: string | undefined, budget: BodyBudget): boolean =>
   contentLength !== undefined && !budget.fits(Number(contentLength))
-
-/**
- * Reads the body of a request; with a `budget`, the bytes read on Node are taken from it while
- * the read lasts (elsewhere the declared length is checked against it).
- *
- * @category combinators
- * @since 0.1.0
- */
-export const read = (
-  request: HttpServerRequest.HttpServerRequest,
-  maxBytes: number,
-  timeoutMillis: number,
-  budget?: BodyBudget
-): Effect.Effect<Body> => {
-  if (declaredTooLarge(request.headers["content-length"], maxBytes)) return Effect.succeed(tooLarge)
-  if (budget !== undefined && declaredOverBudget(request.headers["content-length"], budget)) return Effect.succeed(overBudget)
-  const source = request.source
-  if (!isNodeSource(source)) return readGeneric(request, maxBytes, timeoutMillis)
-  if (request.headers["expect"]?.toLowerCase() === "100-continue") {
-    // NodeHttpServer's request answers `Expect: 100-continue` itself (and keeps the connection);
-    // a request from another adapter gets the interim response written directly.
-    const own = (request as unknown as { readonly writeContinue?: () => void }).writeContinue
-    if (typeof own === "function") own.call(request)
-    else {
-      const response = NodeHttpServerRequest.toServerResponse(request) as Http.ServerResponse | undefined
-      if (response !== undefined && !response.headersSent) response.writeContinue()
-    }
-  }
-  return readNode(source, maxBytes, timeoutMillis, budget)
-}

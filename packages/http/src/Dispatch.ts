@@ -39,7 +39,7 @@ import * as Exchange from "./Exchange.ts"
 import * as InitializeEra from "./InitializeEra.ts"
 import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
-import * as Replies from "./Replies.ts"
+import * as Replies from "./Reply.ts"
 import type * as RequestHead from "./RequestHead.ts"
 import type { HttpSession, Refused, Sessions } from "./Sessions.ts"
 

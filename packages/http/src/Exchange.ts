@@ -33,7 +33,7 @@ import { type RequestSink, SinkClosed } from "@snodo/core/transport/RequestSink"
 import type { Outcome, RequestContext, ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type { Session } from "@snodo/core/dialect/Session"
 import * as Authentication from "./Authentication.ts"
-import * as Replies from "./Replies.ts"
+import * as Replies from "./Reply.ts"
 import type * as RequestHead from "./RequestHead.ts"
 
 /**

@@ -26,7 +26,7 @@ import * as Envelope from "@snodo/core/transport/Envelope"
 import * as CoreListen from "@snodo/core/extension/Listen"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
-import * as Replies from "./Replies.ts"
+import * as Replies from "./Reply.ts"
 import type * as RequestHead from "./RequestHead.ts"
 
 /**

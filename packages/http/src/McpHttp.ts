@@ -40,7 +40,7 @@ import { fromContext } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { Grant } from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
-import * as BodyReader from "./BodyReader.ts"
+import * as ServerRequestBody from "./ServerRequestBody.ts"
 import * as Dispatch from "./Dispatch.ts"
 import * as EffectResponse from "./EffectResponse.ts"
 import * as Exchange from "./Exchange.ts"
@@ -165,7 +165,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
       inFlight++
       return Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
     }))
-    const body = yield* BodyReader.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
+    const body = yield* ServerRequestBody.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
     if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
     const message = Envelope.decode(body.text)
     const reserved = shared === undefined ? undefined : yield* InitializeEra.prepare(message, head, runtime, shared, fromContext(context))

@@ -18,7 +18,7 @@
  */
 import type * as Http from "node:http"
 import type { Delivery } from "./Exchange.ts"
-import * as Replies from "./Replies.ts"
+import * as Replies from "./Reply.ts"
 
 const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", ...Replies.sseHeaders }
 

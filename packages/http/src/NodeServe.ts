@@ -19,7 +19,9 @@
  *
  * The Layer provides `HttpServer`: its `address` tells the port it bound, and an application
  * served on it with `HttpServer.serve` answers every path but the MCP endpoint (without one, they
- * are 404). Callers of the endpoint are anonymous unless `authenticate` is given (an
+ * are 404). Effect's HTTP modules (~30) are loaded when the Layer is built (and Effect's Node HTTP
+ * server when an application is served on it), not by {@link serve}, which answers the endpoint
+ * alone: a server that only serves MCP never loads them. Callers of the endpoint are anonymous unless `authenticate` is given (an
  * `Authentication.Authenticator`, such as `@snodo/oauth`'s resource server): it verifies each
  * caller before the body is read, so a refused one never uploads it; or mount
  * `McpHttp.layerRoute` behind your own middleware instead.
@@ -37,15 +39,15 @@
  */
 import { Duration, Effect, Latch, Layer, Scope } from "effect"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
-import { HttpServer } from "effect/http"
-import { ServeError } from "effect/http/HttpServerError"
+import type { HttpServer } from "effect/http"
+import type { ServeError } from "effect/http/HttpServerError"
 import * as NetAddress from "effect/net/NetAddress"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as NodeEndpoint from "./NodeEndpoint.ts"
 import * as NodeResponse from "./NodeResponse.ts"
-import * as Replies from "./Replies.ts"
+import * as Replies from "./Reply.ts"
 import { isLoopbackAddress } from "./Security.ts"
 
 /**
@@ -99,9 +101,16 @@ type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse
  * Listens on `host:port` (port 0 picks a free one) and answers the address bound; the server is
  * closed by the Layer's finalizer (the drain), which also ends its connections.
  */
+/** Fails with Effect's `ServeError`, whose module (and Effect's HTTP modules with it) is loaded only then. */
+const serveError = (cause: unknown): Effect.Effect<never, ServeError> =>
+  Effect.flatMap(
+    Effect.promise(() => import("effect/http/HttpServerError")),
+    ({ ServeError }) => Effect.fail(new ServeError({ cause }))
+  )
+
 const listen = (server: Http.Server, port: number, host: string): Effect.Effect<NetAddress.SocketAddress, ServeError> =>
   Effect.callback<void, ServeError>((resume) => {
-    const failed = (cause: Error) => resume(Effect.fail(new ServeError({ cause })))
+    const failed = (cause: Error) => resume(serveError(cause))
     server.once("error", failed)
     server.listen(port, host, () => {
       server.off("error", failed)
@@ -110,9 +119,9 @@ const listen = (server: Http.Server, port: number, host: string): Effect.Effect<
   }).pipe(Effect.flatMap(() => {
     const bound = server.address()
     return bound === null || typeof bound === "string"
-      ? Effect.fail(new ServeError({ cause: new Error(`the server bound no TCP address (${String(bound)})`) }))
+      ? serveError(new Error(`the server bound no TCP address (${String(bound)})`))
       : Effect.fromResult(NetAddress.inetAddressFromIpString(bound.address, bound.port)).pipe(
-        Effect.mapError((cause) => new ServeError({ cause }))
+        Effect.catch(serveError)
       )
   }))
 
@@ -123,6 +132,125 @@ const released = (server: Http.Server): Effect.Effect<void> =>
     server.once("close", () => resume(Effect.void))
   })
 
+/** A listening server: the address it bound, and how an application is served beside the endpoint. */
+interface Listening {
+  readonly address: NetAddress.SocketAddress
+  readonly serveApp: Parameters<typeof HttpServer.make>[0]["serve"]
+}
+
+/** Starts the server in the current scope; closing the scope drains and stops it. */
+const start = (options: ServeOptions | undefined): Effect.Effect<Listening, ServeError | ConfigurationError, ServerRuntime | Scope.Scope> =>
+  Effect.gen(function*() {
+    const host = options?.host ?? "127.0.0.1"
+    const loopback = isLoopbackAddress(host)
+    const endpoint = yield* NodeEndpoint.make({
+      ...options,
+      allowedHosts: options?.allowedHosts ?? (loopback ? "loopback" : "any"),
+      allowedOrigins: options?.allowedOrigins ?? (loopback ? "loopback" : "same-origin")
+    })
+    const settings = endpoint.settings
+    const maxConnections = options?.maxConnections ?? 1024
+    // Node refuses a head timeout longer than the request timeout (the deadline, plus a second).
+    const headersTimeout = Math.min(millis(options?.headersTimeout, 10_000), settings.deadlineMillis + 1000)
+    const server = Http.createServer({
+      maxHeaderSize: settings.maxHeaderBytes,
+      headersTimeout,
+      requestTimeout: settings.deadlineMillis + 1000,
+      keepAliveTimeout: millis(options?.keepAliveTimeout, 5000),
+      // Node checks the head and request timeouts only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(1000, headersTimeout)
+    })
+    let connections = 0
+    const overLimit = new WeakSet<Net.Socket>()
+    // One listener for every connection (a closure made per connection stays for its lifetime).
+    const closed = () => void connections--
+    // Beyond the cap a connection gets one answer (503) to a request it sends at once, and is
+    // closed right after it, or within a second if it sends nothing.
+    const overTheCap = (socket: Net.Socket) => {
+      overLimit.add(socket)
+      const timer = setTimeout(() => socket.destroy(), overLimitGrace)
+      socket.once("close", () => clearTimeout(timer))
+    }
+    server.on("connection", (socket: Net.Socket) => {
+      connections++
+      socket.on("close", closed)
+      if (connections > maxConnections) overTheCap(socket)
+    })
+    let draining = false
+    let fallback: NodeHandler | undefined
+    // Requests of the served application not answered yet, and a latch open while there are none.
+    let appInFlight = 0
+    const appIdle = Latch.makeUnsafe(true)
+    const dispatch = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
+      if (draining) return NodeResponse.write(response, closing)
+      if (overLimit.has(request.socket)) {
+        response.once("finish", () => request.socket.destroySoon())
+        return NodeResponse.write(response, busy)
+      }
+      if (pathOf(request.url ?? "/") === settings.path) {
+        return expectsContinue ? endpoint.handleContinue(request, response) : endpoint.handle(request, response)
+      }
+      if (fallback !== undefined) {
+        // The application reads its body as it likes: continue at once, as Node does by default.
+        if (expectsContinue) response.writeContinue()
+        return fallback(request, response)
+      }
+      // A body held back cannot be skipped: the connection closes after the refusal.
+      if (expectsContinue) response.setHeader("connection", "close")
+      NodeResponse.write(response, notFound)
+    }
+    server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, false))
+    // Without this listener Node answers `100 Continue` before any check: the endpoint answers it
+    // only once the request passed them, so a refused client never sends its body.
+    server.on("checkContinue", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, true))
+    const address = yield* listen(server, options?.port ?? 3000, host)
+    // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
+    // Listen streams have no deadline: they end now, gracefully, so their connections are idle
+    // (closed at once) instead of holding the drain. An application served on this server drains
+    // too: its own scope closes first and runs the same (cached) drain before interrupting its requests.
+    const shutdownTimeout = millis(options?.shutdownTimeout, 10_000)
+    const drain = yield* Effect.cached(Effect.gen(function*() {
+      draining = true
+      yield* endpoint.closeSubscriptions
+      server.close()
+      server.closeIdleConnections()
+      yield* Effect.timeoutOrElse(Effect.andThen(endpoint.idle, appIdle.await), {
+        duration: shutdownTimeout,
+        orElse: () => Effect.void
+      })
+    }))
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* drain
+        yield* endpoint.abortAll
+        server.closeAllConnections()
+        yield* released(server)
+      })
+    )
+    return {
+      address,
+      serveApp: (app, middleware) =>
+        Effect.gen(function*() {
+          const scope = yield* Effect.scope
+          // The application's request fibers live in a child scope, closed after the drain below
+          // (finalizers run in reverse): in-flight requests get `shutdownTimeout`, as the endpoint's do.
+          const requests = Scope.forkUnsafe(scope, "parallel")
+          // Effect's Node HTTP server (with `ws` for upgrades, ~70 modules) is loaded only by a
+          // program that serves an application beside the endpoint.
+          const NodeHttpServer = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpServer"))
+          const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
+          yield* Scope.addFinalizer(scope, drain)
+          fallback = (request, response) => {
+            if (appInFlight++ === 0) appIdle.closeUnsafe()
+            response.once("close", () => {
+              if (--appInFlight === 0) appIdle.openUnsafe()
+            })
+            handler(request, response)
+          }
+        })
+    }
+  })
+
 /**
  * The server as a Layer providing `HttpServer` (its `address` tells the port it bound).
  *
@@ -130,125 +258,21 @@ const released = (server: Http.Server): Effect.Effect<void> =>
  * @since 0.1.0
  */
 export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer, ServeError | ConfigurationError, ServerRuntime> =>
-  Layer.effect(
-    HttpServer.HttpServer,
-    Effect.gen(function*() {
-      const host = options?.host ?? "127.0.0.1"
-      const loopback = isLoopbackAddress(host)
-      const endpoint = yield* NodeEndpoint.make({
-        ...options,
-        allowedHosts: options?.allowedHosts ?? (loopback ? "loopback" : "any"),
-        allowedOrigins: options?.allowedOrigins ?? (loopback ? "loopback" : "same-origin")
-      })
-      const settings = endpoint.settings
-      const maxConnections = options?.maxConnections ?? 1024
-      // Node refuses a head timeout longer than the request timeout (the deadline, plus a second).
-      const headersTimeout = Math.min(millis(options?.headersTimeout, 10_000), settings.deadlineMillis + 1000)
-      const server = Http.createServer({
-        maxHeaderSize: settings.maxHeaderBytes,
-        headersTimeout,
-        requestTimeout: settings.deadlineMillis + 1000,
-        keepAliveTimeout: millis(options?.keepAliveTimeout, 5000),
-        // Node checks the head and request timeouts only this often (30 s by default).
-        connectionsCheckingInterval: Math.min(1000, headersTimeout)
-      })
-      let connections = 0
-      const overLimit = new WeakSet<Net.Socket>()
-      // One listener for every connection (a closure made per connection stays for its lifetime).
-      const closed = () => void connections--
-      // Beyond the cap a connection gets one answer (503) to a request it sends at once, and is
-      // closed right after it, or within a second if it sends nothing.
-      const overTheCap = (socket: Net.Socket) => {
-        overLimit.add(socket)
-        const timer = setTimeout(() => socket.destroy(), overLimitGrace)
-        socket.once("close", () => clearTimeout(timer))
-      }
-      server.on("connection", (socket: Net.Socket) => {
-        connections++
-        socket.on("close", closed)
-        if (connections > maxConnections) overTheCap(socket)
-      })
-      let draining = false
-      let fallback: NodeHandler | undefined
-      // Requests of the served application not answered yet, and a latch open while there are none.
-      let appInFlight = 0
-      const appIdle = Latch.makeUnsafe(true)
-      const dispatch = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
-        if (draining) return NodeResponse.write(response, closing)
-        if (overLimit.has(request.socket)) {
-          response.once("finish", () => request.socket.destroySoon())
-          return NodeResponse.write(response, busy)
-        }
-        if (pathOf(request.url ?? "/") === settings.path) {
-          return expectsContinue ? endpoint.handleContinue(request, response) : endpoint.handle(request, response)
-        }
-        if (fallback !== undefined) {
-          // The application reads its body as it likes: continue at once, as Node does by default.
-          if (expectsContinue) response.writeContinue()
-          return fallback(request, response)
-        }
-        // A body held back cannot be skipped: the connection closes after the refusal.
-        if (expectsContinue) response.setHeader("connection", "close")
-        NodeResponse.write(response, notFound)
-      }
-      server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, false))
-      // Without this listener Node answers `100 Continue` before any check: the endpoint answers it
-      // only once the request passed them, so a refused client never sends its body.
-      server.on("checkContinue", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, true))
-      const address = yield* listen(server, options?.port ?? 3000, host)
-      // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
-      // Listen streams have no deadline: they end now, gracefully, so their connections are idle
-      // (closed at once) instead of holding the drain. An application served on this server drains
-      // too: its own scope closes first and runs the same (cached) drain before interrupting its requests.
-      const shutdownTimeout = millis(options?.shutdownTimeout, 10_000)
-      const drain = yield* Effect.cached(Effect.gen(function*() {
-        draining = true
-        yield* endpoint.closeSubscriptions
-        server.close()
-        server.closeIdleConnections()
-        yield* Effect.timeoutOrElse(Effect.andThen(endpoint.idle, appIdle.await), {
-          duration: shutdownTimeout,
-          orElse: () => Effect.void
-        })
-      }))
-      yield* Effect.addFinalizer(() =>
-        Effect.gen(function*() {
-          yield* drain
-          yield* endpoint.abortAll
-          server.closeAllConnections()
-          yield* released(server)
-        })
+  Layer.unwrap(Effect.map(
+    Effect.promise(() => import("effect/http/HttpServer")),
+    (HttpServer) =>
+      Layer.effect(
+        HttpServer.HttpServer,
+        Effect.map(start(options), ({ address, serveApp }) => HttpServer.make({ address, serve: serveApp }))
       )
-      return HttpServer.make({
-        address,
-        serve: (app, middleware) =>
-          Effect.gen(function*() {
-            const scope = yield* Effect.scope
-            // The application's request fibers live in a child scope, closed after the drain below
-            // (finalizers run in reverse): in-flight requests get `shutdownTimeout`, as the endpoint's do.
-            const requests = Scope.forkUnsafe(scope, "parallel")
-            // Effect's Node HTTP server (with `ws` for upgrades, ~70 modules) is loaded only by a
-            // program that serves an application beside the endpoint.
-            const NodeHttpServer = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpServer"))
-            const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
-            yield* Scope.addFinalizer(scope, drain)
-            fallback = (request, response) => {
-              if (appInFlight++ === 0) appIdle.closeUnsafe()
-              response.once("close", () => {
-                if (--appInFlight === 0) appIdle.openUnsafe()
-              })
-              handler(request, response)
-            }
-          })
-      })
-    })
-  )
+  ))
 
 /**
- * Serves until interrupted (the Layer, launched).
+ * Serves the MCP endpoint until interrupted (what {@link layer} does, without providing
+ * `HttpServer`, so Effect's HTTP modules are never loaded).
  *
  * @category combinators
  * @since 0.1.0
  */
 export const serve = (options?: ServeOptions): Effect.Effect<never, ServeError | ConfigurationError, ServerRuntime> =>
-  Layer.launch(layer(options))
+  Effect.scoped(Effect.andThen(start(options), Effect.never))

@@ -21,7 +21,7 @@
 import type { Body } from "./BodyReader.ts"
 import * as Negotiation from "./Negotiation.ts"
 import type { Settings } from "./Options.ts"
-import * as Replies from "./Replies.ts"
+import * as Replies from "./Reply.ts"
 import * as Security from "./Security.ts"
 
 /**
