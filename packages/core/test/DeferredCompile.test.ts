@@ -40,7 +40,7 @@ const double = Tool.make("double", { description: "Doubles n", inputSchema: inpu
 const broken = Tool.make("broken", { description: "Never compiles", inputSchema: { type: "object", anyOf: [{ required: ["a"] }] } }, () =>
   Effect.succeed("unreachable"))
 
-const serverWith = (...tools: ReadonlyArray<Tool.Tool<unknown>>) => McpServer.make({ name: "deferred", version: "1.0.0" }).add(...tools)
+const serverWith = <R>(...tools: ReadonlyArray<Tool.Tool<R>>) => McpServer.make({ name: "deferred", version: "1.0.0" }).add(...tools)
 
 const errorsLogged = (messages: Array<string>) =>
   Logger.layer([Logger.make((options) => {

@@ -30,7 +30,7 @@ const draft07 = Tool.make("draft07", {
   inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object" }
 }, () => Effect.succeed("unreachable"))
 
-const serverWith = (...tools: ReadonlyArray<Tool.Tool<unknown>>) => McpServer.make({ name: "deferred", version: "1.0.0" }).add(...tools)
+const serverWith = <R>(...tools: ReadonlyArray<Tool.Tool<R>>) => McpServer.make({ name: "deferred", version: "1.0.0" }).add(...tools)
 
 const build = (server: McpServer.McpServer<never>, options?: JsonSchemaValidator.Options) =>
   Effect.exit(Effect.scoped(Layer.build(server.layer.pipe(Layer.provide(JsonSchemaValidator.layer(options))))))
