@@ -78,7 +78,8 @@ export interface CompiledSchema {
 
 /**
  * Raised when a schema cannot be compiled (unknown keyword in a strict backend, a `$ref` that
- * leaves the document, a bound exceeded). Refuses the catalog at construction.
+ * leaves the document, a bound exceeded). Refuses the catalog at construction, or, when the backend
+ * defers compiling (`precheck`), fails the first call that needs the schema.
  *
  * @category errors
  * @since 0.1.0
