@@ -8,9 +8,9 @@
  * value (the model can correct itself). An unknown tool is -32602. A declared output schema is
  * enforced: a value that does not match, or an explicit result without `structuredContent`, is
  * -32603 (details go to the server log, not the wire), and so is a call to a tool whose raw JSON
- * Schema does not compile (compiled at the first call, when the validator defers it). Typed failures are mapped by
- * {@link renderFailure}: declared ones (the tool's `failure` schema) to `isError` results carrying
- * the encoded error, or to what `onFailure` says.
+ * Schema does not compile (compiled at the first call, when the validator defers it). Typed
+ * failures are mapped by {@link renderFailure}: declared ones (the tool's `failure` schema) to
+ * `isError` results carrying the encoded error, or to what `onFailure` says.
  *
  * @since 0.1.0
  */
