@@ -2,8 +2,10 @@
  * The full JSON Schema Draft 2020-12 backend of the `SchemaValidator` seam, on
  * `@hyperjump/json-schema`.
  *
- * - **Compile once, never fetch.** Schemas compile when the catalog is built; a `$ref` resolves
- *   within the schema, hyperjump's built-in 2020-12 meta-schemas or the application's local
+ * - **Compile once, never fetch.** Schemas compile at the first call that validates with them
+ *   (the catalog, when it is built, only runs a cheap `precheck`: plain JSON within the size and
+ *   depth bounds, a supported `$schema`), or when the catalog is built with `eagerCompile`; a
+ *   `$ref` resolves within the schema, hyperjump's built-in 2020-12 meta-schemas or the application's local
  *   `catalog`, and anything else refuses the schema (the compiler has no `http`, `https` or `file`
  *   retrieval). Other dialects (`$schema` draft-07, …) are refused unless registered in the catalog.
  * - **Pure validation.** No coercion, no default insertion, no mutation; `format` is an annotation
@@ -55,6 +57,7 @@ import {
 } from "@snodo/core/SchemaValidator"
 import { type Ast, checkCompiled, checkDocument, INTERNAL_BASE } from "./internal/bounds.ts"
 import type { Catalog } from "./internal/compiler.ts"
+import { unsupportedDialect } from "./internal/dialect.ts"
 import type * as Engine from "./internal/engine.ts"
 import { issuesOf } from "./internal/issues.ts"
 
@@ -87,6 +90,13 @@ export interface Options {
   readonly maxCompileMillis?: number | undefined
   /** Maximum issues reported for one instance. */
   readonly maxIssues?: number | undefined
+  /**
+   * Compile every raw schema when the catalog is built, so that any schema that does not compile
+   * refuses the server at start (default `false`: the catalog runs the validator's cheap
+   * `precheck` at build and each schema compiles at its first use, which keeps hyperjump and the
+   * compiles out of the server's start).
+   */
+  readonly eagerCompile?: boolean | undefined
 }
 
 /**
@@ -115,7 +125,9 @@ const LOAD_MILLIS = 30_000
  * The backend as a service value: loads the catalog, failing if a catalog document is not a valid
  * schema. `compile` is an Effect that runs hyperjump's compiler on the calling fiber. hyperjump
  * itself is imported when it is first needed (the catalog, or the first compile), so a server
- * whose inputs are all Effect Schemas never loads it.
+ * whose inputs are all Effect Schemas never loads it. `precheck` (absent with `eagerCompile`)
+ * refuses, without hyperjump, a schema that is not plain JSON within `maxSchemaNodes` and
+ * `maxSchemaDepth`, or that declares a `$schema` other than Draft 2020-12 and the catalog's.
  *
  * @example
  * ```ts
@@ -148,9 +160,13 @@ export const make = (options?: Options): Effect.Effect<SchemaValidator["Service"
       )))
     // A catalog given is loaded, and refused, now; without one, hyperjump loads at the first compile.
     if (entries.length > 0) yield* loaded
+    // The catalog's dialects are among its documents: the precheck lets those through, the compile decides.
+    const catalogUris = new Set(entries.map(([uri]) => uri.replace(/#$/, "")))
+    const precheck = (schema: JsonSchemaDocument) => checkDocument(schema, limits) ?? unsupportedDialect(schema, catalogUris)
     return SchemaValidator.of({
       name: "json-schema-2020-12",
-      compile: (schema) => Effect.flatMap(loaded, ([hyperjump, catalog]) => compile(hyperjump, catalog, limits, schema))
+      compile: (schema) => Effect.flatMap(loaded, ([hyperjump, catalog]) => compile(hyperjump, catalog, limits, schema)),
+      ...(options?.eagerCompile === true ? {} : { precheck })
     })
   })
 
@@ -167,7 +183,7 @@ export const layer = (options?: Options): Layer.Layer<SchemaValidator, SchemaCom
   Layer.effect(SchemaValidator, make(options))
 
 const resolveLimits = (options: Options | undefined): Limits => {
-  const limits = { ...defaults } as { -readonly [K in keyof Limits]: number }
+  const limits: { -readonly [K in keyof Limits]: number } = { ...defaults }
   for (const key of Object.keys(defaults) as Array<keyof Limits>) {
     const value = options?.[key]
     if (value !== undefined) limits[key] = value

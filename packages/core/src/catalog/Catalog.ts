@@ -75,6 +75,20 @@ export interface CompiledFailure {
 }
 
 /**
+ * A tool's input and output checks.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolChecks {
+  readonly decodeInput: (args: unknown) => Checked
+  /** Checks (and for Effect Schemas, encodes) a handler's value; `undefined` when no output is declared. */
+  readonly encodeOutput: ((value: unknown) => Checked) | undefined
+  /** Checks `structuredContent` of an explicit `ToolResult` (already JSON) against the output. */
+  readonly checkStructured: ((value: unknown) => Checked) | undefined
+}
+
+/**
  * A tool ready to call.
  *
  * @category models
@@ -84,11 +98,12 @@ export interface CompiledTool {
   readonly tool: Tool.Tool<unknown>
   /** The `tools/list` entry. */
   readonly wire: Readonly<Record<string, unknown>>
-  readonly decodeInput: (args: unknown) => Checked
-  /** Checks (and for Effect Schemas, encodes) a handler's value; `undefined` when no output is declared. */
-  readonly encodeOutput: ((value: unknown) => Checked) | undefined
-  /** Checks `structuredContent` of an explicit `ToolResult` (already JSON) against the output. */
-  readonly checkStructured: ((value: unknown) => Checked) | undefined
+  /**
+   * The tool's checks. Ready when the catalog is built, unless the tool has a raw JSON Schema and
+   * the `SchemaValidator` defers compiling (it has a `precheck`): then its schemas compile when a
+   * call first needs them, once, and that outcome (a refusal included) serves every later call.
+   */
+  readonly checks: Effect.Effect<ToolChecks, CatalogError>
   /** The `failure` schema, if declared. */
   readonly failure: CompiledFailure | undefined
   /** Parameters mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`), checked by the HTTP transport. */
@@ -193,7 +208,8 @@ const isObjectSchema = (schema: unknown): boolean =>
 /**
  * Schemas compile one after the other, in registration order: compiling is CPU work on this thread
  * (concurrency measured no faster), the first refusal is deterministic, and each compile's time
- * limit measures that compile alone rather than the ones interleaved with it.
+ * limit measures that compile alone rather than the ones interleaved with it. A backend that defers
+ * compiling is asked only for its `precheck` here; `compileJson` then runs at the first call.
  */
 const compileJson = (
   validator: SchemaValidator["Service"],
@@ -206,16 +222,56 @@ const compileJson = (
     Effect.map(jsonChecker)
   )
 
+/** A tool's checks, compiling its raw JSON Schemas (input first). */
+const toolChecks = (tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"], refuse: (reason: string) => CatalogError) =>
+  Effect.gen(function*() {
+    const decodeInput = tool.input._tag === "Effect"
+      ? effectDecoder(tool.input.schema)
+      : yield* compileJson(validator, tool.input, refuse, "input")
+    const output = tool.output
+    const encodeOutput = output === undefined
+      ? undefined
+      : output._tag === "Effect"
+      ? effectEncoder(output.schema)
+      : yield* compileJson(validator, output, refuse, "output")
+    const checkStructured = output === undefined
+      ? undefined
+      : output._tag === "Effect"
+      ? effectDecoder(output.schema)
+      : encodeOutput
+    const checks: ToolChecks = { decodeInput, encodeOutput, checkStructured }
+    return checks
+  })
+
+/**
+ * The tool's checks as {@link CompiledTool} holds them: compiled now, or, when the backend defers
+ * compiling and the tool has a raw JSON Schema, prechecked now and compiled at the first call.
+ */
+const prepareChecks = Effect.fnUntraced(function*(
+  tool: Tool.Tool<unknown>,
+  validator: SchemaValidator["Service"],
+  refuse: (reason: string) => CatalogError
+) {
+  const raw = [["input", tool.input], ["output", tool.output]] as const
+  const precheck = validator.precheck
+  if (precheck === undefined || !raw.some(([, source]) => source?._tag === "Json")) {
+    return Effect.succeed(yield* toolChecks(tool, validator, refuse))
+  }
+  for (const [which, source] of raw) {
+    const refused = source?._tag === "Json" ? precheck(source.schema) : undefined
+    if (refused !== undefined) return yield* refuse(`${which} schema does not compile: ${refused}`)
+  }
+  return yield* Effect.cached(toolChecks(tool, validator, refuse))
+})
+
 const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"]) {
   const refuse = (reason: string) => new CatalogError({ message: `Tool "${tool.name}": ${reason}` })
   for (const [which, source] of [["input", tool.input], ["output", tool.output]] as const) {
     if (source?._tag === "Effect" && !SchemaOrigin.isOurs(source.schema)) return yield* refuse(SchemaOrigin.anotherCopy(which))
   }
   if (tool.failure !== undefined && !SchemaOrigin.isOurs(tool.failure)) return yield* refuse(SchemaOrigin.anotherCopy("failure"))
+  const checks = yield* prepareChecks(tool, validator, refuse)
   const inputSchema = tool.input._tag === "Effect" ? advertisedSchemaOf(tool.input.schema) : tool.input.schema
-  const decodeInput = tool.input._tag === "Effect"
-    ? effectDecoder(tool.input.schema)
-    : yield* compileJson(validator, tool.input, refuse, "input")
   if (!isObjectSchema(inputSchema)) return yield* refuse("input schema must have type \"object\"")
   const headerParams = HeaderParams.declarations(inputSchema as JsonSchemaDocument)
   if ("_tag" in headerParams) return yield* refuse(headerParams.reason)
@@ -225,16 +281,6 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
     : output._tag === "Effect"
     ? advertisedSchemaOf(output.schema)
     : output.schema
-  const encodeOutput = output === undefined
-    ? undefined
-    : output._tag === "Effect"
-    ? effectEncoder(output.schema)
-    : yield* compileJson(validator, output, refuse, "output")
-  const checkStructured = output === undefined
-    ? undefined
-    : output._tag === "Effect"
-    ? effectDecoder(output.schema)
-    : encodeOutput
   if (outputSchema !== undefined && !isObjectSchema(outputSchema)) {
     return yield* refuse("output schema must have type \"object\"")
   }
@@ -250,7 +296,7 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
   const failure: CompiledFailure | undefined = tool.failure === undefined
     ? undefined
     : { declares: Schema.is(tool.failure), encode: effectEncoder(tool.failure) }
-  const compiled: CompiledTool = { tool, wire, decodeInput, encodeOutput, checkStructured, failure, headerParams }
+  const compiled: CompiledTool = { tool, wire, checks, failure, headerParams }
   return compiled
 })
 

@@ -3,7 +3,8 @@
  *
  * A tool that declares its input or output as a raw JSON Schema (rather than an Effect Schema) is
  * validated by the `SchemaValidator` service. Schemas are compiled once, when the catalog is built
- * (`compile` is an Effect, so a backend may compile asynchronously); the compiled form validates
+ * (`compile` is an Effect, so a backend may compile asynchronously), or at their first use when
+ * the backend offers a cheap `precheck` for the catalog to run instead; the compiled form validates
  * per call, synchronously. The core ships a dependency-free backend for a documented basic subset
  * (`BasicJsonSchema.layer`); `@snodo/json-schema` provides the full Draft 2020-12 backend. Nothing
  * changes validator unless the application provides another Layer.
@@ -77,7 +78,8 @@ export interface CompiledSchema {
 
 /**
  * Raised when a schema cannot be compiled (unknown keyword in a strict backend, a `$ref` that
- * leaves the document, a bound exceeded). Refuses the catalog at construction.
+ * leaves the document, a bound exceeded). Refuses the catalog at construction, or, when the backend
+ * defers compiling (`precheck`), fails the first call that needs the schema.
  *
  * @category errors
  * @since 0.1.0
@@ -105,4 +107,13 @@ export class SchemaValidator extends Context.Service<SchemaValidator, {
    * ```
    */
   readonly compile: (schema: JsonSchemaDocument) => Effect.Effect<CompiledSchema, SchemaCompileError>
+  /**
+   * A cheap check of a schema that does not compile it; a backend whose compile is costly offers
+   * one to let the catalog defer compiling. With it, building the catalog runs only this check (a
+   * reason returned refuses the catalog, as a failed compile would) and each schema compiles at the
+   * first call that validates with it, once: a schema that passes the check but does not compile
+   * fails that call and every later one. Without it, every schema compiles when the catalog is
+   * built.
+   */
+  readonly precheck?: ((schema: JsonSchemaDocument) => string | undefined) | undefined
 }>()("@snodo/core/SchemaValidator") {}

@@ -7,14 +7,15 @@
  * Argument validation failures are `isError` results naming the path and the rule, never the
  * value (the model can correct itself). An unknown tool is -32602. A declared output schema is
  * enforced: a value that does not match, or an explicit result without `structuredContent`, is
- * -32603 (details go to the server log, not the wire). Typed failures are mapped by
- * {@link renderFailure}: declared ones (the tool's `failure` schema) to `isError` results carrying
- * the encoded error, or to what `onFailure` says.
+ * -32603 (details go to the server log, not the wire), and so is a call to a tool whose raw JSON
+ * Schema does not compile (compiled at the first call, when the validator defers it). Typed
+ * failures are mapped by {@link renderFailure}: declared ones (the tool's `failure` schema) to
+ * `isError` results carrying the encoded error, or to what `onFailure` says.
  *
  * @since 0.1.0
  */
 import { Effect, Predicate, Result } from "effect"
-import type { Catalog, CompiledFailure, CompiledTool } from "../catalog/Catalog.ts"
+import type { Catalog, CatalogError, CompiledFailure, CompiledTool, ToolChecks } from "../catalog/Catalog.ts"
 import * as HeaderParams from "../catalog/HeaderParams.ts"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
@@ -47,21 +48,21 @@ const outputMismatch = (tool: CompiledTool, issues: ReadonlyArray<ValidationIssu
  * @category combinators
  * @since 0.1.0
  */
-export const shapeReturn = (tool: CompiledTool, value: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
+export const shapeReturn = (tool: CompiledTool, checks: ToolChecks, value: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
   if (ToolResult.isToolResult(value)) {
-    if (tool.checkStructured !== undefined && value.isError !== true) {
+    if (checks.checkStructured !== undefined && value.isError !== true) {
       if (value.structuredContent === undefined) {
         return Effect.logError(`Tool "${tool.tool.name}" declares an output schema but returned no structuredContent`).pipe(
           Effect.andThen(Effect.fail(new InternalError({ message: "Tool output is missing its structured content" })))
         )
       }
-      const checked = tool.checkStructured(value.structuredContent)
+      const checked = checks.checkStructured(value.structuredContent)
       if (Result.isFailure(checked)) return outputMismatch(tool, checked.failure)
     }
     return Effect.succeed(ToolResult.toWire(value))
   }
-  if (tool.encodeOutput !== undefined) {
-    const checked = tool.encodeOutput(value)
+  if (checks.encodeOutput !== undefined) {
+    const checked = checks.encodeOutput(value)
     if (Result.isFailure(checked)) return outputMismatch(tool, checked.failure)
     return Effect.succeed({
       content: [{ type: "text", text: JSON.stringify(checked.success) }],
@@ -169,16 +170,26 @@ export const resolve = (catalog: Catalog, params: Params): Target | InvalidParam
 export const run = (
   call: Target,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
-): Effect.Effect<Record<string, unknown>, McpError> => {
-  const decoded = call.tool.decodeInput(call.arguments)
-  if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
-  return provide(call.tool.tool.handler(decoded.success)).pipe(
-    Effect.matchEffect({
-      onFailure: (error) => renderFailure(call.tool, error),
-      onSuccess: (value) => shapeReturn(call.tool, value)
-    })
+): Effect.Effect<Record<string, unknown>, McpError> =>
+  Effect.matchEffect(call.tool.checks, {
+    onFailure: uncompiled,
+    onSuccess: (checks) => {
+      const decoded = checks.decodeInput(call.arguments)
+      if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
+      return provide(call.tool.tool.handler(decoded.success)).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => renderFailure(call.tool, error),
+          onSuccess: (value) => shapeReturn(call.tool, checks, value)
+        })
+      )
+    }
+  })
+
+/** A schema compiled at the first call was refused: the server's bug, -32603, the reason in the log. */
+const uncompiled = (error: CatalogError) =>
+  Effect.logError(error.message).pipe(
+    Effect.andThen(Effect.fail(new InternalError({ message: "Tool schema does not compile" })))
   )
-}
 
 const none: ReadonlyArray<Route.Mirror> = []
 

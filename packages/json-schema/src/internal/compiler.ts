@@ -24,18 +24,11 @@ import {
   type SchemaDocument
 } from "@hyperjump/json-schema/experimental"
 import { InvalidSchemaError, type OutputUnit, setMetaSchemaOutputFormat } from "@hyperjump/json-schema/draft-2020-12"
+import { DIALECT, unsupportedDialect } from "./dialect.ts"
 
 // Meta-validation failures say where the schema is wrong. hyperjump's setting is process-wide; it
 // only adds detail to the `InvalidSchemaError`s of other users of hyperjump in the process.
 setMetaSchemaOutputFormat(BASIC)
-
-/**
- * The dialect of a schema without `$schema`.
- *
- * @category constants
- * @since 0.1.0
- */
-export const DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 /** hyperjump's built-in 2020-12 meta-schemas live under this prefix. */
 const BUILT_IN = "https://json-schema.org/draft/2020-12/"
@@ -113,11 +106,6 @@ const documentTable = (catalog: Catalog, local: Readonly<Record<string, SchemaDo
 const embeddedOf = (document: SchemaDocument): Readonly<Record<string, SchemaDocument>> =>
   (document as unknown as { readonly embedded: Readonly<Record<string, SchemaDocument>> }).embedded
 
-const dialectOf = (schema: unknown): string | undefined =>
-  typeof schema === "object" && schema !== null && typeof (schema as Record<string, unknown>)["$schema"] === "string"
-    ? (schema as Record<string, string>)["$schema"]
-    : undefined
-
 /**
  * Compiles one schema under its retrieval URI. Rejects with {@link Unresolvable},
  * {@link CompileTimedOut} or hyperjump's own errors (see {@link describe}).
@@ -131,13 +119,8 @@ export const compileSchema = async (
   catalog: Catalog,
   deadline: Deadline
 ): Promise<CompiledSchema> => {
-  const declared = dialectOf(schema)?.replace(/#$/, "")
-  if (declared !== undefined && declared !== DIALECT && !catalog.dialects.has(declared)) {
-    throw new Error(
-      `the dialect ${JSON.stringify(dialectOf(schema))} is not supported; @snodo/json-schema supports Draft 2020-12 ` +
-        `(${DIALECT}) and dialects registered in its catalog`
-    )
-  }
+  const unsupported = unsupportedDialect(schema, catalog.dialects)
+  if (unsupported !== undefined) throw new Error(unsupported)
   const claimed = claimDialects(schema, retrievalUri)
   if (typeof claimed === "string") throw new Error(claimed)
   const document = buildSchemaDocument(schema as never, retrievalUri, DIALECT)
