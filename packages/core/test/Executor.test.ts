@@ -96,6 +96,23 @@ describe("Executor bulkheads", () => {
       expect(executor.active()).toBe(0)
     }))
 
+  it.effect("a place taken at once is given back when its handler fails, dies or is interrupted", () =>
+    Effect.gen(function*() {
+      const executor = Executor.makeUnsafe()
+      const one = component("tool:one", { concurrency: 1, queue: 0 })
+      const bulkhead = () => executor.bulkhead("tool:one")
+      expect(yield* Effect.flip(executor.run(Effect.fail("failed"), { component: one }))).toBe("failed")
+      expect([bulkhead()?.running(), executor.active()]).toEqual([0, 0])
+      yield* Effect.exit(executor.run(Effect.die("died"), { component: one }))
+      expect([bulkhead()?.running(), executor.active()]).toEqual([0, 0])
+      const running = yield* Effect.forkChild(executor.run(Effect.never, { component: one }))
+      yield* Effect.yieldNow
+      expect([bulkhead()?.running(), executor.active()]).toEqual([1, 1])
+      yield* Fiber.interrupt(running)
+      expect([bulkhead()?.running(), executor.active()]).toEqual([0, 0])
+      expect(yield* executor.run(Effect.succeed("next"), { component: one })).toBe("next")
+    }))
+
   it.effect("an interrupted waiter leaves the queue; the global bound still refuses past running + queued", () =>
     Effect.gen(function*() {
       const executor = Executor.makeUnsafe({ maxRunning: 1, maxQueued: 1 })

@@ -92,47 +92,53 @@ export const readSource = (
   let chunks: Array<Buffer> | Buffer | undefined
   let bytes = 0
   let settled = false
-  const cleanup = () => {
+  /**
+   * Gives the bytes back and disarms the deadline; `detach` also removes the listeners, needless
+   * once the body ended (nothing follows its `end`, and a late `error` finds the read settled).
+   */
+  const cleanup = (detach: boolean) => {
     if (budget !== undefined && bytes > 0) budget.give(bytes)
     bytes = 0
     // The bytes are decoded (or refused) by now: the stop function the caller may keep holds none.
     chunks = undefined
     clearTimeout(timer)
+    if (!detach) return
     source.off("data", onData)
     source.off("end", onEnd)
     source.off("error", onError)
     source.off("aborted", onError)
   }
-  const finish = (body: Body) => {
+  const finish = (body: Body, detach: boolean) => {
     if (settled) return
     settled = true
-    cleanup()
+    cleanup(detach)
     done(body)
   }
   const onData = (chunk: Buffer) => {
-    if (bytes + chunk.length > maxBytes) return finish(tooLarge)
-    if (budget !== undefined && !budget.take(chunk.length)) return finish(overBudget)
+    if (bytes + chunk.length > maxBytes) return finish(tooLarge, true)
+    if (budget !== undefined && !budget.take(chunk.length)) return finish(overBudget, true)
     bytes += chunk.length
     if (chunks === undefined) chunks = chunk
     else if (Array.isArray(chunks)) chunks.push(chunk)
     else chunks = [chunks, chunk]
   }
   const onEnd = () =>
-    finish(decode(chunks === undefined ? empty : Array.isArray(chunks) ? Buffer.concat(chunks, bytes) : chunks))
-  const onError = () => finish(failed)
-  const timer = setTimeout(() => finish(timeout), timeoutMillis)
+    finish(decode(chunks === undefined ? empty : Array.isArray(chunks) ? Buffer.concat(chunks, bytes) : chunks), false)
+  const onError = () => finish(failed, true)
+  const timer = setTimeout(() => finish(timeout, true), timeoutMillis)
+  const stop = () => {
+    settled = true
+    cleanup(true)
+  }
   if (source.complete && source.readableEnded) {
-    finish(decode(empty))
-    return cleanup
+    finish(decode(empty), true)
+    return stop
   }
   source.on("data", onData)
   source.on("end", onEnd)
   source.on("error", onError)
   source.on("aborted", onError)
-  return () => {
-    settled = true
-    cleanup()
-  }
+  return stop
 }
 
 /**

@@ -48,6 +48,9 @@ const required = (
   return value
 }
 
+/** Where the body carries what `MCP-Protocol-Version` mirrors. */
+const versionBody = `params._meta.${ProtocolVersionKey}`
+
 const numeric = /^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 const agrees = (value: unknown, header: string): boolean => {
@@ -88,7 +91,7 @@ const checkMirrors = (mirrors: ReadonlyArray<Route.Mirror>, head: RequestHead): 
  * @since 0.1.0
  */
 export const checkNotification = (notification: Envelope.Notification, head: RequestHead): HeaderMismatch | undefined => {
-  const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", `params._meta.${ProtocolVersionKey}`, false)
+  const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", versionBody, false)
   if (typeof version !== "string") return version
   const method = required(head, "mcp-method", "Mcp-Method", "method", false)
   if (typeof method !== "string") return method
@@ -103,7 +106,6 @@ export const checkNotification = (notification: Envelope.Notification, head: Req
  * @since 0.1.0
  */
 export const check = (request: Envelope.Request, head: RequestHead, runtime: ServerRuntime["Service"]): HeaderMismatch | undefined => {
-  const versionBody = `params._meta.${ProtocolVersionKey}`
   const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", versionBody, false)
   if (typeof version !== "string") return version
   const meta = request.params["_meta"]

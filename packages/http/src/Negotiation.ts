@@ -27,6 +27,8 @@
  */
 export const isJson = (contentType: string | undefined): boolean => {
   if (contentType === undefined) return false
+  // What nearly every client sends: no need to take it apart.
+  if (contentType === "application/json") return true
   const [type, ...params] = contentType.split(";")
   if (type!.trim().toLowerCase() !== "application/json") return false
   for (const param of params) {

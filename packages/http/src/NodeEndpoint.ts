@@ -202,8 +202,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     if (active.size === 1) idle.closeUnsafe()
     let release: (() => void) | undefined
     let stopReading: (() => void) | undefined
-    // Registered before anything else can throw, so the request is always released.
-    response.once("close", () => {
+    // Registered before anything else can throw, so the request is always released. (`on`, not
+    // `once`: a response closes once, and `once` wraps the listener in a closure of its own.)
+    response.on("close", () => {
       active.delete(response)
       if (active.size === 0) idle.openUnsafe()
       stopReading?.()

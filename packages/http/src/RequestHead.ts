@@ -145,6 +145,12 @@ const isPlain = (value: string): boolean => {
   return true
 }
 
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x09
+
+/** Whether a value starts or ends with a space or tab (most have neither: nothing to trim). */
+const hasOuterBlanks = (raw: string): boolean =>
+  raw.length > 0 && (isBlank(raw.charCodeAt(0)) || isBlank(raw.charCodeAt(raw.length - 1)))
+
 /**
  * Decodes one header value: the sentinel's Base64 (strict, padded, valid UTF-8) or the plain
  * value itself; `undefined` when the value is malformed. Surrounding spaces and tabs are not part
@@ -154,7 +160,7 @@ const isPlain = (value: string): boolean => {
  * @since 0.1.0
  */
 export const decodeValue = (raw: string): string | undefined => {
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, "")
+  const value = hasOuterBlanks(raw) ? raw.replace(/^[ \t]+|[ \t]+$/g, "") : raw
   if (!isPlain(value)) return undefined
   if (value.length < prefix.length + suffix.length || !value.startsWith(prefix) || !value.endsWith(suffix)) return value
   const inner = value.slice(prefix.length, value.length - suffix.length)

@@ -75,6 +75,19 @@ export const hostnameOf = (authority: string): string | undefined => {
 
 const originPattern = /^(https?):\/\/([^/?#@]+)$/i
 
+// A client sends the same `Host` with every request: the last one's name is kept (one entry, so
+// no sequence of hosts can grow it).
+let lastHost = ""
+let lastHostname: string | undefined = undefined
+
+const hostnameOfHost = (host: string): string | undefined => {
+  if (host !== lastHost) {
+    lastHostname = hostnameOf(host)
+    lastHost = host
+  }
+  return lastHostname
+}
+
 /**
  * Checks `Host`; returns the reason for refusing it, or `undefined` when it is accepted.
  *
@@ -84,7 +97,7 @@ const originPattern = /^(https?):\/\/([^/?#@]+)$/i
 export const checkHost = (policy: HostPolicy, host: string | undefined): string | undefined => {
   if (policy === "any") return undefined
   if (host === undefined) return "Forbidden: missing Host header"
-  const hostname = hostnameOf(host)
+  const hostname = hostnameOfHost(host)
   if (hostname === undefined) return "Forbidden: invalid Host header"
   const accepted = policy === "loopback"
     ? loopbackNames.has(hostname)

@@ -86,6 +86,19 @@ describe("Security", () => {
     expect(Security.checkHost("loopback", "evil\"<script>.example")).toBe("Forbidden: invalid Host header")
   })
 
+  it("checks each Host afresh when the same one repeats and then changes", () => {
+    // The last host's name is remembered: a repeat is answered from it, a different one is not.
+    expect(Security.checkHost("loopback", "127.0.0.1:3000")).toBeUndefined()
+    expect(Security.checkHost("loopback", "127.0.0.1:3000")).toBeUndefined()
+    expect(Security.checkHost("loopback", "evil.example.com")).toBe(
+      "Forbidden: Host \"evil.example.com\" is not allowed: by default only localhost, 127.0.0.1 and [::1] are; " +
+        "accept other names with the allowedHosts option"
+    )
+    expect(Security.checkHost(["evil.example.com"], "evil.example.com")).toBeUndefined()
+    expect(Security.checkHost("loopback", "")).toBe("Forbidden: invalid Host header")
+    expect(Security.checkHost("loopback", "127.0.0.1:3000")).toBeUndefined()
+  })
+
   it("applies origin policies", () => {
     expect(Security.checkOrigin("loopback", undefined, "x")).toBeUndefined()
     expect(Security.checkOrigin("loopback", "http://localhost:5173", "localhost:3000")).toBeUndefined()

@@ -238,9 +238,12 @@ export const withPlace = <A, E, R, E2>(
   effect: Effect.Effect<A, E, R>,
   refused: () => E2
 ): Effect.Effect<A, E | E2, R> => {
-  const leave = Effect.sync(() => release(bulkhead, principal))
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(restore(acquire(bulkhead, principal)), (placed): Effect.Effect<A, E | E2, R> =>
+  const state = bulkhead as State
+  const leave = Effect.sync(() => state.leave(principal))
+  return Effect.uninterruptibleMask((restore): Effect.Effect<A, E | E2, R> => {
+    // A free place and nobody waiting: taken at once, with no wait to make interruptible.
+    if (state.tryStart(principal)) return Effect.ensuring(restore(effect), leave)
+    return Effect.flatMap(restore(acquire(bulkhead, principal)), (placed): Effect.Effect<A, E | E2, R> =>
       placed ? Effect.ensuring(restore(effect), leave) : Effect.fail(refused()))
-  )
+  })
 }
