@@ -3,6 +3,8 @@
  *
  * - **Claims** take due, unleased (or expired) tasks with `FOR UPDATE SKIP LOCKED`: concurrent
  *   claimers on any number of instances never wait for each other and never get the same task.
+ *   They are fair across principals and read only the head of each principal's queue and its
+ *   leased tasks (indexes `snodo_tasks_queue` and `snodo_tasks_leased`), never the whole backlog.
  * - **The fence is in the database**: every worker write (transition, heartbeat) is one `UPDATE`
  *   whose `WHERE` names the generation the worker claimed. Under READ COMMITTED a write that waited
  *   for a concurrent claim or cancel re-checks that `WHERE` against the committed row, so a stale

@@ -9,6 +9,8 @@
  *   `undefined`.
  * - **The clock is the host's** (`Clock`, epoch ms): one host, one clock, so leases, retry delays
  *   and time to live agree between the processes sharing the file.
+ * - **Claims are fair across principals** and read only the head of each principal's queue and its
+ *   leased tasks (indexes `_queue` and `_leased`), never the whole backlog.
  * - **Expired tasks are deleted in bounded batches** (`expire(limit)` deletes at most `limit`).
  *
  * The store never migrates: {@link layer} checks the schema first and fails closed on a database of
