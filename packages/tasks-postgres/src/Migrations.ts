@@ -126,6 +126,17 @@ export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlErro
 ) WITH (fillfactor = 70)`)
     yield* sql.unsafe(`CREATE INDEX snodo_sessions_principal ON ${n.sessions} (principal, expires_at)`)
     yield* sql.unsafe(`CREATE INDEX snodo_sessions_expiry ON ${n.sessions} (expires_at)`)
+  }),
+  "0004_fair_claim_indexes": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // A fair claim reads each principal's queue from its head (principal, then next_run_at) and
+    // counts its running tasks from the leased ones alone, never the whole backlog. The queue
+    // replaces snodo_tasks_due (next_run_at alone), which only the claim read. A claim sets
+    // lease_owner, which the leased index names, so a claim is no longer a HOT update; a
+    // heartbeat (lease_expires_at only) still is.
+    yield* sql.unsafe(`CREATE INDEX snodo_tasks_queue ON ${n.tasks} (principal, next_run_at) WHERE status = 'working'`)
+    yield* sql.unsafe(`CREATE INDEX snodo_tasks_leased ON ${n.tasks} (principal) WHERE status = 'working' AND lease_owner IS NOT NULL`)
+    yield* sql.unsafe(`DROP INDEX ${n.schema}.snodo_tasks_due`)
   })
 })
 

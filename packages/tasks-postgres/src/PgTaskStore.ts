@@ -3,6 +3,8 @@
  *
  * - **Claims** take due, unleased (or expired) tasks with `FOR UPDATE SKIP LOCKED`: concurrent
  *   claimers on any number of instances never wait for each other and never get the same task.
+ *   They are fair across principals and read only the head of each principal's queue and its
+ *   leased tasks (indexes `snodo_tasks_queue` and `snodo_tasks_leased`), never the whole backlog.
  * - **The fence is in the database**: every worker write (transition, heartbeat) is one `UPDATE`
  *   whose `WHERE` names the generation the worker claimed. Under READ COMMITTED a write that waited
  *   for a concurrent claim or cancel re-checks that `WHERE` against the committed row, so a stale
@@ -192,25 +194,44 @@ FROM now, all_tasks, mine, active`
       })))
     }
 
-    const claim: TaskStore["Service"]["claim"] = (owner, leaseMs, limit) =>
-      guarded("claim", Effect.flatMap(
-        sql`WITH ${clock}, running AS (
-  SELECT leased.principal, count(*) AS n FROM ${table} AS leased, now
-  WHERE leased.status = 'working' AND leased.lease_expires_at > now.ms
-  GROUP BY leased.principal
+    // A fair claim without reading the whole backlog: the principals with working tasks (a skip
+    // scan of an index), then for each its running count (leased tasks) and its first `limit`
+    // claimable tasks, locked; the `limit` of least share among those are taken. The best `limit`
+    // overall are among each principal's first `limit`, so this is the full ranking's answer, at a
+    // cost of principals x limit rows instead of every due task. Locked rows not taken are let go
+    // when the statement commits.
+    const claim: TaskStore["Service"]["claim"] = (owner, leaseMs, limit) => {
+      const most = Math.max(0, Math.floor(limit))
+      return guarded("claim", Effect.flatMap(
+        sql`WITH RECURSIVE ${clock}, principals AS (
+  (SELECT queued.principal FROM ${table} AS queued WHERE queued.status = 'working' ORDER BY queued.principal LIMIT 1)
+  UNION ALL
+  SELECT (
+    SELECT queued.principal FROM ${table} AS queued
+    WHERE queued.status = 'working' AND queued.principal > principals.principal
+    ORDER BY queued.principal LIMIT 1
+  ) FROM principals WHERE principals.principal IS NOT NULL
 ), ranked AS (
   SELECT waiting.task_id, waiting.next_run_at,
-    coalesce(running.n, 0) + row_number() OVER (PARTITION BY waiting.principal ORDER BY waiting.next_run_at) AS share
-  FROM ${table} AS waiting CROSS JOIN now LEFT JOIN running ON running.principal = waiting.principal
-  WHERE waiting.status = 'working' AND waiting.next_run_at <= now.ms
-    AND (waiting.lease_expires_at IS NULL OR waiting.lease_expires_at <= now.ms)
-    AND (waiting.lease_owner IS NULL OR waiting.lease_owner <> ${owner})
+    running.n + row_number() OVER (PARTITION BY principals.principal ORDER BY waiting.next_run_at) AS share
+  FROM principals CROSS JOIN now
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM ${table} AS leased
+    WHERE leased.principal = principals.principal AND leased.status = 'working' AND leased.lease_owner IS NOT NULL
+      AND leased.lease_expires_at > now.ms
+  ) AS running
+  CROSS JOIN LATERAL (
+    SELECT candidate.task_id, candidate.next_run_at FROM ${table} AS candidate
+    WHERE candidate.principal = principals.principal AND candidate.status = 'working' AND candidate.next_run_at <= now.ms
+      AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= now.ms)
+      AND (candidate.lease_owner IS NULL OR candidate.lease_owner <> ${owner})
+    ORDER BY candidate.next_run_at
+    LIMIT ${most}
+    FOR UPDATE OF candidate SKIP LOCKED
+  ) AS waiting
+  WHERE principals.principal IS NOT NULL
 ), due AS (
-  SELECT candidate.task_id FROM ${table} AS candidate JOIN ranked ON ranked.task_id = candidate.task_id, now
-  WHERE candidate.status = 'working' AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= now.ms)
-  ORDER BY ranked.share, ranked.next_run_at
-  LIMIT ${Math.max(0, Math.floor(limit))}
-  FOR UPDATE OF candidate SKIP LOCKED
+  SELECT ranked.task_id FROM ranked ORDER BY ranked.share, ranked.next_run_at LIMIT ${most}
 )
 UPDATE ${table} AS t
 SET generation = t.generation + 1, attempt = t.attempt + 1, lease_owner = ${owner}, lease_expires_at = now.ms + ${whole(leaseMs)},
@@ -220,6 +241,7 @@ WHERE t.task_id = due.task_id
 RETURNING t.*`,
         records
       ))
+    }
 
     const heartbeat: TaskStore["Service"]["heartbeat"] = (taskId, generation, leaseMs) =>
       // Not a change the client sees: revision and last_updated_at stay.

@@ -102,6 +102,15 @@ export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, S
   + coalesce(length(CAST(result AS BLOB)), 0) + coalesce(length(CAST(error AS BLOB)), 0)`)
     // What a principal's stored quota counts (any status).
     yield* sql.unsafe(`CREATE INDEX ${tasksTable}_principal ON ${tasksTable} (principal, expires_at)`)
+  }),
+  "0003_fair_claim_indexes": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // A fair claim reads each principal's queue from its head (principal, then next_run_at) and
+    // counts its running tasks from the leased ones alone, never the whole backlog. The queue
+    // replaces the due index (next_run_at alone), which only the claim read.
+    yield* sql.unsafe(`CREATE INDEX ${tasksTable}_queue ON ${tasksTable} (principal, next_run_at) WHERE status = 'working'`)
+    yield* sql.unsafe(`CREATE INDEX ${tasksTable}_leased ON ${tasksTable} (principal) WHERE status = 'working' AND lease_owner IS NOT NULL`)
+    yield* sql.unsafe(`DROP INDEX ${tasksTable}_due`)
   })
 }
 

@@ -9,6 +9,8 @@
  *   `undefined`.
  * - **The clock is the host's** (`Clock`, epoch ms): one host, one clock, so leases, retry delays
  *   and time to live agree between the processes sharing the file.
+ * - **Claims are fair across principals** and read only the head of each principal's queue and its
+ *   leased tasks (indexes `_queue` and `_leased`), never the whole backlog.
  * - **Expired tasks are deleted in bounded batches** (`expire(limit)` deletes at most `limit`).
  *
  * The store never migrates: {@link layer} checks the schema first and fails closed on a database of
@@ -118,27 +120,46 @@ WHERE principal = ${principal} AND ${unexpired(at)}`
       return created
     }))
 
+  // A fair claim without reading the whole backlog: the principals with working tasks (a skip
+  // scan of an index), then for each its running count (leased tasks) and its first `limit`
+  // claimable tasks; the `limit` of least share among those are taken. The best `limit` overall
+  // are among each principal's first `limit`, so this is the full ranking's answer, at a cost of
+  // principals x limit rows instead of every due task.
   const claim: TaskStore["Service"]["claim"] = (owner, leaseMs, limit) =>
     mutation("claim", Effect.gen(function*() {
       const at = yield* now
-      const rows = yield* sql`UPDATE ${table}
+      const most = Math.max(0, Math.floor(limit))
+      const rows = yield* sql`WITH RECURSIVE principals(principal) AS (
+  SELECT principal FROM (SELECT queued.principal FROM ${table} AS queued WHERE queued.status = 'working' ORDER BY queued.principal LIMIT 1)
+  UNION ALL
+  SELECT (
+    SELECT queued.principal FROM ${table} AS queued
+    WHERE queued.status = 'working' AND queued.principal > principals.principal
+    ORDER BY queued.principal LIMIT 1
+  ) FROM principals WHERE principals.principal IS NOT NULL
+), running AS (
+  SELECT principals.principal, (
+    SELECT count(*) FROM ${table} AS leased
+    WHERE leased.principal = principals.principal AND leased.status = 'working' AND leased.lease_owner IS NOT NULL
+      AND leased.lease_expires_at > ${at}
+  ) AS n
+  FROM principals WHERE principals.principal IS NOT NULL
+), ranked AS (
+  SELECT candidate.task_id, candidate.next_run_at,
+    running.n + row_number() OVER (PARTITION BY running.principal ORDER BY candidate.next_run_at) AS share
+  FROM running JOIN ${table} AS candidate ON candidate.task_id IN (
+    SELECT waiting.task_id FROM ${table} AS waiting
+    WHERE waiting.principal = running.principal AND waiting.status = 'working' AND waiting.next_run_at <= ${at}
+      AND (waiting.lease_expires_at IS NULL OR waiting.lease_expires_at <= ${at})
+      AND (waiting.lease_owner IS NULL OR waiting.lease_owner <> ${owner})
+    ORDER BY waiting.next_run_at
+    LIMIT ${most}
+  )
+)
+UPDATE ${table}
 SET generation = generation + 1, attempt = attempt + 1, lease_owner = ${owner}, lease_expires_at = ${at + whole(leaseMs)},
   revision = revision + 1, last_updated_at = ${at}
-WHERE task_id IN (
-  SELECT task_id FROM (
-    SELECT candidate.task_id, candidate.next_run_at,
-      coalesce(running.n, 0) + row_number() OVER (PARTITION BY candidate.principal ORDER BY candidate.next_run_at) AS share
-    FROM ${table} AS candidate
-    LEFT JOIN (
-      SELECT principal, count(*) AS n FROM ${table} WHERE status = 'working' AND lease_expires_at > ${at} GROUP BY principal
-    ) AS running ON running.principal = candidate.principal
-    WHERE candidate.status = 'working' AND candidate.next_run_at <= ${at}
-      AND (candidate.lease_expires_at IS NULL OR candidate.lease_expires_at <= ${at})
-      AND (candidate.lease_owner IS NULL OR candidate.lease_owner <> ${owner})
-  )
-  ORDER BY share, next_run_at
-  LIMIT ${Math.max(0, Math.floor(limit))}
-)
+WHERE task_id IN (SELECT ranked.task_id FROM ranked ORDER BY ranked.share, ranked.next_run_at LIMIT ${most})
 RETURNING *`
       return yield* records(rows)
     }))

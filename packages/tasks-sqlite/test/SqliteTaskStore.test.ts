@@ -43,7 +43,7 @@ describe("SQLite task store", () => {
     return Effect.gen(function*() {
       const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksSqlite.layer({ filename })))
       expect(refused).toBeInstanceOf(TasksSqlite.SchemaMismatch)
-      expect(refused).toMatchObject({ found: [], expected: ["1_create_tasks", "2_stored_quotas"] })
+      expect(refused).toMatchObject({ found: [], expected: ["1_create_tasks", "2_stored_quotas", "3_fair_claim_indexes"] })
       // Building the refused store created no table: nothing migrates by itself.
       const tables = yield* Effect.provide(
         Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql<{ readonly name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`),
@@ -51,7 +51,7 @@ describe("SQLite task store", () => {
       )
       expect(tables).toEqual([])
       const ran = yield* Effect.provide(TasksSqlite.migrate, client(filename))
-      expect(ran).toEqual([[1, "create_tasks"], [2, "stored_quotas"]])
+      expect(ran).toEqual([[1, "create_tasks"], [2, "stored_quotas"], [3, "fair_claim_indexes"]])
       expect(yield* Effect.provide(TasksSqlite.migrate, client(filename))).toEqual([])
       yield* Effect.provide(TasksSqlite.checkSchema, client(filename))
       const store = yield* Effect.provide(Effect.service(TaskStore), TasksSqlite.layer({ filename }))
@@ -66,12 +66,12 @@ describe("SQLite task store", () => {
         Effect.gen(function*() {
           yield* TasksSqlite.migrate
           const sql = yield* SqlClient.SqlClient
-          yield* sql`INSERT INTO ${sql(TasksSqlite.migrationsTable)} (migration_id, name) VALUES (3, 'from_the_future')`
+          yield* sql`INSERT INTO ${sql(TasksSqlite.migrationsTable)} (migration_id, name) VALUES (4, 'from_the_future')`
         }),
         client(filename)
       )
       const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksSqlite.layer({ filename, migrate: true })))
-      expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_stored_quotas", "3_from_the_future"] })
+      expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_stored_quotas", "3_fair_claim_indexes", "4_from_the_future"] })
       expect(refused.message).toContain("another version")
     })
   })

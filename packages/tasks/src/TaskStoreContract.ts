@@ -339,6 +339,33 @@ export const contract = <E>(name: string, layer: Layer.Layer<TaskStore, E>): voi
         expect(rest.filter((task) => task.principal === heavy)).toHaveLength(5)
       })))
 
+    it.live("one claim of several takes them by share across principals, each principal's in its order", () =>
+      withStore(Effect.gen(function*() {
+        const store = yield* TaskStore
+        yield* store.claim("drain", 60_000, 10_000)
+        const early = `early-${Task.makeId()}`
+        const late = `late-${Task.makeId()}`
+        const busy = `busy-${Task.makeId()}`
+        // busy has two running: its waiting tasks rank after two of each idle principal's.
+        for (let i = 0; i < 2; i++) yield* store.create(fresh({ principal: busy }), limits, { owner: "elsewhere", leaseMs: 60_000 })
+        const busyWaiting = yield* store.create(fresh({ principal: busy }), limits)
+        const earlyTasks = [yield* store.create(fresh({ principal: early }), limits)]
+        yield* wait(5)
+        earlyTasks.push(yield* store.create(fresh({ principal: early }), limits))
+        yield* wait(5)
+        earlyTasks.push(yield* store.create(fresh({ principal: early }), limits))
+        yield* wait(5)
+        const lateTasks = [yield* store.create(fresh({ principal: late }), limits)]
+        yield* wait(5)
+        lateTasks.push(yield* store.create(fresh({ principal: late }), limits))
+        const ids = (tasks: ReadonlyArray<Task.TaskRecord>) => tasks.map((task) => task.taskId).toSorted()
+        // Shares: early 1, 2, 3; late 1, 2; busy 3. The four least are early's first two and late's two.
+        const taken = yield* store.claim("w", 60_000, 4)
+        expect(ids(taken)).toEqual(ids([earlyTasks[0]!, earlyTasks[1]!, ...lateTasks]))
+        const rest = yield* store.claim("w", 60_000, 10)
+        expect(ids(rest)).toEqual(ids([earlyTasks[2]!, busyWaiting]))
+      })))
+
     it.live("a claimer never recovers its own expired lease (it is alive, finishing the run); another claimer does", () =>
       withStore(Effect.gen(function*() {
         const store = yield* TaskStore
