@@ -99,11 +99,12 @@ export interface CompiledTool {
   /** The `tools/list` entry. */
   readonly wire: Readonly<Record<string, unknown>>
   /**
-   * The tool's checks. Ready when the catalog is built, unless the tool has a raw JSON Schema and
-   * the `SchemaValidator` defers compiling (it has a `precheck`): then its schemas compile when a
-   * call first needs them, once, and that outcome (a refusal included) serves every later call.
+   * The tool's checks, ready when the catalog is built; or, when the tool has a raw JSON Schema and
+   * the `SchemaValidator` defers compiling (it has a `precheck`), the Effect that compiles its
+   * schemas when a call first needs them, once: that outcome (a refusal included) serves every
+   * later call. A call to a tool whose checks are ready runs no Effect to get them.
    */
-  readonly checks: Effect.Effect<ToolChecks, CatalogError>
+  readonly checks: ToolChecks | Effect.Effect<ToolChecks, CatalogError>
   /** The `failure` schema, if declared. */
   readonly failure: CompiledFailure | undefined
   /** Parameters mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`), checked by the HTTP transport. */
@@ -251,11 +252,11 @@ const prepareChecks = Effect.fnUntraced(function*(
   tool: Tool.Tool<unknown>,
   validator: SchemaValidator["Service"],
   refuse: (reason: string) => CatalogError
-) {
+): Effect.fn.Return<CompiledTool["checks"], CatalogError> {
   const raw = [["input", tool.input], ["output", tool.output]] as const
   const precheck = validator.precheck
   if (precheck === undefined || !raw.some(([, source]) => source?._tag === "Json")) {
-    return Effect.succeed(yield* toolChecks(tool, validator, refuse))
+    return yield* toolChecks(tool, validator, refuse)
   }
   for (const [which, source] of raw) {
     const refused = source?._tag === "Json" ? precheck(source.schema) : undefined

@@ -170,20 +170,27 @@ export const resolve = (catalog: Catalog, params: Params): Target | InvalidParam
 export const run = (
   call: Target,
   provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
-): Effect.Effect<Record<string, unknown>, McpError> =>
-  Effect.matchEffect(call.tool.checks, {
-    onFailure: uncompiled,
-    onSuccess: (checks) => {
-      const decoded = checks.decodeInput(call.arguments)
-      if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
-      return provide(call.tool.tool.handler(decoded.success)).pipe(
-        Effect.matchEffect({
-          onFailure: (error) => renderFailure(call.tool, error),
-          onSuccess: (value) => shapeReturn(call.tool, checks, value)
-        })
-      )
-    }
-  })
+): Effect.Effect<Record<string, unknown>, McpError> => {
+  const checks = call.tool.checks
+  return Effect.isEffect(checks)
+    ? Effect.matchEffect(checks, { onFailure: uncompiled, onSuccess: (ready) => runChecked(call, ready, provide) })
+    : runChecked(call, checks, provide)
+}
+
+const runChecked = (
+  call: Target,
+  checks: ToolChecks,
+  provide: <A, E>(effect: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+): Effect.Effect<Record<string, unknown>, McpError> => {
+  const decoded = checks.decodeInput(call.arguments)
+  if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
+  return provide(call.tool.tool.handler(decoded.success)).pipe(
+    Effect.matchEffect({
+      onFailure: (error) => renderFailure(call.tool, error),
+      onSuccess: (value) => shapeReturn(call.tool, checks, value)
+    })
+  )
+}
 
 /** A schema compiled at the first call was refused: the server's bug, -32603, the reason in the log. */
 const uncompiled = (error: CatalogError) =>
