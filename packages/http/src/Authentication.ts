@@ -37,7 +37,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { Principal } from "@snodo/core/Principal"
-import type * as Replies from "./Reply.ts"
+import type * as Reply from "./Reply.ts"
 import type { CheckedHeaders } from "./RequestChecks.ts"
 
 /**
@@ -82,7 +82,7 @@ export class Grant extends Context.Service<Grant, {
    * The answer to an error outcome before anything was written, when it is not the plain JSON-RPC
    * error (an insufficient scope refusal → 403 with a challenge); `undefined` for the plain one.
    */
-  readonly answer: (outcome: ErrorOutcome) => Replies.Reply | undefined
+  readonly answer: (outcome: ErrorOutcome) => Reply.Reply | undefined
 }>()("@snodo/http/Grant") {}
 
 /**
@@ -104,7 +104,7 @@ export interface Authenticated {
  * @since 0.1.0
  */
 export interface Authenticator {
-  readonly authenticate: (headers: CheckedHeaders) => Effect.Effect<Authenticated, Replies.Reply>
+  readonly authenticate: (headers: CheckedHeaders) => Effect.Effect<Authenticated, Reply.Reply>
 }
 
 // setTimeout fires at once for delays beyond 2^31 - 1 ms (~24.8 days).

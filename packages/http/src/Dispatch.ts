@@ -39,7 +39,7 @@ import * as Exchange from "./Exchange.ts"
 import * as InitializeEra from "./InitializeEra.ts"
 import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import type * as RequestHead from "./RequestHead.ts"
 import type { HttpSession, Refused, Sessions } from "./Sessions.ts"
 
@@ -57,7 +57,7 @@ export type Route =
     readonly trace?: RequestHead.Trace | undefined
   }
   | { readonly _tag: "Listen"; readonly request: Envelope.Request; readonly trace?: RequestHead.Trace | undefined }
-  | { readonly _tag: "Reply"; readonly reply: Replies.Reply }
+  | { readonly _tag: "Reply"; readonly reply: Reply.Reply }
 
 /**
  * A route that runs the request's handler.
@@ -67,14 +67,14 @@ export type Route =
  */
 export type Started = Exclude<Route, { readonly _tag: "Reply" }>
 
-const reply = (answer: Replies.Reply): Route => ({ _tag: "Reply", reply: answer })
-const responseRefused = reply(Replies.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
-const acceptedRoute = reply(Replies.accepted)
+const reply = (answer: Reply.Reply): Route => ({ _tag: "Reply", reply: answer })
+const responseRefused = reply(Reply.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
+const acceptedRoute = reply(Reply.accepted)
 
 /** An error answered before anything runs, with the status the preferred dialect gives its code. */
 const refuse = (runtime: ServerRuntime["Service"], id: Envelope.RequestId | null, error: McpError): Route => {
   const refused = runtime.reject(id, error)
-  return reply(Replies.json(refused.frame, refused._tag === "Error" ? refused.status : 400))
+  return reply(Reply.json(refused.frame, refused._tag === "Error" ? refused.status : 400))
 }
 
 /**
@@ -118,7 +118,7 @@ export const route = (
     case "Response":
       return responseRefused
     case "Ignored":
-      return reply(Replies.refuse(400, -32600, `Invalid notification: ${message.reason}`))
+      return reply(Reply.refuse(400, -32600, `Invalid notification: ${message.reason}`))
   }
 }
 
@@ -142,7 +142,7 @@ const initializeEra = (
     case "Invalid":
       return refuse(runtime, message.id, message.error)
     case "Ignored":
-      return reply(Replies.refuse(400, -32600, `Invalid notification: ${message.reason}`))
+      return reply(Reply.refuse(400, -32600, `Invalid notification: ${message.reason}`))
   }
 }
 
@@ -188,7 +188,7 @@ export const start = (
   deadlineAt: number,
   grant?: Authentication.Grant["Service"],
   sessions?: Sessions
-): (() => void) | Replies.Reply =>
+): (() => void) | Reply.Reply =>
   started._tag === "Listen"
     ? listen.start(started.request, principal, delivery, context, grant, started.trace)
     : started.session === undefined

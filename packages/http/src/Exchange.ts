@@ -33,7 +33,7 @@ import { type RequestSink, SinkClosed } from "@snodo/core/transport/RequestSink"
 import type { Outcome, RequestContext, ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type { Session } from "@snodo/core/dialect/Session"
 import * as Authentication from "./Authentication.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import type * as RequestHead from "./RequestHead.ts"
 
 /**
@@ -45,7 +45,7 @@ import type * as RequestHead from "./RequestHead.ts"
  */
 export interface Delivery {
   /** The exchange ended before any event: a JSON answer, or `undefined` (cancelled) for an empty stream. */
-  readonly settle: (reply: Replies.Reply | undefined) => void
+  readonly settle: (reply: Reply.Reply | undefined) => void
   /** The first event is coming: the answer becomes an SSE stream. */
   readonly open: () => void
   /** One SSE event (`data: …\n\n`); `written` once the connection took it. */
@@ -116,7 +116,7 @@ export class Exchange {
   }
 
   /** Settles the exchange; `false` when something else already did. */
-  private settle(reply: Replies.Reply | undefined, frame: string | undefined): boolean {
+  private settle(reply: Reply.Reply | undefined, frame: string | undefined): boolean {
     const state = this.state
     if (state === Ended) return false
     this.state = Ended
@@ -136,18 +136,18 @@ export class Exchange {
     const answer = outcome._tag === "Error" && this.state === Pending ? this.grant?.answer(outcome) : undefined
     if (answer !== undefined) return void this.settle(answer, outcome.frame)
     if (outcome._tag === "Error" && outcome.refusal !== undefined) {
-      this.settle(Replies.refusal(outcome.frame, outcome.refusal), outcome.frame)
+      this.settle(Reply.refusal(outcome.frame, outcome.refusal), outcome.frame)
       return
     }
     const status = outcome._tag === "Result" ? 200 : outcome.status
     const headers = this.headersOf?.(outcome)
-    this.settle(headers === undefined ? Replies.json(outcome.frame, status) : Replies.json(outcome.frame, status, headers), outcome.frame)
+    this.settle(headers === undefined ? Reply.json(outcome.frame, status) : Reply.json(outcome.frame, status, headers), outcome.frame)
   }
 
   /** The credential lapsed: the handler is interrupted and the client told so, as the grant says. */
   lapse(lapse: Authentication.Lapse): void {
     const frame = Encoder.error(this.id, lapse.error)
-    if (this.settle(Replies.json(frame, lapse.status, lapse.headers), frame)) this.interrupt()
+    if (this.settle(Reply.json(frame, lapse.status, lapse.headers), frame)) this.interrupt()
   }
 
   /**
@@ -160,7 +160,7 @@ export class Exchange {
     const frame = Encoder.error(this.id, { code: -32603, message: "Request deadline exceeded" })
     const fiber = this.fiber
     if (this.state !== Streaming || this.expiring !== undefined || fiber === undefined || fiber.pollUnsafe() !== undefined) {
-      if (this.settle(Replies.json(frame, 504), frame)) this.interrupt()
+      if (this.settle(Reply.json(frame, 504), frame)) this.interrupt()
       return
     }
     const finish = () => {
@@ -181,7 +181,7 @@ export class Exchange {
     if (Exit.isSuccess(exit) || this.expiring !== undefined) return
     if (Cause.hasInterruptsOnly(exit.cause)) return void this.settle(undefined, undefined)
     const frame = Encoder.error(this.id, { code: -32603, message: "Internal error" })
-    this.settle(Replies.json(frame, 500), frame)
+    this.settle(Reply.json(frame, 500), frame)
   }
 
   /** The client cancelled (`notifications/cancelled`): no JSON-RPC message is written for it. */

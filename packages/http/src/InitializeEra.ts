@@ -47,7 +47,7 @@ import * as Peer from "@snodo/core/transport/Peer"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
 import type { Delivery } from "./Exchange.ts"
 import * as Negotiation from "./Negotiation.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
 import type { SessionStoreUnavailable } from "./SessionStore.ts"
 import type { HttpSession, Refused, Sessions, Shared } from "./Sessions.ts"
@@ -117,8 +117,8 @@ export interface Admitted {
   readonly scope: string
 }
 
-const refuse = (id: Envelope.RequestId | null, status: number, code: number, message: string): Replies.Reply =>
-  Replies.json(Encoder.error(id, { code, message }), status)
+const refuse = (id: Envelope.RequestId | null, status: number, code: number, message: string): Reply.Reply =>
+  Reply.json(Encoder.error(id, { code, message }), status)
 
 const boundNames: Readonly<Record<Refused["bound"], string>> = {
   sessions: "too many sessions",
@@ -135,9 +135,9 @@ const boundNames: Readonly<Record<Refused["bound"], string>> = {
  * @category combinators
  * @since 0.1.0
  */
-export const busy = (id: Envelope.RequestId | null, refused: Refused): Replies.Reply => {
+export const busy = (id: Envelope.RequestId | null, refused: Refused): Reply.Reply => {
   const seconds = Math.max(1, Math.ceil(refused.retryAfterMillis / 1000))
-  return Replies.json(
+  return Reply.json(
     Encoder.error(id, {
       code: -32603,
       message: `Server busy: ${boundNames[refused.bound]}`,
@@ -169,14 +169,14 @@ const sessionNamed = (
   head: RequestHead,
   sessions: Sessions,
   principal: string
-): HttpSession | Replies.Reply => {
+): HttpSession | Reply.Reply => {
   const named = single(head, sessionHeader)
   if (named === Repeated) return refuse(id, 400, -32600, "Bad Request: Mcp-Session-Id header sent more than once")
   if (named === undefined || named === "") return refuse(id, 400, -32600, "Bad Request: missing Mcp-Session-Id header")
   return sessions.find(named, principal) ?? refuse(id, 404, -32600, "Session not found")
 }
 
-const isReply = (value: HttpSession | Replies.Reply): value is Replies.Reply => "status" in value
+const isReply = (value: HttpSession | Reply.Reply): value is Reply.Reply => "status" in value
 
 /**
  * Finds the session of an initialize-era request, or the refusal to answer with. An `initialize`
@@ -192,7 +192,7 @@ export const admit = (
   sessions: Sessions | undefined,
   principal: string,
   reserved?: HttpSession | Refused
-): Admitted | Replies.Reply => {
+): Admitted | Reply.Reply => {
   const { id } = request
   const opening = runtime.dialects.legacy[0]?.session?.opening
   if (request.method === "initialize" || (opening?.has(request.method) === true && !head.mcp.has(sessionHeader))) {
@@ -232,11 +232,11 @@ export const accept = (
   sessions: Sessions | undefined,
   inFlight: InFlight.InFlight,
   principal: string
-): Replies.Reply => {
+): Reply.Reply => {
   if (sessions === undefined) {
     if (message._tag === "Response") return refuse(null, 400, -32600, "Invalid request: this server sends no requests without sessions")
     Peer.accept(message, { cancels: { inFlight, scope: principal }, responses: undefined })
-    return Replies.accepted
+    return Reply.accepted
   }
   const http = sessionNamed(null, head, sessions, principal)
   if (isReply(http)) return http
@@ -248,7 +248,7 @@ export const accept = (
       if (notification.method === "notifications/initialized") session.markInitialized()
     }
   })
-  return Replies.accepted
+  return Reply.accepted
 }
 
 const conflict = refuse(null, 409, -32600, "Conflict: the session's stream is already open")
@@ -269,7 +269,7 @@ export const openStream = (
   sessions: Sessions,
   principal: string,
   delivery: Delivery
-): (() => void) | Replies.Reply => {
+): (() => void) | Reply.Reply => {
   if (!Negotiation.acceptsEventStream(acceptHeader)) return notAcceptable
   const http = sessionNamed(null, head, sessions, principal)
   if (isReply(http)) return http
@@ -286,14 +286,14 @@ export const openStream = (
  * @category combinators
  * @since 0.1.0
  */
-export const terminate = (head: RequestHead, sessions: Sessions, principal: string): Replies.Reply => {
+export const terminate = (head: RequestHead, sessions: Sessions, principal: string): Reply.Reply => {
   const http = sessionNamed(null, head, sessions, principal)
   if (isReply(http)) return http
   if (sessions.shared === undefined) sessions.remove(http.id)
   return ended
 }
 
-const ended: Replies.Reply = { status: 200, body: undefined, headers: {} }
+const ended: Reply.Reply = { status: 200, body: undefined, headers: {} }
 
 /**
  * With sessions shared through a store, the step before the synchronous path: an `initialize`
@@ -311,7 +311,7 @@ export const prepare = (
   runtime: ServerRuntime["Service"],
   shared: Shared,
   principal: Principal["Service"]
-): Effect.Effect<HttpSession | Refused | Replies.Reply | undefined> => {
+): Effect.Effect<HttpSession | Refused | Reply.Reply | undefined> => {
   if (message !== undefined && !belongs(message, head, runtime)) return Effect.undefined
   const named = single(head, sessionHeader)
   const id = message?._tag === "Request" ? message.id : null
@@ -324,8 +324,8 @@ export const prepare = (
 }
 
 /** The store could not be read: 503, retryable (a 404 would tell the client its session is gone). */
-const unavailable = (id: Envelope.RequestId | null): Replies.Reply =>
-  Replies.json(
+const unavailable = (id: Envelope.RequestId | null): Reply.Reply =>
+  Reply.json(
     Encoder.error(id, { code: -32603, message: "Server busy: the session store is unavailable", data: { retryable: true } }),
     503,
     { "retry-after": "1" }

@@ -26,7 +26,7 @@ import * as Envelope from "@snodo/core/transport/Envelope"
 import * as CoreListen from "@snodo/core/extension/Listen"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import type * as RequestHead from "./RequestHead.ts"
 
 /**
@@ -48,7 +48,7 @@ export interface Listen {
     context: Context.Context<never>,
     grant?: Authentication.Grant["Service"],
     trace?: RequestHead.Trace
-  ) => (() => void) | Replies.Reply
+  ) => (() => void) | Reply.Reply
   /** Open streams. */
   readonly open: () => number
   /**
@@ -79,7 +79,7 @@ export const make = (
   let responding = 0
   const idle = Latch.makeUnsafe(true)
   const busy = (id: Envelope.RequestId) =>
-    Replies.json(
+    Reply.json(
       Encoder.error(id, { code: -32603, message: "Server busy: too many open subscriptions", data: { retryable: true, limit: maxSubscriptions } }),
       503,
       busyHeaders
@@ -92,7 +92,7 @@ export const make = (
     context: Context.Context<never>,
     grant?: Authentication.Grant["Service"],
     trace?: RequestHead.Trace
-  ): (() => void) | Replies.Reply => {
+  ): (() => void) | Reply.Reply => {
     // The runtime refuses too (-32603 inside the stream); answering here keeps the common case a 503.
     if (streams.open() >= streams.limit) return busy(request.id)
     if (responding++ === 0) idle.closeUnsafe()

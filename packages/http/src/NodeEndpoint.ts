@@ -51,7 +51,7 @@ import * as InitializeEra from "./InitializeEra.ts"
 import * as Listen from "./Listen.ts"
 import * as NodeResponse from "./NodeResponse.ts"
 import { type Options, resolve, type Settings } from "./Options.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
@@ -154,11 +154,11 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const fail = (response: Http.ServerResponse, error: unknown): void => {
     Effect.runForkWith(context)(Effect.logError("MCP endpoint: unexpected error", error))
     if (response.headersSent) response.destroy()
-    else NodeResponse.write(response, Replies.internalError)
+    else NodeResponse.write(response, Reply.internalError)
   }
 
   /** A refusal before the body; `withheld` when the client waits for `100 Continue` to send it. */
-  const refuse = (response: Http.ServerResponse, reply: Replies.Reply, withheld: boolean): void => {
+  const refuse = (response: Http.ServerResponse, reply: Reply.Reply, withheld: boolean): void => {
     if (withheld) response.setHeader("connection", "close")
     NodeResponse.write(response, reply)
   }

@@ -18,9 +18,9 @@
  */
 import type * as Http from "node:http"
 import type { Delivery } from "./Exchange.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 
-const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", ...Replies.sseHeaders }
+const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", ...Reply.sseHeaders }
 
 /**
  * Whether nothing can reach the client any more. A client that disconnects while its body is being
@@ -37,7 +37,7 @@ const gone = (response: Http.ServerResponse): boolean =>
  * @category combinators
  * @since 0.1.0
  */
-export const write = (response: Http.ServerResponse, reply: Replies.Reply): void => {
+export const write = (response: Http.ServerResponse, reply: Reply.Reply): void => {
   if (gone(response)) return
   const body = reply.body
   if (body === undefined) {

@@ -21,8 +21,9 @@
  * served on it with `HttpServer.serve` answers every path but the MCP endpoint (without one, they
  * are 404). Effect's HTTP modules (~30) are loaded when the Layer is built (and Effect's Node HTTP
  * server when an application is served on it), not by {@link serve}, which answers the endpoint
- * alone: a server that only serves MCP never loads them. Callers of the endpoint are anonymous unless `authenticate` is given (an
- * `Authentication.Authenticator`, such as `@snodo/oauth`'s resource server): it verifies each
+ * alone: a server that only serves MCP never loads them. Callers of the endpoint are anonymous
+ * unless `authenticate` is given (an `Authentication.Authenticator`, such as `@snodo/oauth`'s
+ * resource server): it verifies each
  * caller before the body is read, so a refused one never uploads it; or mount
  * `McpHttp.layerRoute` behind your own middleware instead.
  *
@@ -47,7 +48,7 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as NodeEndpoint from "./NodeEndpoint.ts"
 import * as NodeResponse from "./NodeResponse.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import { isLoopbackAddress } from "./Security.ts"
 
 /**
@@ -75,9 +76,9 @@ export interface ServeOptions extends NodeEndpoint.EndpointOptions {
   readonly headersTimeout?: Duration.Input
 }
 
-const notFound = Replies.refuse(404, -32601, "Not found: this server has no such endpoint")
-const busy = Replies.refuse(503, -32603, "Server busy: too many connections", { connection: "close", "retry-after": "1" })
-const closing = Replies.refuse(503, -32603, "Server shutting down", { connection: "close", "retry-after": "1" })
+const notFound = Reply.refuse(404, -32601, "Not found: this server has no such endpoint")
+const busy = Reply.refuse(503, -32603, "Server busy: too many connections", { connection: "close", "retry-after": "1" })
+const closing = Reply.refuse(503, -32603, "Server shutting down", { connection: "close", "retry-after": "1" })
 
 /**
  * The path of a request target: the origin form (`/mcp?x=1`), or the absolute form a server must
@@ -97,10 +98,6 @@ const millis = (input: Duration.Input | undefined, fallback: number): number =>
 
 type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
-/**
- * Listens on `host:port` (port 0 picks a free one) and answers the address bound; the server is
- * closed by the Layer's finalizer (the drain), which also ends its connections.
- */
 /** Fails with Effect's `ServeError`, whose module (and Effect's HTTP modules with it) is loaded only then. */
 const serveError = (cause: unknown): Effect.Effect<never, ServeError> =>
   Effect.flatMap(
@@ -108,6 +105,10 @@ const serveError = (cause: unknown): Effect.Effect<never, ServeError> =>
     ({ ServeError }) => Effect.fail(new ServeError({ cause }))
   )
 
+/**
+ * Listens on `host:port` (port 0 picks a free one) and answers the address bound; the server is
+ * closed by the Layer's finalizer (the drain), which also ends its connections.
+ */
 const listen = (server: Http.Server, port: number, host: string): Effect.Effect<NetAddress.SocketAddress, ServeError> =>
   Effect.callback<void, ServeError>((resume) => {
     const failed = (cause: Error) => resume(serveError(cause))

@@ -21,7 +21,7 @@
 import type { Body } from "./BodyReader.ts"
 import * as Negotiation from "./Negotiation.ts"
 import type { Settings } from "./Options.ts"
-import * as Replies from "./Reply.ts"
+import * as Reply from "./Reply.ts"
 import * as Security from "./Security.ts"
 
 /**
@@ -93,21 +93,21 @@ export const beforeSession = (
   headBytes: number,
   settings: Settings,
   framing?: Framing
-): Replies.Reply | undefined => {
+): Reply.Reply | undefined => {
   if (headBytes > settings.maxHeaderBytes) {
-    return Replies.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
+    return Reply.refuse(431, -32600, `Request headers larger than ${settings.maxHeaderBytes} bytes`, closeHeaders)
   }
   if (framing !== undefined && framing.hosts > 1) {
-    return Replies.refuse(400, -32600, "Bad Request: more than one Host header", closeHeaders)
+    return Reply.refuse(400, -32600, "Bad Request: more than one Host header", closeHeaders)
   }
   // Node keeps the first of two `Authorization` headers; a proxy in front may have checked the other.
   if (framing?.authorizations !== undefined && framing.authorizations > 1) {
-    return Replies.refuse(400, -32600, "Bad Request: more than one Authorization header", closeHeaders)
+    return Reply.refuse(400, -32600, "Bad Request: more than one Authorization header", closeHeaders)
   }
   const host = authorityOf(framing?.target, single(headers["host"]))
   const forbidden = Security.checkHost(settings.allowedHosts, host) ??
     Security.checkOrigin(settings.allowedOrigins, single(headers["origin"]), host)
-  return forbidden === undefined ? undefined : Replies.refuse(403, -32600, forbidden)
+  return forbidden === undefined ? undefined : Reply.refuse(403, -32600, forbidden)
 }
 
 /**
@@ -125,22 +125,22 @@ export const beforeBody = (
   settings: Settings,
   inFlight: number,
   framing?: Framing
-): Replies.Reply | undefined => {
-  if (method !== "POST") return Replies.methodNotAllowed
+): Reply.Reply | undefined => {
+  if (method !== "POST") return Reply.methodNotAllowed
   const head = beforeSession(headers, headBytes, settings, framing)
   if (head !== undefined) return head
   if (inFlight >= settings.maxConcurrent) {
-    return Replies.refuse(503, -32603, "Server busy: too many requests in flight", busyHeaders)
+    return Reply.refuse(503, -32603, "Server busy: too many requests in flight", busyHeaders)
   }
   if (!Negotiation.isJson(single(headers["content-type"]))) {
-    return Replies.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
+    return Reply.refuse(415, -32600, "Unsupported Media Type: the body must be application/json")
   }
   // A coded body read as plain text would be misread: no coding is decoded (RFC 9110 §8.4.1).
   if (codings(headers["content-encoding"])) {
-    return Replies.refuse(415, -32600, "Unsupported Media Type: Content-Encoding is not supported", encodingHeaders)
+    return Reply.refuse(415, -32600, "Unsupported Media Type: Content-Encoding is not supported", encodingHeaders)
   }
   if (!Negotiation.acceptsBoth(single(headers["accept"]))) {
-    return Replies.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
+    return Reply.refuse(406, -32600, "Not Acceptable: Accept must allow application/json and text/event-stream")
   }
   return undefined
 }
@@ -152,18 +152,18 @@ export const beforeBody = (
  * @category combinators
  * @since 0.1.0
  */
-export const bodyRefusal = (body: Exclude<Body, { readonly _tag: "Text" }>, settings: Settings): Replies.Reply => {
+export const bodyRefusal = (body: Exclude<Body, { readonly _tag: "Text" }>, settings: Settings): Reply.Reply => {
   switch (body._tag) {
     case "TooLarge":
-      return Replies.refuse(413, -32600, `Request body larger than ${settings.maxBodyBytes} bytes`, closeHeaders)
+      return Reply.refuse(413, -32600, `Request body larger than ${settings.maxBodyBytes} bytes`, closeHeaders)
     case "Timeout":
-      return Replies.refuse(408, -32600, "Request body not received within the deadline", closeHeaders)
+      return Reply.refuse(408, -32600, "Request body not received within the deadline", closeHeaders)
     case "Malformed":
-      return Replies.json(Replies.errorFrame(-32700, "Parse error: invalid UTF-8"), 400)
+      return Reply.json(Reply.errorFrame(-32700, "Parse error: invalid UTF-8"), 400)
     case "Failed":
-      return Replies.refuse(400, -32600, "Request body could not be read", closeHeaders)
+      return Reply.refuse(400, -32600, "Request body could not be read", closeHeaders)
     case "OverBudget":
-      return Replies.refuseWith(503, {
+      return Reply.refuseWith(503, {
         code: -32603,
         message: "Server busy: request bodies being read are over their memory budget",
         data: { retryable: true, limit: settings.maxBufferedBodyBytes }
