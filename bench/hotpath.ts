@@ -11,7 +11,7 @@
  */
 import * as Observability from "@snodo/core/Observability"
 import { Effect, Layer, Tracer } from "effect"
-import * as Envelope from "@snodo/core/transport/Envelope"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { ServerLayer } from "../examples/everything/server.ts"
 import { echoBody } from "./wire.ts"

@@ -11,7 +11,7 @@
  * Completion is observed on the hub, as a listen stream would see it.
  */
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
-import * as Envelope from "@snodo/core/transport/Envelope"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { anonymous } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Tasks from "@snodo/tasks"

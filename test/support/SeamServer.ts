@@ -6,6 +6,7 @@
  *
  * `SeamServerMain.ts` serves it over stdio; tests serve `seamServer().layer` over HTTP.
  */
+import * as Method from "@snodo/protocol/methods/Method"
 import { McpServer, SubscriptionHub, Tool } from "@snodo/core"
 import { Dialect, Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
 import { Extension } from "@snodo/core/extension"
@@ -14,9 +15,14 @@ import * as Route from "@snodo/core/extension/Route"
 import { Effect, Layer, Schema } from "effect"
 
 /** The test dialect's own method: the version that served it and the caller. */
-export const Whoami = Route.make({
-  method: "example/whoami",
+export const WhoamiMethod = Method.request({
+  name: "example/whoami",
   params: Schema.Struct({ _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)) }),
+  result: Schema.Struct({ version: Schema.String, principal: Schema.String })
+})
+
+export const Whoami = Route.make({
+  method: WhoamiMethod,
   run: (call) => Effect.succeed(Route.result({ version: call.dialect.version, principal: call.principal.id }))
 })
 
@@ -30,6 +36,15 @@ export const Dialect2099: Dialect.Dialect = {
 export const notesExtension = "com.example/notes"
 export const notesTopic = "com.example/notes"
 
+/** `notes/add`, described once: its `Mcp-Name` over HTTP is the note's title. */
+export const NotesAdd = Method.request({
+  name: "notes/add",
+  extension: notesExtension,
+  params: Schema.Struct({ title: Schema.String, text: Schema.String.check(Schema.isMaxLength(280)) }),
+  result: Schema.Struct({}),
+  nameParam: "title"
+})
+
 /**
  * `notes/add` publishes a note to the listen streams of the same principal that asked for
  * `notifications.notes`; over HTTP its `Mcp-Name` is the note's title.
@@ -41,9 +56,7 @@ export const Notes = Extension.make({
     Effect.succeed({
       routes: [
         Route.make({
-          method: "notes/add",
-          params: Schema.Struct({ title: Schema.String, text: Schema.String.check(Schema.isMaxLength(280)) }),
-          nameParam: "title",
+          method: NotesAdd,
           run: (call) =>
             Effect.gen(function*() {
               const hub = environment.hub

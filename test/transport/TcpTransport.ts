@@ -1,5 +1,6 @@
 /**
- * A third-party transport in one file, written only against `@snodo/core`'s exported modules:
+ * A third-party transport in one file, written only against exported modules (`@snodo/core`'s
+ * server side, `@snodo/protocol`'s framing):
  * newline-delimited JSON-RPC over TCP, one MCP connection per socket.
  *
  * The peer layer does the protocol (`Connection`: requests in fibers, `notifications/cancelled`,
@@ -10,7 +11,8 @@
 import { Effect, Exit, Scope } from "effect"
 import * as net from "node:net"
 import { McpError } from "@snodo/core"
-import { Connection, FrameWriter, LineFramer, type ServerRuntime } from "@snodo/core/transport"
+import { Connection, type ServerRuntime } from "@snodo/core/transport"
+import { FrameWriter, LineFramer } from "@snodo/protocol"
 
 /** A listening server: its port, and how many sockets are open. */
 export interface TcpServer {

@@ -24,7 +24,7 @@
 import { Effect, type Layer, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import type * as JsonSchema from "effect/JsonSchema"
-import type * as Tools from "@snodo/core/wire/Tools"
+import type * as Tools from "@snodo/protocol/wire/Tools"
 import { McpClient } from "./McpClient.ts"
 import type { McpClientError } from "./McpClientError.ts"
 

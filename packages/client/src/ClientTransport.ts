@@ -19,7 +19,7 @@
  */
 import { Context } from "effect"
 import type { Effect, Scope } from "effect"
-import type * as Tools from "@snodo/core/wire/Tools"
+import type * as Tools from "@snodo/protocol/wire/Tools"
 import type { TransportError } from "./McpClientError.ts"
 
 /**

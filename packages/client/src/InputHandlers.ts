@@ -18,10 +18,11 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Context, Effect, Layer, Schema } from "effect"
-import * as Elicitation from "@snodo/core/wire/Elicitation"
-import type * as Roots from "@snodo/core/wire/Roots"
-import * as Sampling from "@snodo/core/wire/Sampling"
+import * as Elicitation from "@snodo/protocol/wire/Elicitation"
+import type * as Roots from "@snodo/protocol/wire/Roots"
+import * as Sampling from "@snodo/protocol/wire/Sampling"
 import { InvalidResult, MissingHandler } from "./McpClientError.ts"
 
 /**
@@ -111,7 +112,7 @@ export const answer = (
   params: Readonly<Record<string, unknown>>
 ): Effect.Effect<Readonly<Record<string, unknown>>, MissingHandler | InvalidResult> => {
   switch (method) {
-    case "elicitation/create": {
+    case Methods.ElicitationCreate.name: {
       const mode = params["mode"] === "url" ? "url" : "form"
       if (handlers.elicit === undefined || !(handlers.elicitModes ?? ["form", "url"]).includes(mode)) {
         return Effect.fail(missing(method, `${mode} elicitation`))
@@ -119,12 +120,12 @@ export const answer = (
       if (!isElicit(params)) return Effect.fail(new InvalidResult({ method, message: "The server's elicitation request is malformed" }))
       return handlers.elicit(params)
     }
-    case "sampling/createMessage": {
+    case Methods.SamplingCreateMessage.name: {
       if (handlers.sample === undefined) return Effect.fail(missing(method, "sampling"))
       if (!isSample(params)) return Effect.fail(new InvalidResult({ method, message: "The server's sampling request is malformed" }))
       return handlers.sample(params)
     }
-    case "roots/list":
+    case Methods.RootsList.name:
       return handlers.roots === undefined ? Effect.fail(missing(method, "roots")) : Effect.map(handlers.roots, (roots) => ({ roots }))
     default:
       return Effect.fail(missing(method, "input of an unknown kind"))

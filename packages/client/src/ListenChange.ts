@@ -22,6 +22,8 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
+
 /**
  * A notification as the server wrote it (also `McpClient.Notification`).
  *
@@ -109,17 +111,17 @@ const text = (value: unknown): string | undefined => typeof value === "string" ?
  */
 export const fromNotification = (notification: Notification): ListenChange | undefined => {
   switch (notification.method) {
-    case "notifications/tools/list_changed":
+    case Methods.ToolsListChanged.name:
       return { _tag: "ToolsListChanged", ...notification }
-    case "notifications/prompts/list_changed":
+    case Methods.PromptsListChanged.name:
       return { _tag: "PromptsListChanged", ...notification }
-    case "notifications/resources/list_changed":
+    case Methods.ResourcesListChanged.name:
       return { _tag: "ResourcesListChanged", ...notification }
-    case "notifications/resources/updated": {
+    case Methods.ResourcesUpdated.name: {
       const uri = text(notification.params["uri"])
       return uri === undefined ? undefined : { _tag: "ResourceUpdated", uri, ...notification }
     }
-    case "notifications/tasks": {
+    case Methods.TaskStatus.name: {
       const taskId = text(notification.params["taskId"])
       const status = text(notification.params["status"])
       return taskId === undefined || status === undefined ? undefined : { _tag: "TaskStatus", taskId, status, ...notification }

@@ -8,10 +8,12 @@
  * client capabilities, client info) on 2026-07-28; `input_required` rounds (2026-07-28) and the
  * server's own requests (2025-11-25) are answered by the same {@link InputHandlers}.
  *
- * The JSON-RPC work is `@snodo/core`'s peer, the one the servers use: numbered outgoing
+ * The JSON-RPC work is `@snodo/protocol`'s peer, the one the servers use: numbered outgoing
  * requests with timeouts, the server's requests run in fibers, `notifications/cancelled` both
  * ways. Interrupting a request is cancellation: the server is sent `notifications/cancelled` (and
- * over HTTP the request's connection closes).
+ * over HTTP the request's connection closes). Every result is checked against its method's entry
+ * in the method table (`@snodo/protocol/methods/Methods`): a server that answers the wrong shape
+ * is an {@link InvalidResult} naming the method and the path.
  *
  * @example
  * ```ts
@@ -30,20 +32,23 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Result, Schema, Scope, Stream } from "effect"
-import * as HeaderParams from "@snodo/core/extension/HeaderParams"
-import { toWire } from "@snodo/core/McpError"
-import * as Encoder from "@snodo/core/transport/Encoder"
-import type * as Envelope from "@snodo/core/transport/Envelope"
-import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
-import * as Peer from "@snodo/core/transport/Peer"
-import { SinkClosed } from "@snodo/core/transport/RequestSink"
-import type * as Completion from "@snodo/core/wire/Completion"
-import type * as Discover from "@snodo/core/wire/Discover"
-import * as Meta from "@snodo/core/wire/Meta"
-import type * as Notifications from "@snodo/core/wire/Notifications"
-import type * as Prompts from "@snodo/core/wire/Prompts"
-import type * as Resources from "@snodo/core/wire/Resources"
-import type * as Tools from "@snodo/core/wire/Tools"
+import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
+import type * as Method from "@snodo/protocol/methods/Method"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import * as ResultCheck from "@snodo/protocol/methods/ResultCheck"
+import { toWire } from "@snodo/protocol/jsonrpc/McpError"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
+import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
+import * as Peer from "@snodo/protocol/peer/Peer"
+import { SinkClosed } from "@snodo/protocol/peer/RequestSink"
+import type * as Completion from "@snodo/protocol/wire/Completion"
+import type * as Discover from "@snodo/protocol/wire/Discover"
+import * as Meta from "@snodo/protocol/wire/Meta"
+import type * as Notifications from "@snodo/protocol/wire/Notifications"
+import type * as Prompts from "@snodo/protocol/wire/Prompts"
+import type * as Resources from "@snodo/protocol/wire/Resources"
+import type * as Tools from "@snodo/protocol/wire/Tools"
 import { Transport } from "./ClientTransport.ts"
 import * as InputHandlers from "./InputHandlers.ts"
 import * as ListenChange from "./ListenChange.ts"
@@ -261,17 +266,12 @@ export interface Client {
   readonly notifications: Stream.Stream<Notification>
 }
 
-const listMethods = {
-  tools: "tools/list",
-  resources: "resources/list",
-  resourceTemplates: "resources/templates/list",
-  prompts: "prompts/list"
-} as const
-
-const changeInvalidates: Readonly<Record<string, string>> = {
-  "notifications/tools/list_changed": "tools/list",
-  "notifications/prompts/list_changed": "prompts/list",
-  "notifications/resources/list_changed": "resources/"
+/** The method that lists each kind of entry. */
+const listMethods: { readonly [K in keyof Lists]: Method.AnyRequest } = {
+  tools: Methods.ToolsList,
+  resources: Methods.ResourcesList,
+  resourceTemplates: Methods.ResourcesTemplatesList,
+  prompts: Methods.PromptsList
 }
 
 const record = (value: unknown): Readonly<Record<string, unknown>> => Predicate.isObject(value) ? value : {}
@@ -296,18 +296,23 @@ const typed = <E>(notifications: Stream.Stream<Notification, E>): Stream.Stream<
 
 const subscriptionIdOf = (notification: Notification): unknown => record(notification.params["_meta"])[Meta.SubscriptionIdKey]
 
-const listenMethods: Readonly<Record<string, keyof Notifications.SubscriptionFilter>> = {
-  "notifications/tools/list_changed": "toolsListChanged",
-  "notifications/prompts/list_changed": "promptsListChanged",
-  "notifications/resources/list_changed": "resourcesListChanged",
-  "notifications/resources/updated": "resourceSubscriptions"
+/** Whether an initialize-era change notification is one the listen filter asked for (the table's `listenKey`). */
+const wanted = (filter: Notifications.SubscriptionFilter, notification: Notification): boolean => {
+  const key = Methods.findNotification(notification.method)?.listenKey
+  if (key === undefined) return false
+  if (key === "resourceSubscriptions") return (filter.resourceSubscriptions ?? []).includes(String(notification.params["uri"]))
+  return (filter as Readonly<Record<string, unknown>>)[key] === true
 }
 
-const wanted = (filter: Notifications.SubscriptionFilter, notification: Notification): boolean => {
-  const key = listenMethods[notification.method]
-  if (key === undefined) return false
-  if (key !== "resourceSubscriptions") return filter[key] === true
-  return (filter.resourceSubscriptions ?? []).includes(String(notification.params["uri"]))
+/** The result checks of the table's requests, compiled at their first use. */
+const checks = new Map<Method.AnyRequest, ResultCheck.Check>()
+const checkOf = (method: Method.AnyRequest): ResultCheck.Check => {
+  let check = checks.get(method)
+  if (check === undefined) {
+    check = ResultCheck.make(method)
+    checks.set(method, check)
+  }
+  return check
 }
 
 /**
@@ -339,19 +344,17 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
 
   const onNotification = (message: Envelope.Notification) => {
     const notification: Notification = { method: message.method, params: message.params }
-    if (message.method === "notifications/progress") {
+    if (message.method === Methods.Progress.name) {
       const handler = progress.get(String(message.params["progressToken"]))
       if (handler !== undefined) runFork(handler(message.params as unknown as Notifications.ProgressNotificationParams))
     }
-    const invalidated = changeInvalidates[message.method]
-    if (invalidated !== undefined) cache.dropPrefix(invalidated)
-    if (message.method === "notifications/resources/updated") cache.drop(ResultCache.keyOf("resources/read", { uri: message.params["uri"] }))
+    for (const stale of Methods.findNotification(message.method)?.invalidates ?? []) cache.dropMethod(stale)
     PubSub.publishUnsafe(notifications, notification)
   }
 
   /** The server's own requests (2025-11-25): answered by the same handlers as input rounds. */
   const onRequest = (request: Envelope.Request): Effect.Effect<string> => {
-    if (request.method === "ping") return Effect.succeed(Encoder.result(request.id, {}))
+    if (request.method === Methods.Ping.name) return Effect.succeed(Encoder.result(request.id, {}))
     return InputHandlers.answer(handlers, request.method, request.params).pipe(
       Effect.map((result) => Encoder.result(request.id, result)),
       Effect.catch((error) =>
@@ -421,16 +424,33 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       if (token !== undefined && onProgress !== undefined) progress.set(token, onProgress)
       return outgoing.send(sink, method, { ...params, _meta: metaFor(requestOptions, token) }, timeout, sendOptions).pipe(
         Effect.mapError(failureOf(method)),
-        Effect.flatMap((result) =>
-          Predicate.isObject(result)
-            ? Effect.succeed(
-              (typeof result["resultType"] === "string" ? result : { ...result, resultType: "complete" }) as Result
-            )
-            : Effect.fail(new InvalidResult({ method, message: `The ${method} result is not an object` }))
-        ),
+        Effect.flatMap((result) => checked(method, result)),
         Effect.ensuring(Effect.sync(() => token !== undefined && progress.delete(token)))
       )
     })
+
+  /**
+   * The server's result, checked against its method's entry in the table (a method the table does
+   * not know, an application's own, is only checked to be an object); `resultType` is `"complete"`
+   * when the server wrote none.
+   */
+  const checked = (method: string, result: unknown): Effect.Effect<Result, InvalidResult> => {
+    const entry = Methods.findRequest(method)
+    const mismatch = entry === undefined
+      ? (Predicate.isObject(result) ? undefined : { path: "", message: "the result is not an object" })
+      : checkOf(entry)(result, era === "modern" ? latestVersion : legacyVersion)
+    if (mismatch !== undefined) {
+      return Effect.fail(
+        new InvalidResult({
+          method,
+          ...(mismatch.path === "" ? {} : { path: mismatch.path }),
+          message: `The server's ${method} result does not match the protocol${mismatch.path === "" ? "" : ` at ${mismatch.path}`}: ${mismatch.message}`
+        })
+      )
+    }
+    const written = result as Readonly<Record<string, unknown>>
+    return Effect.succeed((typeof written["resultType"] === "string" ? written : { ...written, resultType: "complete" }) as Result)
+  }
 
   const answerAll = (requests: Readonly<Record<string, unknown>>) =>
     Effect.forEach(Object.entries(requests), ([key, inputRequest]) => {
@@ -487,7 +507,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
 
   const notify: Client["notify"] = (method, params = {}) => channel.write(Encoder.notification(method, params))
 
-  const discover = cached("server/discover", {}) as Effect.Effect<Discover.DiscoverResult, McpClientError>
+  const discover = cached(Methods.ServerDiscover.name, {}) as Effect.Effect<Discover.DiscoverResult, McpClientError>
 
   // --- the era ---
   const negotiate = Effect.gen(function*() {
@@ -517,15 +537,15 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       if (options.protocolVersion === latestVersion) {
         return yield* Exit.isFailure(probe)
           ? Effect.failCause(probe.cause)
-          : Effect.fail(new RpcError({ method: "server/discover", code: -32022, message: "The server does not support 2026-07-28" }))
+          : Effect.fail(new RpcError({ method: Methods.ServerDiscover.name, code: -32022, message: "The server does not support 2026-07-28" }))
       }
       if (Exit.isFailure(probe) && ended !== undefined) return yield* Effect.fail(ended)
     }
     era = "legacy"
-    const result = yield* once("initialize", { protocolVersion: legacyVersion, capabilities, clientInfo })
+    const result = yield* once(Methods.Initialize.name, { protocolVersion: legacyVersion, capabilities, clientInfo })
     const version = typeof result["protocolVersion"] === "string" ? result["protocolVersion"] : legacyVersion
     channel.negotiated?.(version)
-    yield* notify("notifications/initialized")
+    yield* notify(Methods.Initialized.name)
     const info = result["serverInfo"]
     const instructions = result["instructions"]
     return {
@@ -546,13 +566,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       Effect.scoped(Effect.flatMap(PubSub.subscribe(notifications), (subscription) =>
         Stream.runHead(Stream.filter(
           Stream.fromSubscription(subscription),
-          (notification) => notification.method === "notifications/tasks" && notification.params["taskId"] === taskId
+          (notification) => notification.method === Methods.TaskStatus.name && notification.params["taskId"] === taskId
         )))).pipe(Effect.asVoid),
     watch: (taskId) => Effect.ignore(listen({ taskIds: [taskId] }))
   }
 
   const startTool: Client["startTool"] = (name, args = {}, requestOptions) =>
-    Effect.map(request("tools/call", { name, arguments: args }, requestOptions), (result): Started =>
+    Effect.map(request(Methods.ToolsCall.name, { name, arguments: args }, requestOptions), (result): Started =>
       result.resultType === "task"
         ? { _tag: "Task", task: TaskHandle.make(driver, result) }
         : { _tag: "Complete", result: result as Tools.CallToolResult })
@@ -583,7 +603,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
 
   const list = <K extends keyof Lists>(kind: K): Stream.Stream<Lists[K], McpClientError> =>
     Stream.paginate(undefined as string | undefined, (cursor) =>
-      Effect.map(cached(listMethods[kind], cursor === undefined ? {} : { cursor }), (page) => {
+      Effect.map(cached(listMethods[kind].name, cursor === undefined ? {} : { cursor }), (page) => {
         const listed = (Array.isArray(page[kind]) ? page[kind] : []) as ReadonlyArray<Lists[K]>
         const next = page["nextCursor"]
         let items = listed
@@ -607,15 +627,15 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       const subscription = yield* PubSub.subscribe(notifications)
       const incoming = Stream.fromSubscription(subscription)
       if (era === "legacy") {
-        yield* Effect.forEach(filter.resourceSubscriptions ?? [], (uri) => request("resources/subscribe", { uri }), { discard: true })
+        yield* Effect.forEach(filter.resourceSubscriptions ?? [], (uri) => request(Methods.ResourcesSubscribe.name, { uri }), { discard: true })
         return typed(Stream.filter(incoming, (notification) => wanted(filter, notification)))
       }
       let id: string | undefined
-      const open = yield* Effect.forkScoped(once("subscriptions/listen", { notifications: filter }, undefined, { onId: (sent) => id = sent }))
+      const open = yield* Effect.forkScoped(once(Methods.SubscriptionsListen.name, { notifications: filter }, undefined, { onId: (sent) => id = sent }))
       const mine = Stream.filter(incoming, (notification) => subscriptionIdOf(notification) === id)
       // The stream is open once acknowledged (or the request failed first).
       const acknowledged = yield* Effect.raceFirst(
-        Effect.map(Stream.runHead(Stream.filter(mine, (n) => n.method === "notifications/subscriptions/acknowledged")), () => undefined),
+        Effect.map(Stream.runHead(Stream.filter(mine, (n) => n.method === Methods.SubscriptionsAcknowledged.name)), () => undefined),
         Fiber.join(open)
       )
       void acknowledged
@@ -646,15 +666,15 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     listResourceTemplates: all("resourceTemplates"),
     listPrompts: all("prompts"),
     readResource: (uri, requestOptions) =>
-      cached("resources/read", { uri }, requestOptions) as Effect.Effect<Resources.ReadResourceResult, McpClientError>,
+      cached(Methods.ResourcesRead.name, { uri }, requestOptions) as Effect.Effect<Resources.ReadResourceResult, McpClientError>,
     getPrompt: (name, args = {}, requestOptions) =>
-      request("prompts/get", { name, arguments: args }, requestOptions) as Effect.Effect<Prompts.GetPromptResult, McpClientError>,
+      request(Methods.PromptsGet.name, { name, arguments: args }, requestOptions) as Effect.Effect<Prompts.GetPromptResult, McpClientError>,
     complete: (ref, argument, context) =>
       request(
-        "completion/complete",
+        Methods.CompletionComplete.name,
         context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }
       ) as Effect.Effect<Completion.CompleteResult, McpClientError>,
-    ping: Effect.asVoid(request("ping")),
+    ping: Effect.asVoid(request(Methods.Ping.name)),
     listen,
     notifications: Stream.unwrap(Effect.map(PubSub.subscribe(notifications), Stream.fromSubscription))
   }

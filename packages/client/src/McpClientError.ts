@@ -80,6 +80,8 @@ export class TooManyRounds extends Schema.TaggedError<TooManyRounds>()("TooManyR
  */
 export class InvalidResult extends Schema.TaggedError<InvalidResult>()("InvalidResult", {
   method: Schema.String,
+  /** Where the result departs from the method's schema (`content[0].text`), when it is not the root. */
+  path: Schema.optional(Schema.String),
   message: Schema.String
 }) {}
 

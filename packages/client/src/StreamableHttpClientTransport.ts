@@ -28,8 +28,10 @@
  */
 import { Effect, Layer, Predicate, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import * as HeaderParams from "@snodo/core/extension/HeaderParams"
-import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
+import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
+import * as Method from "@snodo/protocol/methods/Method"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 import { type ClientTransport, Transport } from "./ClientTransport.ts"
 import { events } from "./internal/sse.ts"
 import { TransportError } from "./McpClientError.ts"
@@ -44,13 +46,6 @@ export interface Options {
   readonly url: string | URL
   /** Headers added to every request. */
   readonly headers?: Readonly<Record<string, string>>
-}
-
-/** Which param a method's `Mcp-Name` header mirrors. */
-const nameParams: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri"
 }
 
 const record = (value: unknown): Readonly<Record<string, unknown>> => Predicate.isObject(value) ? value : {}
@@ -137,10 +132,11 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
               ...(typeof bodyVersion === "string" ? { "mcp-protocol-version": bodyVersion } : {}),
               ...(method === undefined ? {} : { "mcp-method": method })
             }
-            const nameParam = method === undefined ? undefined : nameParams[method]
-            const name = nameParam === undefined ? undefined : params[nameParam]
-            if (typeof name === "string") headers["mcp-name"] = headerValue(name)
-            if (method === "tools/call" && typeof name === "string") {
+            // the method table says which param is `Mcp-Name` and whether a tool's parameters are mirrored
+            const entry = method === undefined ? undefined : Methods.findRequest(method)
+            const name = entry === undefined ? undefined : Method.nameOf(entry, params)
+            if (name !== undefined) headers["mcp-name"] = headerValue(name)
+            if (entry?.mirrorsArguments === true && name !== undefined) {
               const args = record(params["arguments"])
               for (const mirror of mirrors.get(name) ?? []) {
                 const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
@@ -156,7 +152,7 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
               (error) => new TransportError({ reason: "Http", message: `POST ${url.href} failed: ${error.message}` })
             )
             const given = response.headers["mcp-session-id"]
-            if (given !== undefined && method === "initialize") session = given
+            if (given !== undefined && method === Methods.Initialize.name) session = given
             if (response.status === 202) return
             if (response.status >= 200 && response.status < 300) return yield* deliver(response)
             // an error status: a JSON-RPC answer in the body is the answer; anything else fails the write

@@ -21,7 +21,9 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Option, Predicate, type Scope, Stream } from "effect"
-import type * as Tools from "@snodo/core/wire/Tools"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import * as Tasks from "@snodo/protocol/wire/Tasks"
+import type * as Tools from "@snodo/protocol/wire/Tools"
 import { type McpClientError, RpcError, TaskCancelled } from "./McpClientError.ts"
 
 /**
@@ -30,7 +32,7 @@ import { type McpClientError, RpcError, TaskCancelled } from "./McpClientError.t
  * @category constants
  * @since 0.1.0
  */
-export const extensionId = "io.modelcontextprotocol/tasks"
+export const extensionId = Tasks.extensionId
 
 /**
  * A task's state as `tasks/get` (or `notifications/tasks`) reports it.
@@ -100,7 +102,7 @@ const stateOf = (value: Readonly<Record<string, unknown>>): TaskState => value a
 export const make = (driver: Driver, created: Readonly<Record<string, unknown>>): TaskHandle => {
   const first = stateOf(created)
   const taskId = first.taskId
-  const get = Effect.map(driver.request("tasks/get", { taskId }), stateOf)
+  const get = Effect.map(driver.request(Methods.TasksGet.name, { taskId }), stateOf)
   const answered = new Set<string>()
 
   /** Answers the input requests not answered yet. */
@@ -110,7 +112,7 @@ export const make = (driver: Driver, created: Readonly<Record<string, unknown>>)
       if (Object.keys(pending).length === 0) return
       const responses = yield* driver.answer(pending)
       for (const key of Object.keys(pending)) answered.add(key)
-      yield* driver.request("tasks/update", { taskId, inputResponses: responses })
+      yield* driver.request(Methods.TasksUpdate.name, { taskId, inputResponses: responses })
     })
 
   const pause = (state: TaskState) =>
@@ -140,7 +142,7 @@ export const make = (driver: Driver, created: Readonly<Record<string, unknown>>)
       case "failed":
         return Effect.fail(
           new RpcError({
-            method: "tools/call",
+            method: Methods.ToolsCall.name,
             code: state.error?.code ?? -32603,
             message: state.error?.message ?? "The task failed",
             ...(state.error?.data === undefined ? {} : { data: state.error.data })
@@ -157,6 +159,6 @@ export const make = (driver: Driver, created: Readonly<Record<string, unknown>>)
     get,
     status,
     await: awaitResult,
-    cancel: Effect.asVoid(driver.request("tasks/cancel", { taskId }))
+    cancel: Effect.asVoid(driver.request(Methods.TasksCancel.name, { taskId }))
   }
 }

@@ -17,7 +17,6 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import type * as CatalogTool from "@snodo/core/Tool"
 
 /**
  * A tool's typed contract on the client side: its name and the Schemas of its input, output and
@@ -57,15 +56,29 @@ export const make = <I extends Schema.Top, O extends Schema.Top, F extends Schem
 ): ToolSpec<I, O, F> => ({ name, ...schemas })
 
 /**
+ * What {@link specOf} reads of a tool definition: the shape of a snodo `Tool` (`@snodo/core`'s
+ * `Tool.make`), described here so that the client does not depend on the server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Definition {
+  readonly name: string
+  readonly input: { readonly _tag: string; readonly schema?: Schema.Top }
+  readonly output?: { readonly _tag: string; readonly schema?: Schema.Top } | undefined
+  readonly failure?: Schema.Top | undefined
+}
+
+/**
  * The {@link ToolSpec} of a snodo `Tool` defined with Effect Schemas (`input`, `output`,
  * `failure`); its types are the catalog's (unknown), the checks at run time are the tool's own.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const specOf = (definition: CatalogTool.Any): ToolSpec<Schema.Top, Schema.Top, Schema.Top> => {
-  const input = definition.input._tag === "Effect" ? definition.input.schema : Schema.Unknown
-  const output = definition.output?._tag === "Effect" ? definition.output.schema : Schema.Unknown
+export const specOf = (definition: Definition): ToolSpec<Schema.Top, Schema.Top, Schema.Top> => {
+  const input = definition.input._tag === "Effect" ? definition.input.schema ?? Schema.Unknown : Schema.Unknown
+  const output = definition.output?._tag === "Effect" ? definition.output.schema ?? Schema.Unknown : Schema.Unknown
   return definition.failure === undefined ? { name: definition.name, input, output } : { name: definition.name, input, output, failure: definition.failure }
 }
 

@@ -8,7 +8,6 @@
  */
 export * as AiToolkit from "./AiToolkit.ts"
 export * as ClientTransport from "./ClientTransport.ts"
-export * as InMemoryTransport from "./InMemoryTransport.ts"
 export * as InputHandlers from "./InputHandlers.ts"
 export * as ListenChange from "./ListenChange.ts"
 export { type Client, McpClient } from "./McpClient.ts"

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { Tool } from "effect/ai"
-import { AiToolkit, InMemoryTransport, McpClient } from "@snodo/client"
+import { AiToolkit, McpClient } from "@snodo/client"
+import { InMemoryTransport } from "@snodo/testing"
 import { serverLayerFor } from "../../../examples/everything/server.ts"
 
 const ClientLayer = McpClient.layer().pipe(Layer.provide(InMemoryTransport.layer), Layer.provide(serverLayerFor(["2026-07-28"])))

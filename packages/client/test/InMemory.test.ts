@@ -6,7 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import { McpServer, Tool } from "@snodo/core"
-import { InMemoryTransport, InputHandlers, McpClient } from "@snodo/client"
+import { InputHandlers, McpClient } from "@snodo/client"
+import { InMemoryTransport } from "@snodo/testing"
 import { TestClock } from "effect/testing"
 import { serverLayerFor } from "../../../examples/everything/server.ts"
 

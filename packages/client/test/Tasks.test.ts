@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Stream } from "effect"
-import { InMemoryTransport, InputHandlers, McpClient } from "@snodo/client"
+import { InputHandlers, McpClient } from "@snodo/client"
+import { InMemoryTransport } from "@snodo/testing"
 import { serverLayerFor } from "../../../examples/everything/server.ts"
 
 const handlers = InputHandlers.layer({

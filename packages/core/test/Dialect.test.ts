@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Method from "@snodo/protocol/methods/Method"
 import { Effect, Layer, Schema } from "effect"
 import { McpError, McpServer, Tool } from "@snodo/core"
 import { Dialect, Dialect2025_11_25, Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
@@ -58,8 +59,9 @@ describe("dialect registry", () => {
 })
 
 describe("the route table per dialect", () => {
-  const Own = Route.make({ method: "example/own", params: Schema.Struct({}), run: () => Effect.succeed(Route.acknowledged) })
-  const wrapped = Route.make({ method: "example/shared", params: Schema.Struct({}), run: () => Effect.succeed(Route.result({ by: "dialect" })) })
+  const method = (name: string) => Method.request({ name, params: Schema.Struct({}), result: Schema.Struct({}) })
+  const Own = Route.make({ method: method("example/own"), run: () => Effect.succeed(Route.acknowledged) })
+  const wrapped = Route.make({ method: method("example/shared"), run: () => Effect.succeed(Route.result({ by: "dialect" })) })
   const extension: RouteTable.Contributed = {
     name: "com.example/ext",
     contribution: {

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
 import * as Catalog from "@snodo/core/Catalog"
-import { declarations, valueAt } from "@snodo/core/extension/HeaderParams"
+import { declarations, valueAt } from "@snodo/protocol/methods/HeaderParams"
 import * as Tool from "@snodo/core/Tool"
 
 const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra })

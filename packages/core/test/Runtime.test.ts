@@ -3,8 +3,8 @@ import { Deferred, Effect, Fiber, Layer, Schema } from "effect"
 import { McpServer, Progress, Tool } from "@snodo/core"
 import { Pagination } from "@snodo/core/extension"
 import * as Executor from "@snodo/core/Executor"
-import { SinkClosed } from "@snodo/core/transport/RequestSink"
-import * as LineFramer from "../src/transports/LineFramer.ts"
+import { SinkClosed } from "@snodo/protocol/peer/RequestSink"
+import * as LineFramer from "@snodo/protocol/peer/LineFramer"
 import { McpTestClient } from "@snodo/testing"
 
 const bytes = (text: string) => new TextEncoder().encode(text)

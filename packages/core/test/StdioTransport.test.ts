@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Schema, Sink, Stdio, Stream } from "effect"
 import { PassThrough, Writable } from "node:stream"
 import { Content, McpServer, Progress, Tool, ToolResult } from "@snodo/core"
-import * as FrameWriter from "../src/transports/FrameWriter.ts"
+import * as FrameWriter from "@snodo/protocol/peer/FrameWriter"
 import * as StdioTransport from "@snodo/core/StdioTransport"
 
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }

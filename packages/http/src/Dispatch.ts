@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import * as Dispatch from "@snodo/http/Dispatch"
- * import * as Envelope from "@snodo/core/transport/Envelope"
+ * import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
  *
  * const route = Dispatch.route(Envelope.decode(text), head, runtime, inFlight, "anonymous")
  * // { _tag: "Call", request } | { _tag: "Listen", request } | { _tag: "Reply", reply }
@@ -26,14 +26,14 @@
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type * as Envelope from "@snodo/core/transport/Envelope"
+import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { HeaderMismatch, type McpError } from "@snodo/core/McpError"
 import { initializeEraHint } from "@snodo/core/extension/RouteTable"
 import { anonymous } from "@snodo/core/Principal"
-import type * as InFlight from "@snodo/core/transport/InFlight"
-import * as Peer from "@snodo/core/transport/Peer"
+import type * as InFlight from "@snodo/protocol/peer/InFlight"
+import * as Peer from "@snodo/protocol/peer/Peer"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
-import { LogLevelKey } from "@snodo/core/wire/Meta"
+import { LogLevelKey } from "@snodo/protocol/wire/Meta"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"
 import * as InitializeEra from "./InitializeEra.ts"

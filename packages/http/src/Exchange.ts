@@ -24,12 +24,12 @@
  * @since 0.1.0
  */
 import { Cause, type Context, Effect, Exit, Fiber, type Scope } from "effect"
-import type * as InFlight from "@snodo/core/transport/InFlight"
-import * as Encoder from "@snodo/core/transport/Encoder"
-import type { RequestId, Request } from "@snodo/core/transport/Envelope"
+import type * as InFlight from "@snodo/protocol/peer/InFlight"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import type { RequestId, Request } from "@snodo/protocol/jsonrpc/Envelope"
 import type * as CoreListen from "@snodo/core/extension/Listen"
 import { anonymous } from "@snodo/core/Principal"
-import { type RequestSink, SinkClosed } from "@snodo/core/transport/RequestSink"
+import { type RequestSink, SinkClosed } from "@snodo/protocol/peer/RequestSink"
 import type { Outcome, RequestContext, ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type { Session } from "@snodo/core/dialect/Session"
 import * as Authentication from "./Authentication.ts"

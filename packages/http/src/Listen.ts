@@ -21,8 +21,8 @@
  * @since 0.1.0
  */
 import { type Context, type Duration, Effect, Latch } from "effect"
-import * as Encoder from "@snodo/core/transport/Encoder"
-import * as Envelope from "@snodo/core/transport/Envelope"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import * as CoreListen from "@snodo/core/extension/Listen"
 import type * as Authentication from "./Authentication.ts"
 import * as Exchange from "./Exchange.ts"

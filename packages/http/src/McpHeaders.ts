@@ -22,11 +22,11 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import type * as Envelope from "@snodo/core/transport/Envelope"
+import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { HeaderMismatch } from "@snodo/core/McpError"
 import type * as Route from "@snodo/core/extension/Route"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
-import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
+import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 import { decodeValue, Repeated, type RequestHead } from "./RequestHead.ts"
 
 const mismatch = (header: string, body: string, message: string): HeaderMismatch =>

@@ -33,9 +33,9 @@
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
-import * as InFlight from "@snodo/core/transport/InFlight"
+import * as InFlight from "@snodo/protocol/peer/InFlight"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
-import * as Envelope from "@snodo/core/transport/Envelope"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { fromContext } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { Grant } from "./Authentication.ts"

@@ -37,8 +37,8 @@
  */
 import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
-import * as InFlight from "@snodo/core/transport/InFlight"
-import * as Envelope from "@snodo/core/transport/Envelope"
+import * as InFlight from "@snodo/protocol/peer/InFlight"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { anonymous, fromContext, Principal } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type * as Http from "node:http"

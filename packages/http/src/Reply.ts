@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import * as Encoder from "@snodo/core/transport/Encoder"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { WireError } from "@snodo/core/McpError"
 import type { Refusal } from "@snodo/core/transport/ServerRuntime"
 

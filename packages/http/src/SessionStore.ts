@@ -39,7 +39,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Schema } from "effect"
-import { LoggingLevel } from "@snodo/core/wire/Meta"
+import { LoggingLevel } from "@snodo/protocol/wire/Meta"
 import { randomBytes } from "node:crypto"
 
 /**

@@ -1,7 +1,7 @@
 /** Where a decoded message goes: run, listen, or a reply; and which requests can stream. */
 import { Effect, ManagedRuntime, Scope } from "effect"
-import * as InFlight from "@snodo/core/transport/InFlight"
-import * as Envelope from "@snodo/core/transport/Envelope"
+import * as InFlight from "@snodo/protocol/peer/InFlight"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Dispatch from "../src/Dispatch.ts"

@@ -19,7 +19,6 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-import { Schema } from "effect"
 
 /**
  * The extension identifier.
@@ -97,81 +96,38 @@ export const isValidName = (name: string): boolean => namePattern.test(name)
  */
 export const digestOf = (bytes: Uint8Array): string => `sha256:${createHash("sha256").update(bytes).digest("hex")}`
 
-/**
- * One file of a skill: what a host verifies a read against.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const ResourceEntry = Schema.Struct({
-  uri: Schema.String,
-  digest: Schema.String,
-  size: Schema.Int
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type ResourceEntry = typeof ResourceEntry.Type
-
-/**
- * The frontmatter of a `SKILL.md` as JSON, verbatim (`name` and `description` always present).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Frontmatter = Schema.StructWithRest(
-  Schema.Struct({ name: Schema.String, description: Schema.String }),
-  [Schema.Record(Schema.String, Schema.Unknown)]
-)
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type Frontmatter = typeof Frontmatter.Type
-
-/**
- * A skill entry, as `skills/list` and `skills/get` carry it.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Skill = Schema.Struct({
-  uri: Schema.String,
-  frontmatter: Frontmatter,
-  resources: Schema.Array(ResourceEntry)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type Skill = typeof Skill.Type
-
-/**
- * Params of `skills/get` and the `uri` of `resources/directory/read`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const UriParams = Schema.Struct({
-  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  uri: Schema.String
-})
-
-/**
- * Params of `resources/directory/read`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const DirectoryParams = Schema.Struct({
-  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  uri: Schema.String,
-  cursor: Schema.optionalKey(Schema.String)
-})
+export {
+  /**
+   * Params of `resources/directory/read`.
+   *
+   * @since 0.1.0
+   */
+  DirectoryParams,
+  /**
+   * The frontmatter of a `SKILL.md` as JSON, verbatim (`name` and `description` always present).
+   *
+   * @since 0.1.0
+   */
+  Frontmatter,
+  /**
+   * One file of a skill: what a host verifies a read against.
+   *
+   * @since 0.1.0
+   */
+  ResourceEntry,
+  /**
+   * A skill entry, as `skills/list` and `skills/get` carry it.
+   *
+   * @since 0.1.0
+   */
+  Skill,
+  /**
+   * Params of `skills/get`.
+   *
+   * @since 0.1.0
+   */
+  UriParams
+} from "@snodo/protocol/wire/Skills"
 
 const mimeTypes: Readonly<Record<string, string>> = {
   md: "text/markdown",

@@ -56,7 +56,8 @@ import * as List from "@snodo/core/extension/List"
 import * as Route from "@snodo/core/extension/Route"
 import * as Authorization from "@snodo/core/Authorization"
 import type { Principal } from "@snodo/core/Principal"
-import { PaginatedRequestParams } from "@snodo/core/wire/Meta"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import { PaginatedRequestParams } from "@snodo/protocol/wire/Meta"
 import { Effect, Option, PubSub } from "effect"
 import * as Skill from "./Skill.ts"
 import { SkillCatalog } from "./SkillCatalog.ts"
@@ -160,9 +161,8 @@ export const extension = (options: Options = {}): Extension.Extension<SkillCatal
         }
 
         const list = Route.make({
-          method: "skills/list",
+          method: Methods.SkillsList,
           params: PaginatedRequestParams.schema,
-          cacheable: true,
           run: (call) => {
             const skills = visible(call.principal, "skills/list") ? catalog.snapshot().skills : Pagination.makeList<Skill.Skill>([])
             const page = Pagination.page(skills, call.params.cursor)
@@ -175,9 +175,7 @@ export const extension = (options: Options = {}): Extension.Extension<SkillCatal
         })
 
         const get = Route.make({
-          method: "skills/get",
-          params: Skill.UriParams,
-          cacheable: true,
+          method: Methods.SkillsGet,
           run: (call) => {
             const skill = catalog.snapshot().byUri.get(call.params.uri)
             return skill === undefined || !visible(call.principal, "skills/get")
@@ -187,10 +185,7 @@ export const extension = (options: Options = {}): Extension.Extension<SkillCatal
         })
 
         const directoryRead = Route.make({
-          method: "resources/directory/read",
-          capability: "resources",
-          params: Skill.DirectoryParams,
-          cacheable: true,
+          method: Methods.ResourcesDirectoryRead,
           run: (call) => {
             const directory = catalog.snapshot().directories.get(call.params.uri)
             if (directory === undefined || !visible(call.principal, "resources/directory/read")) return Effect.fail(notDirectory(call.params.uri))
@@ -210,8 +205,8 @@ export const extension = (options: Options = {}): Extension.Extension<SkillCatal
           ...route,
           run: (call, target) => {
             const listed = catalog.snapshot().listed
-            if (options.listResources === false || listed.length === 0 || !visible(call.principal, "resources/list")) return route.run(call, target)
-            const view = call.environment.views("resources", { principal: call.principal, method: "resources/list" })
+            if (options.listResources === false || listed.length === 0 || !visible(call.principal, Methods.ResourcesList.name)) return route.run(call, target)
+            const view = call.environment.views("resources", { principal: call.principal, method: Methods.ResourcesList.name })
             let entry = combined.get(view)
             if (entry === undefined || entry.listed !== listed) {
               entry = { listed, list: Pagination.makeList([...view.items, ...listed], view.pageSize, view.fingerprint) }

@@ -36,7 +36,7 @@
  * @since 0.1.0
  */
 import { InternalError, internalErrorOfDefect, isMcpError, type McpError, toWire } from "@snodo/core/McpError"
-import type { JsonValue } from "@snodo/core/wire/Json"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
 import * as Bulkhead from "@snodo/core/extension/Bulkhead"
 import { Cause, Duration, Effect, Exit, FiberMap, Latch, Schedule, type Scope } from "effect"
 import { randomBytes } from "node:crypto"

@@ -13,8 +13,8 @@
  *
  * @since 0.1.0
  */
-import type { JsonValue } from "@snodo/core/wire/Json"
-import type { InputRequest } from "@snodo/core/wire/Mrtr"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
+import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import { randomBytes } from "node:crypto"
 
 /**

@@ -45,10 +45,9 @@ import { InvalidParams, type McpError, ServerBusy } from "@snodo/core/McpError"
 import * as Route from "@snodo/core/extension/Route"
 import * as ToolCall from "@snodo/core/extension/ToolCall"
 import type { Principal } from "@snodo/core/Principal"
-import type { JsonValue } from "@snodo/core/wire/Json"
-import { UnknownObject } from "@snodo/core/wire/Json"
-import { MetaObject } from "@snodo/core/wire/Meta"
-import { Effect, Exit, Option, Schema } from "effect"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
+import { Effect, Exit, Option } from "effect"
 import { TaskPhase } from "./Phase.ts"
 import type { Policy } from "./Policy.ts"
 import * as Runner from "./Runner.ts"
@@ -124,26 +123,6 @@ export const defaults = {
   maxInputBytes: 256 * 1024,
   maxListenTaskIds: 1_000
 } as const
-
-/**
- * Params of `tasks/get` and `tasks/cancel`.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const TaskIdParams = Schema.Struct({ _meta: Schema.optionalKey(MetaObject), taskId: Schema.String })
-
-/**
- * Params of `tasks/update`: each response is checked by the task when it consumes its key.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const UpdateTaskParams = Schema.Struct({
-  _meta: Schema.optionalKey(MetaObject),
-  taskId: Schema.String,
-  inputResponses: Schema.Record(Schema.String, UnknownObject)
-})
 
 const notFound = new InvalidParams({ message: "Failed to retrieve task: Task not found" })
 const expired = new InvalidParams({ message: "Failed to retrieve task: Task has expired" })
@@ -258,16 +237,12 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
             )
 
         const get = Route.make({
-          method: "tasks/get",
-          params: TaskIdParams,
-          nameParam: "taskId",
+          method: Methods.TasksGet,
           run: (call) => Effect.map(owned(call.params.taskId, call.principal), (task) => Route.result(Task.detailed(task)))
         })
 
         const update = Route.make({
-          method: "tasks/update",
-          params: UpdateTaskParams,
-          nameParam: "taskId",
+          method: Methods.TasksUpdate,
           run: (call) =>
             Effect.gen(function*() {
               const task = yield* owned(call.params.taskId, call.principal)
@@ -280,9 +255,7 @@ export const extension = (options: Options): Extension.Extension<TaskStore> =>
         })
 
         const cancel = Route.make({
-          method: "tasks/cancel",
-          params: TaskIdParams,
-          nameParam: "taskId",
+          method: Methods.TasksCancel,
           run: (call) =>
             Effect.gen(function*() {
               const task = yield* owned(call.params.taskId, call.principal)

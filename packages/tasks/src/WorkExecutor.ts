@@ -16,12 +16,13 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { InputRequired } from "@snodo/core"
 import type { McpError } from "@snodo/core/McpError"
 import { defaultLimits, Progress, ProgressError, type Reporter } from "@snodo/core/Progress"
 import type { Environment } from "@snodo/core/extension/Route"
 import * as ToolCall from "@snodo/core/extension/ToolCall"
-import type { JsonValue } from "@snodo/core/wire/Json"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
 import { Context, Effect } from "effect"
 import { TaskPhase } from "./Phase.ts"
 import type * as Task from "./Task.ts"
@@ -92,7 +93,7 @@ export const forTools = (environment: Environment): WorkExecutor["Service"] =>
         raw: {}
       }
       const provideWith = environment.provider(
-        { _tag: "Request", id: task.taskId, method: "tools/call", params },
+        { _tag: "Request", id: task.taskId, method: Methods.ToolsCall.name, params },
         meta,
         { transport: "task", sink: undefined },
         { id: work.principal.id, claims: work.principal.claims }

@@ -32,17 +32,17 @@
  * @since 0.1.0
  */
 import { Context, Effect, Exit, Layer, Predicate, Queue, Schema } from "effect"
-import * as Encoder from "@snodo/core/transport/Encoder"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Connection from "@snodo/core/transport/Connection"
 import { type ClientTransport, Transport } from "@snodo/client/ClientTransport"
 import * as McpClient from "@snodo/client/McpClient"
-import * as Completion from "@snodo/core/wire/Completion"
-import * as Discover from "@snodo/core/wire/Discover"
-import * as Mrtr from "@snodo/core/wire/Mrtr"
-import * as Prompts from "@snodo/core/wire/Prompts"
-import * as Resources from "@snodo/core/wire/Resources"
-import * as Tools from "@snodo/core/wire/Tools"
+import * as Completion from "@snodo/protocol/wire/Completion"
+import * as Discover from "@snodo/protocol/wire/Discover"
+import * as Mrtr from "@snodo/protocol/wire/Mrtr"
+import * as Prompts from "@snodo/protocol/wire/Prompts"
+import * as Resources from "@snodo/protocol/wire/Resources"
+import * as Tools from "@snodo/protocol/wire/Tools"
 
 /**
  * A JSON-RPC error the server answered with.

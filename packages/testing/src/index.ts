@@ -14,4 +14,5 @@ export {
   protocolVersion,
   type Rounds
 } from "./McpTestClient.ts"
+export * as InMemoryTransport from "./InMemoryTransport.ts"
 export * as McpTestClientModule from "./McpTestClient.ts"

@@ -1,4 +1,5 @@
 /** The in-memory client itself: typed results checked against the wire schemas, the notifications queue. */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { describe, expect, it } from "@effect/vitest"
 import { Content, McpServer, Progress, Tool, ToolResult } from "@snodo/core"
 import { Dialect2026_07_28, DialectRegistry } from "@snodo/core/dialect"
@@ -44,8 +45,7 @@ describe("McpTestClient", () => {
   it.effect("a result that does not match its method's schema fails the test, naming the method", () => {
     // A dialect whose tools/call answers something that is not a CallToolResult.
     const broken = Route.make({
-      method: "tools/call",
-      capability: "tools",
+      method: Methods.ToolsCall,
       params: Schema.Struct({ name: Schema.String }),
       run: () => Effect.succeed(Route.result({ content: "not a list" }))
     })

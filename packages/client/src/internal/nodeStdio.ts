@@ -16,8 +16,8 @@
  */
 import { spawn } from "node:child_process"
 import { Deferred, Effect, Exit } from "effect"
-import * as FrameWriter from "@snodo/core/transport/FrameWriter"
-import * as LineFramer from "@snodo/core/transport/LineFramer"
+import * as FrameWriter from "@snodo/protocol/peer/FrameWriter"
+import * as LineFramer from "@snodo/protocol/peer/LineFramer"
 import type { ClientTransport } from "../ClientTransport.ts"
 import { TransportError } from "../McpClientError.ts"
 

@@ -11,9 +11,8 @@ export interface ResultCache {
   readonly get: (key: string, now: number) => Result | undefined
   /** Keeps a complete result with a positive `ttlMs`; anything else is not kept. */
   readonly put: (key: string, result: Result, now: number) => void
-  /** Drops every entry whose key starts with `prefix`. */
-  readonly dropPrefix: (prefix: string) => void
-  readonly drop: (key: string) => void
+  /** Drops every entry of a method (whatever its params). */
+  readonly dropMethod: (method: string) => void
 }
 
 /** The key of a request. */
@@ -30,9 +29,9 @@ export const make = (): ResultCache => {
       const ttl = result["ttlMs"]
       if (typeof ttl === "number" && ttl > 0 && result.resultType === "complete") entries.set(key, { expires: now + ttl, result })
     },
-    dropPrefix: (prefix) => {
+    dropMethod: (method) => {
+      const prefix = `${method} `
       for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key)
-    },
-    drop: (key) => void entries.delete(key)
+    }
   }
 }

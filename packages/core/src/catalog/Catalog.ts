@@ -19,7 +19,7 @@
  */
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as ComponentOptions from "./ComponentOptions.ts"
-import * as HeaderParams from "./HeaderParams.ts"
+import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
 import * as SchemaOrigin from "./SchemaOrigin.ts"
 import * as Prompt from "./Prompt.ts"

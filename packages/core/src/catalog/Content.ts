@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type * as WireContent from "../wire/Content.ts"
+import type * as WireContent from "@snodo/protocol/wire/Content"
 
 /**
  * A content block exactly as written on the wire.

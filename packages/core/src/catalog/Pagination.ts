@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-import { InvalidParams } from "../pipeline/McpError.ts"
+import { InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
 
 /**
  * Default page size.

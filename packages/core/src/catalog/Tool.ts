@@ -26,10 +26,10 @@
 import type { Effect, Schema } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
 import * as ComponentOptions from "./ComponentOptions.ts"
-import type { McpError } from "../pipeline/McpError.ts"
+import type { McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { JsonSchemaDocument } from "./SchemaValidator.ts"
-import type { Icon as WireIcon } from "../wire/Meta.ts"
-import type { ToolAnnotations } from "../wire/Tools.ts"
+import type { Icon as WireIcon } from "@snodo/protocol/wire/Meta"
+import type { ToolAnnotations } from "@snodo/protocol/wire/Tools"
 import type { ToolResult } from "./ToolResult.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Tool")

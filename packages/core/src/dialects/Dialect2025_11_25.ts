@@ -23,7 +23,7 @@
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import { admitFromSession } from "../routes/Admission.ts"
 import type { Dialect } from "../routes/Dialect.ts"
-import { InvalidRequest, type McpError } from "../pipeline/McpError.ts"
+import { InvalidRequest, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import * as Complete from "../routes/Complete.ts"
 import * as Initialize from "../routes/Initialize.ts"

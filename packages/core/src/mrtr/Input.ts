@@ -55,10 +55,10 @@
  * @since 0.1.0
  */
 import { Context, Effect, Effectable, Exit, Option, Predicate, Result, Schema } from "effect"
-import type { JsonValue } from "../wire/Json.ts"
-import type { InputRequest } from "../wire/Mrtr.ts"
-import type { Root } from "../wire/Roots.ts"
-import type { CreateMessageRequestParams, CreateMessageResult } from "../wire/Sampling.ts"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
+import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
+import type { Root } from "@snodo/protocol/wire/Roots"
+import type { CreateMessageRequestParams, CreateMessageResult } from "@snodo/protocol/wire/Sampling"
 import * as ElicitationForm from "./ElicitationForm.ts"
 import type { Fragment } from "./InputCapabilities.ts"
 import * as Sampling from "./Sampling.ts"

@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import { MissingRequiredClientCapability } from "../pipeline/McpError.ts"
+import { MissingRequiredClientCapability } from "@snodo/protocol/jsonrpc/McpError"
 
 /**
  * A ClientCapabilities fragment.

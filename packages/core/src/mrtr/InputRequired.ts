@@ -38,8 +38,8 @@
  *
  * @since 0.1.0
  */
-import type { JsonValue } from "../wire/Json.ts"
-import type { InputRequest } from "../wire/Mrtr.ts"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
+import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/InputRequired")
 

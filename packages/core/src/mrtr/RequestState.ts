@@ -20,8 +20,9 @@
  * @example
  * ```ts
  * import * as RequestState from "@snodo/core/extension/RequestState"
+ * import * as Methods from "@snodo/protocol/methods/Methods"
  *
- * const binding = { method: "tools/call", params: { name: "book", arguments: { city: "Oslo" } }, principal: "anonymous" }
+ * const binding = { method: Methods.ToolsCall.name, params: { name: "book", arguments: { city: "Oslo" } }, principal: "anonymous" }
  * const token = RequestState.seal(keyring, binding, { answers: {}, states: { step: 1 } }, Date.now())
  * const opened = RequestState.open(keyring, binding, token, Date.now())
  * ```
@@ -30,8 +31,8 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Duration, Predicate } from "effect"
-import { InternalError, InvalidParams } from "../pipeline/McpError.ts"
-import type { JsonValue } from "../wire/Json.ts"
+import { InternalError, InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
 import { type Keyring, maxTtl } from "./Keyring.ts"
 
 /**

@@ -14,9 +14,9 @@
  * @since 0.1.0
  */
 import { Exit, Result, Schema, SchemaIssue } from "effect"
-import type { SamplingMessageContentBlock } from "../wire/Content.ts"
-import { ListRootsResult, type Root } from "../wire/Roots.ts"
-import { CreateMessageRequestParams, CreateMessageResult } from "../wire/Sampling.ts"
+import type { SamplingMessageContentBlock } from "@snodo/protocol/wire/Content"
+import { ListRootsResult, type Root } from "@snodo/protocol/wire/Roots"
+import { CreateMessageRequestParams, CreateMessageResult } from "@snodo/protocol/wire/Sampling"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -31,7 +31,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"
-import type { RequestId } from "../pipeline/Envelope.ts"
+import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 
 /**

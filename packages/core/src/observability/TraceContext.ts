@@ -20,7 +20,7 @@
  * })
  * // context?.traceId === "0af7651916cd43dd8448eb211c80319c", context?.sampled === true
  *
- * const handle = Effect.log("handling").pipe(Effect.withSpan("tools/call"))
+ * const handle = Effect.log("handling").pipe(Effect.withSpan("handle"))
  * const traced = context === undefined ? handle : Effect.provideService(handle, Tracer.ParentSpan, TraceContext.toSpan(context))
  * ```
  *

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { MissingRequiredClientCapability } from "./McpError.ts"
+import { MissingRequiredClientCapability } from "@snodo/protocol/jsonrpc/McpError"
 
 /**
  * Whether request capabilities name an extension (per request: nothing carries over).

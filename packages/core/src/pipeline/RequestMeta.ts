@@ -17,8 +17,8 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import * as Meta from "../wire/Meta.ts"
-import { InvalidParams, type McpError } from "./McpError.ts"
+import * as Meta from "@snodo/protocol/wire/Meta"
+import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 
 /**
  * What admission learnt from a request's `_meta`: the request's own protocol context. Servers

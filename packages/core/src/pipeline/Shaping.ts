@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { ServerInfoKey } from "../wire/Meta.ts"
+import { ServerInfoKey } from "@snodo/protocol/wire/Meta"
 
 /**
  * A caching hint.

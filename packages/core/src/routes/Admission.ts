@@ -29,10 +29,10 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "../pipeline/McpError.ts"
+import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "@snodo/protocol/jsonrpc/McpError"
 import { readProgressToken, type RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { Session } from "../runtime/Session.ts"
-import * as Meta from "../wire/Meta.ts"
+import * as Meta from "@snodo/protocol/wire/Meta"
 import type { Dialect } from "./Dialect.ts"
 import type { Registry } from "./Revision.ts"
 

@@ -7,14 +7,15 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import * as Completion from "../catalog/Completion.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
-import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as Authorization from "../runtime/Authorization.ts"
-import { CompleteRequestParams } from "../wire/Completion.ts"
+import { CompleteRequestParams } from "@snodo/protocol/wire/Completion"
 import * as Route from "./Route.ts"
 
 type Params = typeof CompleteRequestParams.schema.Type
@@ -108,8 +109,7 @@ export const run = (
  * @since 0.1.0
  */
 export const route: Route.Route<Params, Resolved> = Route.make({
-  method: "completion/complete",
-  capability: "completions",
+  method: Methods.CompletionComplete,
   params: CompleteRequestParams.schema,
   bounded: true,
   resolve: (params, environment) => resolve(environment.catalog, params),

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
-import { MetaObject } from "../wire/Meta.ts"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import { Effect } from "effect"
 import * as Route from "./Route.ts"
 
 const built = new WeakMap<Route.Environment, Effect.Effect<Route.Reply>>()
@@ -33,8 +33,6 @@ const replyOf = (environment: Route.Environment): Effect.Effect<Route.Reply> => 
  * @since 0.1.0
  */
 export const Discover = Route.make({
-  method: "server/discover",
-  params: Schema.Struct({ _meta: Schema.optionalKey(MetaObject) }),
-  cacheable: true,
+  method: Methods.ServerDiscover,
   run: (call) => replyOf(call.environment)
 })

@@ -15,11 +15,12 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
 import type { Registry, Revision } from "./Revision.ts"
-import { InternalError, InvalidRequest, type McpError } from "../pipeline/McpError.ts"
+import { InternalError, InvalidRequest, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { Session } from "../runtime/Session.ts"
-import { InitializeRequestParams } from "../wire/Lifecycle.ts"
+import { InitializeRequestParams } from "@snodo/protocol/wire/Lifecycle"
 import * as Route from "./Route.ts"
 
 /**
@@ -67,7 +68,7 @@ export const capabilitiesFor = (
  * @since 0.1.0
  */
 export const route = Route.make({
-  method: "initialize",
+  method: Methods.Initialize,
   params: InitializeRequestParams.schema,
   run: (call) =>
     Effect.suspend((): Effect.Effect<Route.Reply, McpError> => {

@@ -8,10 +8,12 @@
  *
  * @since 0.1.0
  */
+import type * as Method from "@snodo/protocol/methods/Method"
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
 import * as Pagination from "../catalog/Pagination.ts"
-import { InvalidParams } from "../pipeline/McpError.ts"
-import { PaginatedRequestParams } from "../wire/Meta.ts"
+import { InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
+import { PaginatedRequestParams } from "@snodo/protocol/wire/Meta"
 import * as Route from "./Route.ts"
 
 /** Each page of a list serialized once (lists are immutable; views are cached per principal). */
@@ -36,14 +38,12 @@ const encodedPage = (list: Pagination.PagedList<object>, items: ReadonlyArray<ob
 
 type Kind = "tools" | "resources" | "templates" | "prompts"
 
-const make = (method: string, kind: Kind, key: string, capability: Route.Capability) =>
+const make = (method: Method.Request<typeof Methods.ToolsList.params.Type, unknown>, kind: Kind, key: string) =>
   Route.make({
     method,
-    capability,
     params: PaginatedRequestParams.schema,
-    cacheable: true,
     run: (call) => {
-      const list = call.environment.views(kind, { principal: call.principal, method })
+      const list = call.environment.views(kind, { principal: call.principal, method: method.name })
       const page = Pagination.page(list, call.params.cursor)
       if (page instanceof InvalidParams) return Effect.fail(page)
       const result: Record<string, unknown> = {}
@@ -58,7 +58,7 @@ const make = (method: string, kind: Kind, key: string, capability: Route.Capabil
  * @category constants
  * @since 0.1.0
  */
-export const ToolsList = make("tools/list", "tools", "tools", "tools")
+export const ToolsList = make(Methods.ToolsList, "tools", "tools")
 
 /**
  * `resources/list`.
@@ -66,7 +66,7 @@ export const ToolsList = make("tools/list", "tools", "tools", "tools")
  * @category constants
  * @since 0.1.0
  */
-export const ResourcesList = make("resources/list", "resources", "resources", "resources")
+export const ResourcesList = make(Methods.ResourcesList, "resources", "resources")
 
 /**
  * `resources/templates/list`.
@@ -74,7 +74,7 @@ export const ResourcesList = make("resources/list", "resources", "resources", "r
  * @category constants
  * @since 0.1.0
  */
-export const ResourceTemplatesList = make("resources/templates/list", "templates", "resourceTemplates", "resources")
+export const ResourceTemplatesList = make(Methods.ResourcesTemplatesList, "templates", "resourceTemplates")
 
 /**
  * `prompts/list`.
@@ -82,4 +82,4 @@ export const ResourceTemplatesList = make("resources/templates/list", "templates
  * @category constants
  * @since 0.1.0
  */
-export const PromptsList = make("prompts/list", "prompts", "prompts", "prompts")
+export const PromptsList = make(Methods.PromptsList, "prompts", "prompts")

@@ -10,10 +10,11 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
-import { InternalError } from "../pipeline/McpError.ts"
+import { InternalError } from "@snodo/protocol/jsonrpc/McpError"
 import * as CoreListen from "../runtime/Listen.ts"
-import { SubscriptionsListenRequestParams } from "../wire/Notifications.ts"
+import { SubscriptionsListenRequestParams } from "@snodo/protocol/wire/Notifications"
 import * as Route from "./Route.ts"
 
 const noHub = new InternalError({ message: "subscriptions/listen needs a SubscriptionHub" })
@@ -28,10 +29,8 @@ const notifications = (params: Readonly<Record<string, unknown>>): Readonly<Reco
  * @since 0.1.0
  */
 export const route = Route.make({
-  method: "subscriptions/listen",
-  capability: "subscriptions",
+  method: Methods.SubscriptionsListen,
   params: SubscriptionsListenRequestParams.schema,
-  streams: true,
   // The capability is enabled only with a hub; a route table never offers the method without one.
   resolve: (params, environment) => environment.hub === undefined ? noHub : { params, hub: environment.hub },
   run: (call, { hub }) => {

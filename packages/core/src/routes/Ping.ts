@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
-import { PingRequestParams } from "../wire/Lifecycle.ts"
+import { PingRequestParams } from "@snodo/protocol/wire/Lifecycle"
 import * as Route from "./Route.ts"
 
 const pong = Effect.succeed(Route.acknowledged)
@@ -16,7 +17,7 @@ const pong = Effect.succeed(Route.acknowledged)
  * @since 0.1.0
  */
 export const route = Route.make({
-  method: "ping",
+  method: Methods.Ping,
   params: PingRequestParams.schema,
   run: () => pong
 })

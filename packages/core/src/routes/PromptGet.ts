@@ -8,12 +8,13 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect, Result } from "effect"
 import type { Catalog } from "../catalog/Catalog.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
-import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+import { InvalidParams, isMcpError, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as Authorization from "../runtime/Authorization.ts"
-import { GetPromptRequestParams } from "../wire/Prompts.ts"
+import { GetPromptRequestParams } from "@snodo/protocol/wire/Prompts"
 import * as Route from "./Route.ts"
 
 /**
@@ -66,12 +67,9 @@ export const run = (
  * @since 0.1.0
  */
 export const route: Route.Route<typeof GetPromptRequestParams.schema.Type, Prompt.Prompt<unknown>> = Route.make({
-  method: "prompts/get",
-  capability: "prompts",
+  method: Methods.PromptsGet,
   params: GetPromptRequestParams.schema,
-  mayAskInput: true,
   bounded: true,
-  nameParam: "name",
   resolve: (params, environment) => resolve(environment.catalog, params),
   guard: (prompt) => ({ component: Authorization.promptComponent(prompt), notFound: () => unknownPrompt(prompt.name) }),
   run: (call, prompt) => Effect.map(run(prompt, call.params.arguments ?? {}, call.provide), Route.result)

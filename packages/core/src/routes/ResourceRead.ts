@@ -6,15 +6,16 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
 import { type Catalog, matchTemplate } from "../catalog/Catalog.ts"
 import type * as Content from "../catalog/Content.ts"
 import type * as Resource from "../catalog/Resource.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
-import { InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+import { InvalidParams, isMcpError, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as Authorization from "../runtime/Authorization.ts"
-import { ReadResourceRequestParams } from "../wire/Resources.ts"
+import { ReadResourceRequestParams } from "@snodo/protocol/wire/Resources"
 import * as Route from "./Route.ts"
 
 const absoluteUri = /^[A-Za-z][A-Za-z0-9+.-]*:/
@@ -120,13 +121,9 @@ export const run = (
  * @since 0.1.0
  */
 export const route: Route.Route<typeof ReadResourceRequestParams.schema.Type, Target> = Route.make({
-  method: "resources/read",
-  capability: "resources",
+  method: Methods.ResourcesRead,
   params: ReadResourceRequestParams.schema,
-  cacheable: true,
-  mayAskInput: true,
   bounded: true,
-  nameParam: "uri",
   resolve: (params, environment) => resolve(environment.catalog, params),
   guard: (target) => ({
     component: target._tag === "Resource"

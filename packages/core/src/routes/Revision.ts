@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import type { McpError } from "../pipeline/McpError.ts"
+import type { McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import type { Session } from "../runtime/Session.ts"

@@ -7,8 +7,9 @@
  * in the executor when the route is `bounded` and as an MRTR round when it `mayAskInput`. The
  * dialect that admitted the request shapes what the route replies.
  *
- * Transports ask routes too: whether a method answers with a long-lived stream (`streams`) and
- * which param an HTTP client mirrors in `Mcp-Name` (`nameParam`).
+ * A route is made from the method's entry in `@snodo/protocol`'s method table (`Methods`): its
+ * name, params schema, capability, cache hints, stream and `Mcp-Name` rules come from there, so
+ * transports asking a route (`streams`, `nameParam`) read the one description of the method.
  *
  * An extension adds routes of its own (see `extension/Extension`): they exist only for requests
  * that negotiated the extension (or, as `openRoutes`, for every request of a dialect that takes
@@ -18,11 +19,16 @@
  * ```ts
  * import { Effect, Schema } from "effect"
  * import * as Route from "@snodo/core/extension/Route"
+ * import * as Method from "@snodo/protocol/methods/Method"
  *
- * // A method that answers { pong: true }
- * const Ping = Route.make({
- *   method: "example/ping",
+ * // A method of one's own, described once, and the route that answers it with { pong: true }
+ * const ExamplePing = Method.request({
+ *   name: "example/ping",
  *   params: Schema.Struct({}),
+ *   result: Schema.Struct({ pong: Schema.Boolean })
+ * })
+ * const Ping = Route.make({
+ *   method: ExamplePing,
  *   run: () => Effect.succeed(Route.result({ pong: true }))
  * })
  * ```
@@ -30,11 +36,12 @@
  * @since 0.1.0
  */
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
+import type * as Method from "@snodo/protocol/methods/Method"
 import type { Catalog } from "../catalog/Catalog.ts"
 import type * as Pagination from "../catalog/Pagination.ts"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
-import type * as Envelope from "../pipeline/Envelope.ts"
-import { InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
+import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import type * as Authorization from "../runtime/Authorization.ts"
 import type { Executor } from "../runtime/Executor.ts"
@@ -49,12 +56,12 @@ import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
 /**
  * A server capability a method belongs to: without it advertised (or, for `subscriptions`, without
- * a `SubscriptionHub`), the method does not exist and is answered -32601.
+ * a `SubscriptionHub`), the method does not exist and is answered -32601 (the method table's).
  *
  * @category models
  * @since 0.1.0
  */
-export type Capability = "tools" | "resources" | "prompts" | "completions" | "subscriptions" | "logging"
+export type Capability = Method.Capability
 
 /**
  * What a route answers with: a result (before shaping) and its cache hint, or, for a stream the
@@ -193,7 +200,10 @@ export interface Mirror {
  * @since 0.1.0
  */
 export interface Route<P = unknown, T = P> {
+  /** The method's wire name (the table's `name`). */
   readonly method: string
+  /** The method's entry in the method table. */
+  readonly definition: Method.Request<P, unknown>
   readonly capability: Capability | undefined
   /** The params' wire schema; decoded before anything else (a failure is -32602 naming the path). */
   readonly params: Schema.Decoder<P>
@@ -231,14 +241,13 @@ export type Any = Route<unknown, unknown>
  * @since 0.1.0
  */
 export interface Options<P, T> {
-  readonly method: string
-  readonly params: Schema.Decoder<P>
-  readonly capability?: Capability
-  readonly cacheable?: boolean
+  /** The method's entry in the method table: name, params, capability, cache, stream and header rules. */
+  readonly method: Method.Request<P, unknown>
+  /** Params decoded with a narrower schema than the table's (default: the table's). */
+  readonly params?: Schema.Decoder<P>
+  /** Runs as an MRTR round (default: the table's `mayAskInput`). */
   readonly mayAskInput?: boolean
   readonly bounded?: boolean
-  readonly streams?: boolean
-  readonly nameParam?: string
   readonly mirrors?: (params: Readonly<Record<string, unknown>>, catalog: Catalog) => ReadonlyArray<Mirror>
   readonly resolve?: (params: P, environment: Environment) => T | McpError
   readonly guard?: (target: T) => Guard | undefined
@@ -249,7 +258,7 @@ const noGuard = (): undefined => undefined
 const noMirrors = (): ReadonlyArray<Mirror> => []
 
 /**
- * Defines a route. Without `resolve` the target is the decoded params.
+ * Defines a route for a method of the table. Without `resolve` the target is the decoded params.
  *
  * @category constructors
  * @since 0.1.0
@@ -258,15 +267,17 @@ export function make<P, T>(options: Options<P, T> & { readonly resolve: (params:
 export function make<P>(options: Options<P, P>): Route<P, P>
 export function make<P, T>(options: Options<P, T>): Route<P, T> {
   const resolve = options.resolve ?? ((params: P) => params as unknown as T)
+  const method = options.method
   return {
-    method: options.method,
-    capability: options.capability,
-    params: options.params,
-    cacheable: options.cacheable ?? false,
-    mayAskInput: options.mayAskInput ?? false,
+    method: method.name,
+    definition: method,
+    capability: method.capability,
+    params: options.params ?? method.params,
+    cacheable: method.cacheable,
+    mayAskInput: options.mayAskInput ?? method.mayAskInput,
     bounded: options.bounded ?? false,
-    streams: options.streams ?? false,
-    nameParam: options.nameParam,
+    streams: method.streams,
+    nameParam: method.nameParam,
     mirrors: options.mirrors ?? noMirrors,
     resolve: (params, environment) => resolve(params, environment),
     guard: options.guard ?? noGuard,

@@ -11,8 +11,9 @@
  * @example
  * ```ts
  * import * as RouteTable from "@snodo/core/extension/RouteTable"
+ * import * as Methods from "@snodo/protocol/methods/Methods"
  *
- * const route = runtime.routes.find("tools/call")
+ * const route = runtime.routes.find(Methods.ToolsCall.name)
  * route?.nameParam // "name": an HTTP client mirrors params.name in Mcp-Name
  * ```
  *
@@ -20,7 +21,7 @@
  */
 import type * as Extension from "./Extension.ts"
 import type { Dialect } from "./Dialect.ts"
-import { InvalidParams, MethodNotFound } from "../pipeline/McpError.ts"
+import { InvalidParams, MethodNotFound } from "@snodo/protocol/jsonrpc/McpError"
 import * as Route from "./Route.ts"
 
 /**

@@ -6,9 +6,10 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
-import { MethodNotFound, type McpError } from "../pipeline/McpError.ts"
-import { SetLevelRequestParams } from "../wire/Lifecycle.ts"
+import { MethodNotFound, type McpError } from "@snodo/protocol/jsonrpc/McpError"
+import { SetLevelRequestParams } from "@snodo/protocol/wire/Lifecycle"
 import * as Route from "./Route.ts"
 
 /**
@@ -18,8 +19,7 @@ import * as Route from "./Route.ts"
  * @since 0.1.0
  */
 export const route = Route.make({
-  method: "logging/setLevel",
-  capability: "logging",
+  method: Methods.LoggingSetLevel,
   params: SetLevelRequestParams.schema,
   run: (call) =>
     Effect.suspend((): Effect.Effect<Route.Reply, McpError> => {

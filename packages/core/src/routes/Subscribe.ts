@@ -11,10 +11,11 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect } from "effect"
-import { InvalidParams, MethodNotFound, type McpError } from "../pipeline/McpError.ts"
+import { InvalidParams, MethodNotFound, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { Session } from "../runtime/Session.ts"
-import { SubscribeRequestParams } from "../wire/Lifecycle.ts"
+import { SubscribeRequestParams } from "@snodo/protocol/wire/Lifecycle"
 import * as Route from "./Route.ts"
 
 const absoluteUri = /^[A-Za-z][A-Za-z0-9+.-]*:/
@@ -33,8 +34,7 @@ const sessionOf = (call: Route.Call, method: string): Session | MethodNotFound =
  * @since 0.1.0
  */
 export const subscribe = Route.make({
-  method: "resources/subscribe",
-  capability: "subscriptions",
+  method: Methods.ResourcesSubscribe,
   params: SubscribeRequestParams.schema,
   run: (call) =>
     Effect.suspend((): Effect.Effect<Route.Reply, McpError> => {
@@ -58,8 +58,7 @@ export const subscribe = Route.make({
  * @since 0.1.0
  */
 export const unsubscribe = Route.make({
-  method: "resources/unsubscribe",
-  capability: "subscriptions",
+  method: Methods.ResourcesUnsubscribe,
   params: SubscribeRequestParams.schema,
   run: (call) =>
     Effect.suspend((): Effect.Effect<Route.Reply, McpError> => {

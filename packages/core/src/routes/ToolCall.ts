@@ -14,14 +14,15 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Effect, Predicate, Result } from "effect"
 import type { Catalog, CatalogError, CompiledFailure, CompiledTool, ToolChecks } from "../catalog/Catalog.ts"
-import * as HeaderParams from "../catalog/HeaderParams.ts"
+import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
-import { InternalError, InvalidParams, isMcpError, type McpError } from "../pipeline/McpError.ts"
+import { InternalError, InvalidParams, isMcpError, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as Authorization from "../runtime/Authorization.ts"
-import { CallToolRequestParams } from "../wire/Tools.ts"
+import { CallToolRequestParams } from "@snodo/protocol/wire/Tools"
 import * as Route from "./Route.ts"
 
 const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
@@ -235,12 +236,9 @@ export type Params = typeof CallToolRequestParams.schema.Type
  * @since 0.1.0
  */
 export const route: Route.Route<Params, Target> = Route.make({
-  method: "tools/call",
-  capability: "tools",
+  method: Methods.ToolsCall,
   params: CallToolRequestParams.schema,
-  mayAskInput: true,
   bounded: true,
-  nameParam: "name",
   mirrors: (params, catalog) => mirrors(params, catalog),
   resolve: (params, environment) => resolve(environment.catalog, params),
   guard: (target) => ({ component: Authorization.toolComponent(target.tool.tool), notFound: () => unknownTool(target.tool.tool.name) }),

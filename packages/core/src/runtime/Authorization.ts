@@ -36,7 +36,7 @@ import type * as Prompt from "../catalog/Prompt.ts"
 import type * as Resource from "../catalog/Resource.ts"
 import type * as ResourceTemplate from "../catalog/ResourceTemplate.ts"
 import type * as Tool from "../catalog/Tool.ts"
-import { ApplicationError } from "../pipeline/McpError.ts"
+import { ApplicationError } from "@snodo/protocol/jsonrpc/McpError"
 import type { Principal } from "./Principal.ts"
 
 /**

@@ -31,7 +31,7 @@
  */
 import { Clock, Context, Effect, Layer, Semaphore } from "effect"
 import * as ComponentOptions from "../catalog/ComponentOptions.ts"
-import { InternalError, RateLimited, ServerBusy } from "../pipeline/McpError.ts"
+import { InternalError, RateLimited, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import * as Bulkhead from "./Bulkhead.ts"
 import * as RateWindow from "./RateWindow.ts"
 

@@ -28,15 +28,15 @@
  * @since 0.1.0
  */
 import { Deferred, Effect, Exit, Latch } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
-import type { RequestId } from "../pipeline/Envelope.ts"
-import { InternalError, InvalidParams, type McpError, ServerBusy } from "../pipeline/McpError.ts"
-import { SubscriptionIdKey } from "../wire/Meta.ts"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
+import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
+import { SubscriptionIdKey } from "@snodo/protocol/wire/Meta"
 import * as Negotiation from "../pipeline/Negotiation.ts"
-import type { SubscriptionFilter } from "../wire/Notifications.ts"
+import type { SubscriptionFilter } from "@snodo/protocol/wire/Notifications"
 import type { ListenObserver } from "./Observers.ts"
 import type { Principal } from "./Principal.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
 
 /**

@@ -16,10 +16,10 @@
  * @since 0.1.0
  */
 import { Context, Effect } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
-import * as Meta from "../wire/Meta.ts"
-import type { LoggingLevel } from "../wire/Meta.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import * as Meta from "@snodo/protocol/wire/Meta"
+import type { LoggingLevel } from "@snodo/protocol/wire/Meta"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 
 /** Severity rank, from the order of `LoggingLevel` (least to most severe). */
 const severity = new Map<LoggingLevel, number>(Meta.LoggingLevel.literals.map((level, rank) => [level, rank]))

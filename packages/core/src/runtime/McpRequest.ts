@@ -13,7 +13,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
-import type { RequestId } from "../pipeline/Envelope.ts"
+import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import type { Principal } from "./Principal.ts"
 
 /**

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { RequestId } from "../pipeline/Envelope.ts"
+import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 
 /**
  * What a listen stream reports.

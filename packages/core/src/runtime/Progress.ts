@@ -24,9 +24,9 @@
  * @since 0.1.0
  */
 import { Context, type Duration, Effect, Schema } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { ProgressObserver } from "./Observers.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 
 /**
  * Why a report was refused.

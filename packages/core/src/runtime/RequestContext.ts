@@ -8,7 +8,7 @@
 import type { Tracer } from "effect"
 import type * as Listen from "./Listen.ts"
 import type { TransportKind } from "./McpRequest.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { Session } from "./Session.ts"
 
 /**

@@ -21,7 +21,7 @@
  * @example
  * ```ts
  * import * as Session from "@snodo/core/dialect/Session"
- * import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
+ * import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
  *
  * // a transport's session: a channel for notifications, and server-to-client requests
  * const session = Session.makeUnsafe({ outbound: (frame) => write(frame), requests: OutgoingRequests.make() })
@@ -31,10 +31,10 @@
  * @since 0.1.0
  */
 import { Effect, Exit, Scope } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
-import type { LoggingLevel } from "../wire/Meta.ts"
-import type { OutgoingRequests } from "../peer/OutgoingRequests.ts"
+import type { LoggingLevel } from "@snodo/protocol/wire/Meta"
+import type { OutgoingRequests } from "@snodo/protocol/peer/OutgoingRequests"
 import type { Support } from "./Listen.ts"
 import type { Principal } from "./Principal.ts"
 import type { Change, SubscriptionHub } from "./SubscriptionHub.ts"

@@ -23,18 +23,18 @@
  */
 import { Cause, Duration, Effect, Exit, Result } from "effect"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
-import { InternalError, InvalidParams, type McpError } from "../pipeline/McpError.ts"
+import { InternalError, InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
 import type { Provide } from "../routes/Route.ts"
-import type { OutgoingRequestError, OutgoingRequests } from "../peer/OutgoingRequests.ts"
+import type { OutgoingRequestError, OutgoingRequests } from "@snodo/protocol/peer/OutgoingRequests"
 import type { ProvideWith } from "../runtime/RequestServices.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
-import type { JsonValue } from "../wire/Json.ts"
-import type { InputRequest } from "../wire/Mrtr.ts"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
+import type { JsonValue } from "@snodo/protocol/wire/Json"
+import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import { requestProblem } from "./Round.ts"
 
 /**

@@ -10,8 +10,9 @@
  *
  * @since 0.1.0
  */
+import * as Methods from "@snodo/protocol/methods/Methods"
 import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, Tracer } from "effect"
-import type * as Envelope from "../pipeline/Envelope.ts"
+import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { RouteTable } from "../routes/RouteTable.ts"
 import type { ListenObserver, Observers, ProgressObserver } from "../runtime/Observers.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
@@ -22,7 +23,7 @@ import * as McpMetrics from "../observability/McpMetrics.ts"
 import { Observability } from "../observability/Observability.ts"
 import * as TraceContext from "../observability/TraceContext.ts"
 import * as Semconv from "../observability/Semconv.ts"
-import { ProtocolVersionKey } from "../wire/Meta.ts"
+import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 
 /** The runtime's `handle`. */
 export type Handle = (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
@@ -40,20 +41,11 @@ export interface Instrumentation extends Observers {
 
 const maxTargetLength = 256
 
-/** The tool or prompt name, or the resource URI, a request is about (raw params: strings only). */
+/** The tool or prompt name, or the resource URI, a request is about (the table's `subject`; raw params: strings only). */
 const targetOf = (request: Envelope.Request): string | undefined => {
-  const params = request.params
-  switch (request.method) {
-    case "tools/call":
-    case "prompts/get":
-      return typeof params["name"] === "string" ? params["name"].slice(0, maxTargetLength) : undefined
-    case "resources/read":
-    case "resources/subscribe":
-    case "resources/unsubscribe":
-      return typeof params["uri"] === "string" ? params["uri"].slice(0, maxTargetLength) : undefined
-    default:
-      return undefined
-  }
+  const subject = Methods.findRequest(request.method)?.subject
+  const value = subject === undefined ? undefined : request.params[subject]
+  return typeof value === "string" ? value.slice(0, maxTargetLength) : undefined
 }
 
 const networkTransport = (context: RequestContext): string | undefined => {
@@ -120,7 +112,7 @@ const startSpan = (
   const parent: Option.Option<Tracer.AnySpan> = caller !== undefined
     ? Option.some(TraceContext.toSpan(caller))
     : Option.fromUndefinedOr(fiber.cache.span)
-  const named = target !== undefined && (method === "tools/call" || method === "prompts/get")
+  const named = target !== undefined && (method === Methods.ToolsCall.name || method === Methods.PromptsGet.name)
   const span = tracer.span({
     name: named ? `${method} ${target}` : method,
     parent,
@@ -139,10 +131,10 @@ const startSpan = (
   if (transport !== undefined) span.attribute(Semconv.networkTransport, transport)
   if (context.transport === "http") span.attribute(Semconv.networkProtocolName, "http")
   if (target !== undefined) {
-    if (method === "tools/call") {
+    if (method === Methods.ToolsCall.name) {
       span.attribute(Semconv.toolName, target)
       span.attribute(Semconv.operationName, "execute_tool")
-    } else if (method === "prompts/get") span.attribute(Semconv.promptName, target)
+    } else if (method === Methods.PromptsGet.name) span.attribute(Semconv.promptName, target)
     else span.attribute(Semconv.resourceUri, target)
   }
   if (routes.find(method)?.mayAskInput === true && request.params["requestState"] === undefined) span.attribute(Semconv.mrtrRound, 1)

@@ -32,9 +32,9 @@ import * as Listen from "../runtime/Listen.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import * as Session from "../runtime/Session.ts"
-import * as OutgoingRequests from "../peer/OutgoingRequests.ts"
-import * as Peer from "../peer/Peer.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
+import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
+import * as Peer from "@snodo/protocol/peer/Peer"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import { type Outcome, ServerRuntime } from "../server/ServerRuntime.ts"
 
 /**

@@ -40,11 +40,11 @@
  */
 import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Queue, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
-import { ParseError } from "../pipeline/McpError.ts"
+import { ParseError } from "@snodo/protocol/jsonrpc/McpError"
 import type { ServerRuntime } from "../server/ServerRuntime.ts"
 import * as Connection from "./Connection.ts"
-import * as FrameWriter from "./FrameWriter.ts"
-import * as LineFramer from "./LineFramer.ts"
+import * as FrameWriter from "@snodo/protocol/peer/FrameWriter"
+import * as LineFramer from "@snodo/protocol/peer/LineFramer"
 
 /**
  * Transport options.

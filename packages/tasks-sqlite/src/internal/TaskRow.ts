@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { UnknownObject } from "@snodo/core/wire/Json"
+import { UnknownObject } from "@snodo/protocol/wire/Json"
 import * as TaskRow from "@snodo/tasks/TaskRow"
 import { Schema } from "effect"
 

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { declarations } from "@snodo/core/extension/HeaderParams"
+ * import { declarations } from "@snodo/protocol/methods/HeaderParams"
  *
  * declarations({
  *   type: "object",
@@ -23,7 +23,8 @@
  * @since 0.1.0
  */
 import { Predicate } from "effect"
-import type { JsonSchemaDocument } from "./SchemaValidator.ts"
+/** A JSON Schema document as a tool lists it (`true`, `false` or an object). */
+type JsonSchemaDocument = boolean | { readonly [key: string]: unknown }
 
 /**
  * The annotation keyword.

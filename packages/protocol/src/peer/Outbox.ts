@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import * as Outbox from "@snodo/core/transport/Outbox"
+ * import * as Outbox from "@snodo/protocol/peer/Outbox"
  *
  * const outbox = Outbox.makeUnsafe({ write: (frames, written) => socket.write(frames.map((frame) => `${frame}\n`).join(""), written) })
  * outbox.offer(frame) // false: dropped, 64 were waiting

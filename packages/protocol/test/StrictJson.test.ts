@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import * as StrictJson from "../src/pipeline/StrictJson.ts"
+import * as StrictJson from "../src/jsonrpc/StrictJson.ts"
 
 const ok = (text: string, options?: StrictJson.ParseOptions): StrictJson.Ok => {
   const result = StrictJson.parse(text, options)

@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import * as LineFramer from "@snodo/core/transport/LineFramer"
+ * import * as LineFramer from "@snodo/protocol/peer/LineFramer"
  *
  * const framer = LineFramer.make(2 * 1024 * 1024)
  * framer.push(new TextEncoder().encode('{"a":1}\n{"b"')) // [{ _tag: "Line", text: '{"a":1}' }]

@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as InFlight from "@snodo/core/transport/InFlight"
+ * import * as InFlight from "@snodo/protocol/peer/InFlight"
  *
  * const program = Effect.gen(function*() {
  *   const inFlight = yield* InFlight.make
@@ -30,8 +30,8 @@
  * @since 0.1.0
  */
 import { Effect, type Fiber, FiberMap, Option, type Scope } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
-import type { RequestId } from "../pipeline/Envelope.ts"
+import * as Encoder from "../jsonrpc/Encoder.ts"
+import type { RequestId } from "../jsonrpc/Envelope.ts"
 
 /**
  * @category models

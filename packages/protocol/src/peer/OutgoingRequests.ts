@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as OutgoingRequests from "@snodo/core/transport/OutgoingRequests"
+ * import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
  *
  * const requests = OutgoingRequests.make()
  * const roots = requests.send(sink, "roots/list", {}, "30 seconds")
@@ -27,8 +27,8 @@
  * @since 0.1.0
  */
 import { Deferred, Duration, Effect, Exit, Predicate, Schema } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
-import type * as Envelope from "../pipeline/Envelope.ts"
+import * as Encoder from "../jsonrpc/Encoder.ts"
+import type * as Envelope from "../jsonrpc/Envelope.ts"
 import type { RequestSink } from "./RequestSink.ts"
 
 /**

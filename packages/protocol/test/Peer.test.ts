@@ -5,7 +5,7 @@ import * as InFlight from "../src/peer/InFlight.ts"
 import * as Outbox from "../src/peer/Outbox.ts"
 import * as OutgoingRequests from "../src/peer/OutgoingRequests.ts"
 import * as Peer from "../src/peer/Peer.ts"
-import * as Encoder from "../src/pipeline/Encoder.ts"
+import * as Encoder from "../src/jsonrpc/Encoder.ts"
 
 describe("InFlight", () => {
   it.effect("cancels by scope and id (a string id is not a number id), ignores what names nothing, holds one request per key", () =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import * as Envelope from "../src/pipeline/Envelope.ts"
+import * as Envelope from "../src/jsonrpc/Envelope.ts"
 
 const decodeRequest = (text: string): Envelope.Request => {
   const message = Envelope.decode(text)

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { result } from "@snodo/core/transport/Encoder"
+ * import { result } from "@snodo/protocol/jsonrpc/Encoder"
  *
  * result(7, { resultType: "complete" }) // '{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}'
  * ```

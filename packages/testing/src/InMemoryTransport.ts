@@ -6,7 +6,8 @@
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import { InMemoryTransport, McpClient } from "@snodo/client"
+ * import { McpClient } from "@snodo/client"
+ * import { InMemoryTransport } from "@snodo/testing"
  *
  * // ServerLayer: your McpServer layer (provides ServerRuntime)
  * const Client = McpClient.layer().pipe(Layer.provide(InMemoryTransport.layer), Layer.provide(ServerLayer))
@@ -17,7 +18,7 @@
 import { Effect, Layer } from "effect"
 import * as Connection from "@snodo/core/transport/Connection"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
-import { type ClientTransport, Transport } from "./ClientTransport.ts"
+import { type ClientTransport, Transport } from "@snodo/client/ClientTransport"
 
 /**
  * A transport to the `ServerRuntime` in context; each `open` is a new connection.

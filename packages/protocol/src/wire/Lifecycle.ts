@@ -59,3 +59,39 @@ export const SubscribeRequestParams = OpenStruct({ _meta: Schema.optionalKey(Met
  * @since 0.1.0
  */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
+
+/**
+ * The result of `initialize` (2025-11-25).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const InitializeResult = OpenStruct({
+  _meta: Schema.optionalKey(MetaObject),
+  protocolVersion: Schema.String,
+  capabilities: UnknownObject,
+  serverInfo: Implementation,
+  instructions: Schema.optionalKey(Schema.String)
+})
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type InitializeResult = typeof InitializeResult.Type
+
+/**
+ * A result with nothing to say (`ping`, `logging/setLevel`, `resources/subscribe`, an
+ * acknowledgement): `resultType` on 2026-07-28, nothing at all on 2025-11-25.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const EmptyResult = OpenStruct({
+  _meta: Schema.optionalKey(MetaObject),
+  resultType: Schema.optionalKey(Schema.String)
+})
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type EmptyResult = typeof EmptyResult.Type

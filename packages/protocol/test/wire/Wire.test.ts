@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from "@effect/vitest"
-import * as Capabilities from "@snodo/core/wire/Capabilities"
-import * as Completion from "@snodo/core/wire/Completion"
-import * as Content from "@snodo/core/wire/Content"
-import * as Discover from "@snodo/core/wire/Discover"
-import * as Json from "@snodo/core/wire/Json"
-import * as Meta from "@snodo/core/wire/Meta"
-import * as Elicitation from "@snodo/core/wire/Elicitation"
-import * as Mrtr from "@snodo/core/wire/Mrtr"
-import * as Notifications from "@snodo/core/wire/Notifications"
-import * as Prompts from "@snodo/core/wire/Prompts"
-import * as Resources from "@snodo/core/wire/Resources"
-import * as Roots from "@snodo/core/wire/Roots"
-import * as Sampling from "@snodo/core/wire/Sampling"
-import * as Tools from "@snodo/core/wire/Tools"
+import * as Capabilities from "@snodo/protocol/wire/Capabilities"
+import * as Completion from "@snodo/protocol/wire/Completion"
+import * as Content from "@snodo/protocol/wire/Content"
+import * as Discover from "@snodo/protocol/wire/Discover"
+import * as Json from "@snodo/protocol/wire/Json"
+import * as Meta from "@snodo/protocol/wire/Meta"
+import * as Elicitation from "@snodo/protocol/wire/Elicitation"
+import * as Mrtr from "@snodo/protocol/wire/Mrtr"
+import * as Notifications from "@snodo/protocol/wire/Notifications"
+import * as Prompts from "@snodo/protocol/wire/Prompts"
+import * as Resources from "@snodo/protocol/wire/Resources"
+import * as Roots from "@snodo/protocol/wire/Roots"
+import * as Sampling from "@snodo/protocol/wire/Sampling"
+import * as Tools from "@snodo/protocol/wire/Tools"
 import { Exit, Schema } from "effect"
 import { definitionNames, officialExamples, validateDefinition } from "../../../../test/support/OfficialSchema.ts"
 
@@ -219,13 +219,13 @@ describe("wire schemas", () => {
   })
 
   it("each wire module loads on its own (no import cycle between Tools and the MRTR modules)", async () => {
-    for (const load of [() => import("@snodo/core/wire/Tools"), () => import("@snodo/core/wire/Sampling"), () => import("@snodo/core/wire/Mrtr")]) {
+    for (const load of [() => import("@snodo/protocol/wire/Tools"), () => import("@snodo/protocol/wire/Sampling"), () => import("@snodo/protocol/wire/Mrtr")]) {
       vi.resetModules()
       const module: Record<string, unknown> = await load()
       expect(Object.values(module).some((value) => Schema.isSchema(value))).toBe(true)
     }
     vi.resetModules()
-    const sampling = await import("@snodo/core/wire/Sampling")
+    const sampling = await import("@snodo/protocol/wire/Sampling")
     const params = { messages: [], maxTokens: 1, tools: [{ name: "t", inputSchema: { type: "object" } }] }
     expect(Schema.decodeUnknownSync(sampling.CreateMessageRequestParams)(params)).toEqual(params)
   })

@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import * as FrameWriter from "@snodo/core/transport/FrameWriter"
+ * import * as FrameWriter from "@snodo/protocol/peer/FrameWriter"
  *
  * const writer = FrameWriter.make(
  *   { write: (text, done) => process.stdout.write(text, done) },
@@ -24,8 +24,8 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { SinkClosed } from "../peer/RequestSink.ts"
-import type { RequestSink } from "../peer/RequestSink.ts"
+import { SinkClosed } from "./RequestSink.ts"
+import type { RequestSink } from "./RequestSink.ts"
 
 /**
  * Where the text goes: Node's `Writable#write` has this shape.

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { decode } from "@snodo/core/transport/Envelope"
+ * import { decode } from "@snodo/protocol/jsonrpc/Envelope"
  *
  * const message = decode('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}')
  * // message._tag === "Request"

@@ -21,7 +21,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as Peer from "@snodo/core/transport/Peer"
+ * import * as Peer from "@snodo/protocol/peer/Peer"
  *
  * const program = Effect.gen(function*() {
  *   const peer = yield* Peer.make({
@@ -37,9 +37,9 @@
  */
 import { Effect, Scope } from "effect"
 import type { Context } from "effect"
-import * as Encoder from "../pipeline/Encoder.ts"
-import * as Envelope from "../pipeline/Envelope.ts"
-import { InvalidRequest, type McpError, toWire } from "../pipeline/McpError.ts"
+import * as Encoder from "../jsonrpc/Encoder.ts"
+import * as Envelope from "../jsonrpc/Envelope.ts"
+import { InvalidRequest, type McpError, toWire } from "../jsonrpc/McpError.ts"
 import * as InFlight from "./InFlight.ts"
 import * as Outbox from "./Outbox.ts"
 import type { OutgoingRequests } from "./OutgoingRequests.ts"
