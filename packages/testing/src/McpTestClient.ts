@@ -31,17 +31,20 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Exit, Layer, Predicate, Queue, Schema } from "effect"
+import { Context, Effect, Layer, Predicate, Queue, Schema } from "effect"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Connection from "@snodo/core/transport/Connection"
 import { type ClientTransport, Transport } from "@snodo/client/ClientTransport"
 import * as McpClient from "@snodo/client/McpClient"
-import * as Completion from "@snodo/protocol/wire/Completion"
-import * as Discover from "@snodo/protocol/wire/Discover"
+import type * as Method from "@snodo/protocol/methods/Method"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import * as ResultCheck from "@snodo/protocol/methods/ResultCheck"
+import type * as Completion from "@snodo/protocol/wire/Completion"
+import type * as Discover from "@snodo/protocol/wire/Discover"
 import * as Mrtr from "@snodo/protocol/wire/Mrtr"
-import * as Prompts from "@snodo/protocol/wire/Prompts"
-import * as Resources from "@snodo/protocol/wire/Resources"
+import type * as Prompts from "@snodo/protocol/wire/Prompts"
+import type * as Resources from "@snodo/protocol/wire/Resources"
 import * as Tools from "@snodo/protocol/wire/Tools"
 
 /**
@@ -243,36 +246,28 @@ export interface Client extends Base {
   readonly frames: () => ReadonlyArray<string>
 }
 
-const methods = {
-  tools: "tools/list",
-  resources: "resources/list",
-  resourceTemplates: "resources/templates/list",
-  prompts: "prompts/list"
+/** The method that lists each kind of entry. */
+const listMethods = {
+  tools: Methods.ToolsList,
+  resources: Methods.ResourcesList,
+  resourceTemplates: Methods.ResourcesTemplatesList,
+  prompts: Methods.PromptsList
 } as const
-
-const listSchemas = {
-  tools: Tools.ListToolsResult,
-  resources: Resources.ListResourcesResult,
-  resourceTemplates: Resources.ListResourceTemplatesResult,
-  prompts: Prompts.ListPromptsResult
-} as const
-
-type AnyDecoder<A> = Schema.Decoder<A>
 
 /**
- * Checks a `"complete"` result against `schema` and an `input_required` round against
- * `InputRequiredResult`; a mismatch is a defect of the server under test. A result type of an
- * extension (`"task"`) is handed back unchecked.
+ * Checks a result against its method's entry in the method table (`ResultCheck`: a complete
+ * result against the result schema, an `input_required` round against the MRTR shape, a `task`
+ * against `CreateTaskResult`); a mismatch is a defect of the server under test.
  */
-const checked = <A>(method: string, schema: AnyDecoder<A>) => {
-  const decodeComplete = Schema.decodeUnknownExit(schema)
-  const decodeInput = Schema.decodeUnknownExit(Mrtr.InputRequiredResult)
+const checked = <A>(method: Method.AnyRequest) => {
+  const check = ResultCheck.make(method)
   return (result: Result): Effect.Effect<A> => {
-    if (result.resultType !== "complete" && result.resultType !== "input_required") return Effect.succeed(result as unknown as A)
-    const exit: Exit.Exit<unknown, Schema.SchemaError> = result.resultType === "input_required" ? decodeInput(result) : decodeComplete(result)
-    // the result as written (an open struct's decoding keeps every key anyway)
-    if (Exit.isSuccess(exit)) return Effect.succeed(result as unknown as A)
-    return Effect.die(new Error(`${method}: the server's ${result.resultType} result does not match its schema: ${String(exit.cause)}`))
+    const mismatch = check(result, "2026-07-28")
+    // the result as written (checked, never rewritten)
+    if (mismatch === undefined) return Effect.succeed(result as unknown as A)
+    return Effect.die(
+      new Error(`${method.name}: the server's ${result.resultType} result does not match its schema at ${mismatch.path || "the root"}: ${mismatch.message}`)
+    )
   }
 }
 
@@ -334,19 +329,19 @@ export const make = Effect.fnUntraced(function*() {
     )
   }
 
-  const checkTool = checked("tools/call", Tools.CallToolResult)
-  const checkRead = checked("resources/read", Resources.ReadResourceResult)
-  const checkPrompt = checked("prompts/get", Prompts.GetPromptResult)
-  const checkComplete = checked("completion/complete", Completion.CompleteResult)
-  const checkDiscover = checked("server/discover", Discover.DiscoverResult)
+  const checkTool = checked<CallToolResult>(Methods.ToolsCall)
+  const checkRead = checked<Resources.ReadResourceResult>(Methods.ResourcesRead)
+  const checkPrompt = checked<Prompts.GetPromptResult>(Methods.PromptsGet)
+  const checkComplete = checked<Completion.CompleteResult>(Methods.CompletionComplete)
+  const checkDiscover = checked<Discover.DiscoverResult>(Methods.ServerDiscover)
 
   const list: Client["list"] = <K extends keyof Lists>(kind: K) =>
     Effect.gen(function*() {
-      const check = checked(methods[kind], listSchemas[kind] as unknown as AnyDecoder<Record<K, ReadonlyArray<Lists[K]>>>)
+      const check = checked<Record<K, ReadonlyArray<Lists[K]>>>(listMethods[kind])
       const items: Array<Lists[K]> = []
       let cursor: string | undefined
       do {
-        const page = yield* Effect.flatMap(request(methods[kind], cursor === undefined ? {} : { cursor }), check)
+        const page = yield* Effect.flatMap(request(listMethods[kind].name, cursor === undefined ? {} : { cursor }), check)
         items.push(...page[kind])
         cursor = (page as unknown as { readonly nextCursor?: string }).nextCursor
       } while (cursor !== undefined)
@@ -380,14 +375,14 @@ export const make = Effect.fnUntraced(function*() {
     mcp,
     request,
     rounds,
-    discover: (options) => Effect.flatMap(request("server/discover", {}, options), checkDiscover),
-    callTool: (name, args = {}, options) => Effect.flatMap(request("tools/call", { name, arguments: args }, options), checkTool),
+    discover: (options) => Effect.flatMap(request(Methods.ServerDiscover.name, {}, options), checkDiscover),
+    callTool: (name, args = {}, options) => Effect.flatMap(request(Methods.ToolsCall.name, { name, arguments: args }, options), checkTool),
     list,
-    readResource: (uri, options) => Effect.flatMap(request("resources/read", { uri }, options), checkRead),
-    getPrompt: (name, args = {}, options) => Effect.flatMap(request("prompts/get", { name, arguments: args }, options), checkPrompt),
+    readResource: (uri, options) => Effect.flatMap(request(Methods.ResourcesRead.name, { uri }, options), checkRead),
+    getPrompt: (name, args = {}, options) => Effect.flatMap(request(Methods.PromptsGet.name, { name, arguments: args }, options), checkPrompt),
     complete: (ref, argument, context) =>
       Effect.flatMap(
-        request("completion/complete", context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }),
+        request(Methods.CompletionComplete.name, context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }),
         checkComplete
       ),
     notify: (method, params) => opened.receive(Encoder.notification(method, params)),
