@@ -5,7 +5,9 @@
  * `skipLibCheck: false`) is written to a folder outside the workspace, installs the tarballs with
  * `effect`, `@effect/platform-node` and `@types/node` at the versions of our lock, type-checks
  * with tsc, and is then run over stdio and over HTTP (NodeServe) and driven by the official client
- * 2.4.0: list, call, read, prompt.
+ * 2.4.0: list, call, read, prompt. A second app installs `@snodo/client` alone (with the
+ * `@snodo/protocol` it depends on): no server package comes with it, and it drives the first app's
+ * server over stdio.
  *
  * The install is offline: `npm ci --offline` from a lock file written here, with the registry
  * entries copied from our package-lock.json (so only tarballs that the repository's own `npm ci`
@@ -151,6 +153,7 @@ const installedCopies = (dir: string, name: string): Array<string> => {
 
 let work = ""
 let app = ""
+let clientApp = ""
 let packed: ReadonlyArray<Packed> = []
 let typecheck: SpawnSyncReturns<string> | undefined
 
@@ -182,11 +185,47 @@ beforeAll(() => {
   writeFileSync(join(app, "package-lock.json"), JSON.stringify(lockFor(manifest, tarballs), null, 2))
   must(run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], app, 180_000), "npm ci --offline in the app")
   typecheck = run(process.execPath, [tsc, "-p", "tsconfig.json", "--listFiles"], app, 120_000)
+
+  // The client alone: @snodo/client and what it depends on, nothing else of ours.
+  clientApp = join(work, "client-app")
+  mkdirSync(clientApp)
+  const clientTarballs = tarballs.filter(({ manifest }) => manifest.name === "@snodo/client" || manifest.name === "@snodo/protocol")
+  const clientManifest = {
+    name: "snodo-client-app",
+    version: "1.0.0",
+    private: true,
+    type: "module",
+    dependencies: {
+      ...Object.fromEntries(clientTarballs.map(({ packed: pack }) => [pack.name, `file:../packs/${pack.filename}`])),
+      "@effect/platform-node": locked("@effect/platform-node"),
+      effect: locked("effect")
+    },
+    devDependencies: {}
+  }
+  writeFileSync(join(clientApp, "package.json"), JSON.stringify(clientManifest, null, 2))
+  writeFileSync(join(clientApp, "package-lock.json"), JSON.stringify(lockFor(clientManifest, clientTarballs), null, 2))
+  writeFileSync(join(clientApp, "agent.mjs"), clientScript)
+  must(run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], clientApp, 180_000), "npm ci --offline in the client app")
 }, 300_000)
 
 afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true })
 })
+
+/** The client app: `@snodo/client` over stdio to the first app's server, printing what it got. */
+const clientScript = `import { Effect, Layer } from "effect"
+import { McpClient, StdioClientTransport } from "@snodo/client"
+const [server] = process.argv.slice(2)
+const program = Effect.gen(function*() {
+  const client = yield* McpClient
+  const tools = yield* client.listTools
+  const added = yield* client.callTool("add", { a: 1, b: 2 })
+  return { era: client.server.protocolVersion, tools: tools.map((tool) => tool.name), sum: added.structuredContent }
+}).pipe(Effect.provide(McpClient.layer().pipe(
+  Layer.provide(StdioClientTransport.layerNode({ command: process.execPath, args: [server, "--stdio"] }))
+)))
+process.stdout.write(JSON.stringify(await Effect.runPromise(program)))
+`
 
 const text = (content: unknown): unknown => Array.isArray(content) ? (content[0] as { readonly text?: unknown } | undefined)?.text : undefined
 
@@ -219,7 +258,7 @@ const newClient = () =>
 
 describe("an application outside the workspace, on the packed tarballs", () => {
   it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
-    expect(packageNames).toEqual(["apps", "client", "core", "http", "json-schema", "oauth", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
+    expect(packageNames).toEqual(["apps", "client", "core", "http", "json-schema", "oauth", "protocol", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
     expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
     for (const pack of packed) {
       const paths = pack.files.map((file) => file.path)
@@ -267,7 +306,8 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       "@snodo/core/extension",
       "@snodo/core/dialect",
       "@snodo/core/transport",
-      "@snodo/protocol/wire",
+      "@snodo/protocol/wire/Tools",
+      "@snodo/protocol/methods/Methods",
       "@snodo/core/extension/Route",
       "@snodo/protocol/peer/Peer",
       "@snodo/http/McpHttp",
@@ -387,5 +427,14 @@ process.stdout.write(JSON.stringify({
     // The last line: Effect's default logger writes to stdout too.
     const out = must(run(process.execPath, ["dist/selftest.js"], app, 30_000), "node dist/selftest.js").trim().split("\n").at(-1)
     expect(JSON.parse(out ?? "")).toEqual({ structured: { sum: 3 }, refused: true, tools: ["add", "shout"] })
+  })
+
+  it("installs @snodo/client alone, with no server package, and drives a snodo server with it", () => {
+    expect(installedCopies(clientApp, "@snodo/core")).toEqual([])
+    expect(installedCopies(clientApp, "@snodo/http")).toEqual([])
+    expect(installedCopies(clientApp, "@snodo/protocol")).toEqual([join(clientApp, "node_modules", "@snodo", "protocol")])
+    expect(installedCopies(clientApp, "effect")).toEqual([join(clientApp, "node_modules", "effect")])
+    const out = must(run(process.execPath, ["agent.mjs", join(app, "dist", "main.js")], clientApp, 30_000), "node agent.mjs")
+    expect(JSON.parse(out)).toEqual({ era: "2026-07-28", tools: ["add", "shout"], sum: { sum: 3 } })
   })
 })
