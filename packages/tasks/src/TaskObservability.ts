@@ -9,11 +9,47 @@
  *
  * @since 0.1.0
  */
-import * as McpMetrics from "@snodo/core/McpMetrics"
 import { Observability } from "@snodo/core/Observability"
 import * as Semconv from "@snodo/core/extension/Semconv"
 import { Context, Effect, Metric, Tracer } from "effect"
 import type * as Task from "./Task.ts"
+
+/**
+ * A task's id (span attribute).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const taskIdAttribute = "mcp.task.id"
+
+/**
+ * A task's status (metric attribute).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const taskStatusAttribute = "mcp.task.status"
+
+/**
+ * Which claim of a task a run is (1 for the first; span attribute). snodo's own.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const taskAttemptAttribute = "mcp.task.attempt"
+
+/**
+ * Task state changes, by `mcp.task.status` (`working`, `input_required`, `completed`, `failed`,
+ * `cancelled`): the Tasks extension's metric, beside the server's (`McpMetrics`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const taskTransitions = Metric.counter("mcp.server.tasks", {
+  attributes: { unit: "{task}" },
+  description: "Tasks entering each state",
+  incremental: true
+})
 
 /**
  * @category models
@@ -56,7 +92,7 @@ export const make: Effect.Effect<TaskObservability> = Effect.map(Effect.context<
     if (!settings.metrics) return
     let counter = counters.get(status)
     if (counter === undefined) {
-      counter = Metric.withAttributes(McpMetrics.taskTransitions, { [Semconv.taskStatus]: status })
+      counter = Metric.withAttributes(taskTransitions, { [taskStatusAttribute]: status })
       counters.set(status, counter)
     }
     counter.updateUnsafe(1, services)
@@ -69,9 +105,9 @@ export const make: Effect.Effect<TaskObservability> = Effect.map(Effect.context<
       kind: "internal",
       links: trace === undefined ? [] : [{ span: Tracer.externalSpan(trace), attributes: { "link.type": "created-by" } }],
       attributes: {
-        [Semconv.taskId]: task.taskId,
+        [taskIdAttribute]: task.taskId,
         [Semconv.toolName]: task.work.tool,
-        [Semconv.taskAttempt]: task.attempt
+        [taskAttemptAttribute]: task.attempt
       }
     }).pipe(
       // A task created here starts on the creating request's fiber, whose tracer is the transport's.

@@ -118,16 +118,3 @@ export const progressReports = Metric.counter("mcp.server.progress.reports", {
   description: "Progress notifications written",
   incremental: true
 })
-
-/**
- * Task state changes (the Tasks extension), by `mcp.task.status` (`working`, `input_required`,
- * `completed`, `failed`, `cancelled`).
- *
- * @category constants
- * @since 0.1.0
- */
-export const taskTransitions = Metric.counter("mcp.server.tasks", {
-  attributes: { unit: "{task}" },
-  description: "Tasks entering each state",
-  incremental: true
-})

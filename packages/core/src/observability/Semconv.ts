@@ -96,24 +96,3 @@ export const errorType = "error.type"
  * @since 0.1.0
  */
 export const rpcResponseStatusCode = "rpc.response.status_code"
-/**
- * A task's id (Tasks extension).
- *
- * @category constants
- * @since 0.1.0
- */
-export const taskId = "mcp.task.id"
-/**
- * A task's status (Tasks extension).
- *
- * @category constants
- * @since 0.1.0
- */
-export const taskStatus = "mcp.task.status"
-/**
- * Which claim of a task a run is (1 for the first). snodo's own.
- *
- * @category constants
- * @since 0.1.0
- */
-export const taskAttempt = "mcp.task.attempt"
