@@ -6,8 +6,9 @@
  * rewritten: what the application gets is what the server wrote, unknown keys and all.
  *
  * An initialize-era (2025-11-25) result carries no `resultType` and no cache hints: it is checked
- * as a complete result that may not be cached (a result without `resultType` is a complete one in
- * either era).
+ * as a complete result that may not be cached. The same holds in either era: a result without
+ * `resultType` is a complete one, and a cacheable result without `ttlMs`/`cacheScope` one that may
+ * not be cached (the hints only save a round trip; a server that forgets them is still answered).
  *
  * @example
  * ```ts
@@ -87,6 +88,6 @@ export const make = (method: Method.AnyRequest): Check => {
     if (resultType !== "complete" && era === "2026-07-28") {
       return { path: "resultType", message: `${JSON.stringify(resultType)} is not a result type ${method.name} answers with` }
     }
-    return complete({ resultType: "complete", ...(era === "2025-11-25" && method.cacheable ? uncached : {}), ...written })
+    return complete({ resultType: "complete", ...(method.cacheable ? uncached : {}), ...written })
   }
 }
