@@ -40,6 +40,7 @@ import * as InitializeEra from "./InitializeEra.ts"
 import type * as Listen from "./Listen.ts"
 import * as McpHeaders from "./McpHeaders.ts"
 import * as Reply from "./Reply.ts"
+import * as Status from "./Status.ts"
 import type * as RequestHead from "./RequestHead.ts"
 import type { HttpSession, Refused, Sessions } from "./Sessions.ts"
 
@@ -71,10 +72,10 @@ const reply = (answer: Reply.Reply): Route => ({ _tag: "Reply", reply: answer })
 const responseRefused = reply(Reply.refuse(400, -32600, "Invalid request: the server accepts no JSON-RPC responses"))
 const acceptedRoute = reply(Reply.accepted)
 
-/** An error answered before anything runs, with the status the preferred dialect gives its code. */
+/** An error answered before anything runs, with the status its code has in the preferred dialect's era. */
 const refuse = (runtime: ServerRuntime["Service"], id: Envelope.RequestId | null, error: McpError): Route => {
   const refused = runtime.reject(id, error)
-  return reply(Reply.json(refused.frame, refused._tag === "Error" ? refused.status : 400))
+  return reply(Reply.json(refused.frame, refused._tag === "Error" ? Status.of(refused) : 400))
 }
 
 /**

@@ -34,6 +34,7 @@ import type { Outcome, RequestContext, ServerRuntime } from "@snodo/core/transpo
 import type { Session } from "@snodo/core/dialect/Session"
 import * as Authentication from "./Authentication.ts"
 import * as Reply from "./Reply.ts"
+import * as Status from "./Status.ts"
 import type * as RequestHead from "./RequestHead.ts"
 
 /**
@@ -139,7 +140,7 @@ export class Exchange {
       this.settle(Reply.refusal(outcome.frame, outcome.refusal), outcome.frame)
       return
     }
-    const status = outcome._tag === "Result" ? 200 : outcome.status
+    const status = outcome._tag === "Result" ? 200 : Status.of(outcome)
     const headers = this.headersOf?.(outcome)
     this.settle(headers === undefined ? Reply.json(outcome.frame, status) : Reply.json(outcome.frame, status, headers), outcome.frame)
   }

@@ -5,8 +5,8 @@
  * (or none). `McpHttp` turns it into an `HttpServerResponse` with {@link toResponse}; `NodeServe`
  * writes it to Node's `ServerResponse` directly.
  *
- * The HTTP status of a JSON-RPC error is the request's dialect's (`Dialect.httpStatus`; see the
- * runtime's `Outcome`). A refusal that concerns no readable request carries a JSON-RPC error
+ * The HTTP status of a JSON-RPC error is its code's in the era of the dialect that answered
+ * (`Status`; the runtime's `Outcome` carries the code and the dialect's version). A refusal that concerns no readable request carries a JSON-RPC error
  * without an `id`.
  *
  * @example

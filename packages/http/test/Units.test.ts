@@ -1,11 +1,11 @@
 /** The pure parts of the transport: header values, negotiation, security policies, statuses. */
-import { Dialect2026_07_28 } from "@snodo/core/dialect"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Negotiation from "../src/Negotiation.ts"
 import * as Options from "@snodo/http/Options"
 import * as RequestHead from "../src/RequestHead.ts"
 import * as Security from "@snodo/http/Security"
+import * as Status from "@snodo/http/Status"
 
 describe("RequestHead.decodeValue", () => {
   it("decodes the spec's examples", () => {
@@ -119,10 +119,16 @@ describe("Security", () => {
 })
 
 describe("Replies and Options", () => {
-  it("the 2026-07-28 dialect maps codes to statuses", () => {
-    const statusOf = Dialect2026_07_28.httpStatus
+  it("maps codes to statuses by the era of the dialect that answered, and refusals to 503 / 429", () => {
+    const statusOf = (code: number) => Status.ofCode("2026-07-28", code)
     expect([-32700, -32600, -32602, -32020, -32021, -32022].map(statusOf)).toEqual([400, 400, 400, 400, 400, 400])
     expect([statusOf(-32601), statusOf(-32603), statusOf(-32001), statusOf(-32019)]).toEqual([404, 500, 200, 200])
+    expect([-32700, -32600, -32601, -32602, -32603].map((code) => Status.ofCode("2025-11-25", code))).toEqual([400, 400, 200, 200, 200])
+    expect(Status.ofCode("2099-01-01", -32601)).toBe(404)
+    const error = { _tag: "Error", frame: "{}", code: -32603, version: "2026-07-28" } as const
+    expect(Status.of(error)).toBe(500)
+    expect(Status.of({ ...error, refusal: { reason: "busy", retryAfterMillis: 1000 } })).toBe(503)
+    expect(Status.of({ ...error, refusal: { reason: "rate-limited", retryAfterMillis: 1000 } })).toBe(429)
   })
 
   it("resolves defaults and refuses nonsense limits with a ConfigurationError naming each (no throw)", () => {

@@ -87,15 +87,6 @@ export const shape = (
 }
 
 /**
- * The HTTP status of a JSON-RPC error: 400 for a frame that is not a valid request (-32700,
- * -32600), 200 for any error answering a request.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const httpStatus = (code: number): number => code === -32700 || code === -32600 ? 400 : 200
-
-/**
  * A `_meta` naming 2025-11-25: that version is negotiated by `initialize`, never named per request
  * (admission answers such a request -32022 before asking the dialect).
  */
@@ -114,7 +105,6 @@ export const Dialect2025_11_25: Dialect = {
   routes,
   removed,
   shape,
-  httpStatus,
   session: { admit: admitFromSession(version), opening: new Set(["initialize", "ping"]) },
   extensions: false,
   inputs: "requests"

@@ -51,31 +51,6 @@ export const removed: ReadonlySet<string> = new Set([
 ])
 
 /**
- * The HTTP status of a JSON-RPC error code: -32700, -32600, -32602 and the MCP codes -32020..-32022
- * are 400, -32601 is 404, -32603 is 500; any other (application) code travels in a 200.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const httpStatus = (code: number): number => {
-  switch (code) {
-    case -32700:
-    case -32600:
-    case -32602:
-    case -32020:
-    case -32021:
-    case -32022:
-      return 400
-    case -32601:
-      return 404
-    case -32603:
-      return 500
-    default:
-      return 200
-  }
-}
-
-/**
  * The 2026-07-28 dialect.
  *
  * @category constants
@@ -86,6 +61,5 @@ export const Dialect2026_07_28: Dialect = {
   admit: admitMeta("2026-07-28"),
   routes,
   removed,
-  shape,
-  httpStatus
+  shape
 }

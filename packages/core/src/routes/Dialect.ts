@@ -2,8 +2,9 @@
  * Dialects: the protocol revisions a server speaks, as an allowlist of profiles.
  *
  * A dialect is a value that owns what differs between revisions: how a request's version and
- * capabilities are found (`admit`), the methods it serves (`routes`) and those it removed, the
- * shape every result gets (`shape`) and the HTTP status of each JSON-RPC error code (`httpStatus`).
+ * capabilities are found (`admit`), the methods it serves (`routes`) and those it removed, and the
+ * shape every result gets (`shape`). (The HTTP status of an error is the HTTP transport's matter:
+ * `@snodo/http`'s `Status`.)
  * The `DialectRegistry` service is the allowlist: a request whose `_meta` names no registered
  * dialect is refused with -32022 listing what is supported. Only 2026-07-28 is registered by
  * default; installing a package never enables another revision by itself.

@@ -34,8 +34,6 @@ export interface Revision {
     serverInfo: Readonly<Record<string, unknown>>,
     cache: CacheHint | undefined
   ) => Record<string, unknown>
-  /** The HTTP status an error with this JSON-RPC code is answered with. */
-  readonly httpStatus: (code: number) => number
   /**
    * Present on an initialize-era revision: requests name no version in `_meta`; `initialize`
    * negotiates it and the transport's session keeps it. `admit` reads a request's protocol context

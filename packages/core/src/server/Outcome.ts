@@ -6,8 +6,8 @@
  */
 
 /**
- * One encoded response. An error carries its code and the HTTP status the request's dialect
- * answers it with. `streamEnd` is set when the response ends a listen stream the server closed: a
+ * One encoded response. An error carries its code and the protocol version of the dialect that
+ * answered it (a transport with statuses of its own, HTTP, maps the code by it). `streamEnd` is set when the response ends a listen stream the server closed: a
  * transport whose streams share one channel (stdio) writes it right after the response; one with
  * a stream per request (HTTP) ends that stream instead.
  *
@@ -20,7 +20,8 @@ export type Outcome =
     readonly _tag: "Error"
     readonly frame: string
     readonly code: number
-    readonly status: number
+    /** The protocol version of the dialect that answered (or refused) the request. */
+    readonly version: string
     readonly streamEnd?: string
     /** Set when the request was refused by a bound, not failed: HTTP answers 503 or 429 with `Retry-After`. */
     readonly refusal?: Refusal

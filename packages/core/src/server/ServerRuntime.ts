@@ -120,12 +120,12 @@ const executorComponent = (component: Authorization.Component): ExecutorComponen
 const busyRefusal: Refusal = { reason: "busy", retryAfterMillis: 1000 }
 
 const errorOutcome = (id: Envelope.RequestId | null, error: McpError, dialect: Dialect): Outcome => {
-  const outcome = { _tag: "Error", frame: Encoder.error(id, toWire(error)), code: error.code, status: dialect.httpStatus(error.code) } as const
+  const outcome = { _tag: "Error", frame: Encoder.error(id, toWire(error)), code: error.code, version: dialect.version } as const
   switch (error._tag) {
     case "ServerBusy":
-      return { ...outcome, status: 503, refusal: error.data.retryAfterMs === undefined ? busyRefusal : { reason: "busy", retryAfterMillis: error.data.retryAfterMs } }
+      return { ...outcome, refusal: error.data.retryAfterMs === undefined ? busyRefusal : { reason: "busy", retryAfterMillis: error.data.retryAfterMs } }
     case "RateLimited":
-      return { ...outcome, status: 429, refusal: { reason: "rate-limited", retryAfterMillis: error.data.retryAfterMs } }
+      return { ...outcome, refusal: { reason: "rate-limited", retryAfterMillis: error.data.retryAfterMs } }
     default:
       return outcome
   }
