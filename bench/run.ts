@@ -970,7 +970,7 @@ const notes: Array<string> = [
   "services, and its result stored and published), timed until the last `notifications/tasks` with `completed` " +
   "reaches the hub; beside it, 20,000 sequential plain `tools/call`s of the same tool through the same pipeline.",
   "Stores: `bench/stores.ts`, in its own process, drains 2,000 tasks per round, workers claiming 8 at a time and completing each with a " +
-  "result, through `@snodo/tasks-postgres` (a fresh schema; each worker its own pool, as instances would be) and " +
+  "result, through `@snodo/postgres` (a fresh schema; each worker its own pool, as instances would be) and " +
   "`@snodo/tasks-sqlite` (a fresh file, WAL, synchronous FULL; the workers are fibers on one client, as on one host); " +
   "the raw floor column is a bare loop of plain SQL doing the same claim and complete on a table of the same shape " +
   "(PostgreSQL: `FOR UPDATE SKIP LOCKED` on `@effect/sql-pg`; SQLite: `BEGIN IMMEDIATE` on the same client). Rounds " +

@@ -6,7 +6,7 @@
  * each claiming up to `batch` at a time and completing each claimed task with a result. The figure
  * is tasks per second from the first claim to the last completion.
  *
- * - **PostgreSQL** (`@snodo/tasks-postgres` in a fresh schema, dropped afterwards): each worker is
+ * - **PostgreSQL** (`@snodo/postgres` in a fresh schema, dropped afterwards): each worker is
  *   an instance of its own (its own pool and store). The bare loop is what a hand-written queue on
  *   `@effect/sql-pg` does: `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n)`
  *   to claim, `UPDATE ... WHERE id = $1 AND owner = $2` to complete, on a table of the same shape
@@ -25,7 +25,7 @@
 import { PgClient } from "@effect/sql-pg"
 import type { Task } from "@snodo/tasks"
 import { TaskStore } from "@snodo/tasks/TaskStore"
-import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksPostgres from "@snodo/postgres"
 import * as TasksSqlite from "@snodo/tasks-sqlite"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"

@@ -1,7 +1,7 @@
 /**
  * A server meant to run as one of many instances behind a load balancer, its tasks and listen
  * streams on PostgreSQL: a `build_report` tool that runs as a task, the Tasks extension on
- * `@snodo/tasks-postgres` (store, LISTEN/NOTIFY signals) and the PostgreSQL `SubscriptionHub`, so a
+ * `@snodo/postgres` (store, LISTEN/NOTIFY signals) and the PostgreSQL `SubscriptionHub`, so a
  * task created on one instance can be read, cancelled and followed (`subscriptions/listen`) on any
  * other, and a task whose instance dies is finished by another.
  */
@@ -9,7 +9,7 @@ import { PgClient } from "@effect/sql-pg"
 import { McpServer, Tool } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as Tasks from "@snodo/tasks"
-import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksPostgres from "@snodo/postgres"
 import { Effect, Layer, Redacted, Schema } from "effect"
 
 /** Which instance this is, in every result it builds. */

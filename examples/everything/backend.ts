@@ -19,7 +19,7 @@
 import * as SubscriptionHub from "@snodo/core/SubscriptionHub"
 import * as TaskSignals from "@snodo/tasks/TaskSignals"
 import * as TaskStore from "@snodo/tasks/TaskStore"
-import type * as TasksPostgres from "@snodo/tasks-postgres"
+import type * as TasksPostgres from "@snodo/postgres"
 import type * as TasksSqlite from "@snodo/tasks-sqlite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -84,7 +84,7 @@ export const layer = (backend: Backend, options: Options = {}): Layer.Layer<Serv
       )
     case "Postgres":
       return Layer.unwrap(
-        Effect.promise(() => Promise.all([import("@snodo/tasks-postgres"), import("@effect/sql-pg")])).pipe(
+        Effect.promise(() => Promise.all([import("@snodo/postgres"), import("@effect/sql-pg")])).pipe(
           Effect.map(([TasksPostgres, { PgClient }]) =>
             TasksPostgres.layerWithHub({ schema: backend.schema, migrate: true, ledger: options.ledger === true }).pipe(
               Layer.provide(PgClient.layer({ url: Redacted.make(backend.url), applicationName: "snodo-everything" }))
@@ -132,7 +132,7 @@ export const parseSessions = (spec: string): Sessions | string => {
  */
 export const sessionStoreLayer = (sessions: Sessions) =>
   sessions._tag === "Memory" ? undefined : Layer.unwrap(
-    Effect.promise(() => Promise.all([import("@snodo/tasks-postgres"), import("@effect/sql-pg")])).pipe(
+    Effect.promise(() => Promise.all([import("@snodo/postgres"), import("@effect/sql-pg")])).pipe(
       Effect.map(([TasksPostgres, { PgClient }]) =>
         Layer.unwrap(Effect.as(TasksPostgres.migrate({ schema: sessions.schema }), TasksPostgres.PgSessionStore.layer({ schema: sessions.schema }))).pipe(
           Layer.provide(PgClient.layer({ url: Redacted.make(sessions.url), applicationName: "snodo-everything-sessions" }))

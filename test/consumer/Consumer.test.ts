@@ -258,7 +258,7 @@ const newClient = () =>
 
 describe("an application outside the workspace, on the packed tarballs", () => {
   it("packs only the build: no sources, tests, fixtures, JSON Schema test suite or stale outputs", () => {
-    expect(packageNames).toEqual(["apps", "client", "core", "http", "json-schema", "oauth", "protocol", "skills", "tasks", "tasks-postgres", "tasks-sqlite", "testing"])
+    expect(packageNames).toEqual(["apps", "client", "core", "http", "json-schema", "oauth", "postgres", "protocol", "skills", "tasks", "tasks-sqlite", "testing"])
     expect(packed.map((pack) => pack.name).toSorted()).toEqual(packageNames.map((name) => `@snodo/${name}`))
     for (const pack of packed) {
       const paths = pack.files.map((file) => file.path)

@@ -8,7 +8,7 @@ const text = fs.readFileSync(path.join(root, "docs/architecture.md"), "utf8")
 
 describe("docs/architecture.md", () => {
   it("every source path it names exists", () => {
-    const named = [...text.matchAll(/`((?:protocol|core|http|tasks|skills|oauth|testing|client)\/src\/[A-Za-z0-9_/]+\.ts|test\/[A-Za-z0-9_/]+\.ts)`/g)].map((match) => match[1]!)
+    const named = [...text.matchAll(/`((?:protocol|core|http|tasks|skills|oauth|testing|client|postgres)\/src\/[A-Za-z0-9_/]+\.ts|test\/[A-Za-z0-9_/]+\.ts)`/g)].map((match) => match[1]!)
     expect(named.length).toBeGreaterThan(30)
     const missing = named.filter((file) => !fs.existsSync(path.join(root, file.startsWith("test/") ? file : `packages/${file}`)))
     expect(missing).toEqual([])

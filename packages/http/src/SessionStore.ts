@@ -21,7 +21,7 @@
  *   session elsewhere ends (one stream per session, the newest).
  *
  * `makeMemory` shares sessions between the transports of one process that are given the same
- * store (and is what tests of the shared path run on); `@snodo/tasks-postgres/PgSessionStore`
+ * store (and is what tests of the shared path run on); `@snodo/postgres/PgSessionStore`
  * between processes.
  *
  * @example

@@ -1,6 +1,6 @@
 /**
  * A row of a SQL store's `snodo_tasks` table and the record it stores, for the store packages
- * (`@snodo/tasks-sqlite`, `@snodo/tasks-postgres`, or a store of your own on the same table).
+ * (`@snodo/tasks-sqlite`, `@snodo/postgres`, or a store of your own on the same table).
  *
  * A store decodes what its driver returns with a Schema of its own (its column types: `bigint`
  * or number, JSON parsed or as text) into a {@link Row}; this module turns rows into records, and

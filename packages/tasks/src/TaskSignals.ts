@@ -4,7 +4,7 @@
  * The store is the truth; a signal only says "look again": a task changed (a client answered its
  * inputs or cancelled it), or work is waiting to be claimed. A lost signal costs latency, never
  * correctness: workers also heartbeat and claimers also poll. {@link layerMemory} delivers within
- * the process; `@snodo/tasks-postgres` delivers to every instance through `LISTEN/NOTIFY`.
+ * the process; `@snodo/postgres` delivers to every instance through `LISTEN/NOTIFY`.
  *
  * @example
  * ```ts

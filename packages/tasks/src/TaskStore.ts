@@ -14,7 +14,7 @@
  * instances sharing the store. Terminal tasks never change again.
  *
  * Stores: {@link layerMemory} here (one process; tests), `@snodo/tasks-sqlite` (embedded, one
- * host), `@snodo/tasks-postgres` (many instances). Each passes the contract suite in
+ * host), `@snodo/postgres` (many instances). Each passes the contract suite in
  * `@snodo/tasks/TaskStoreContract`.
  *
  * @example

@@ -4,7 +4,7 @@
  * and dropped after them.
  */
 import { PgClient } from "@effect/sql-pg"
-import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksPostgres from "@snodo/postgres"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"

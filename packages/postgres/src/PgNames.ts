@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import * as PgNames from "@snodo/tasks-postgres/PgNames"
+ * import * as PgNames from "@snodo/postgres/PgNames"
  *
  * PgNames.names("snodo").tasks          // "snodo.snodo_tasks"
  * PgNames.names("snodo").signalsChannel // "snodo_signals_snodo"

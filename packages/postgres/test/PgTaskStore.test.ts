@@ -9,7 +9,7 @@ import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import type { Task } from "@snodo/tasks"
 import { TaskStore } from "@snodo/tasks/TaskStore"
-import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksPostgres from "@snodo/postgres"
 import { Context, Deferred, Effect, Fiber, Layer, Queue } from "effect"
 import { client, randomName, testSchema } from "./Database.ts"
 

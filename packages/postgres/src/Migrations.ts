@@ -13,7 +13,7 @@
  * ```ts
  * import { PgClient } from "@effect/sql-pg"
  * import { Effect, Redacted } from "effect"
- * import * as Migrations from "@snodo/tasks-postgres/Migrations"
+ * import * as Migrations from "@snodo/postgres/Migrations"
  *
  * // a deploy step: migrate, then check
  * const program = Migrations.migrate({ schema: "snodo" }).pipe(
@@ -197,6 +197,6 @@ export const checkSchema = (options?: SchemaOptions): Effect.Effect<void, Schema
       ? `The PostgreSQL task store (${where}) is not migrated: run TasksPostgres.migrate first`
       : found.length < expected.length && found.every((id, at) => id === expected[at])
       ? `The PostgreSQL task store (${where}) needs migrations (${expected.slice(found.length).join(", ")}): run TasksPostgres.migrate`
-      : `The PostgreSQL task store (${where}) was migrated by another version of @snodo/tasks-postgres (found ${found.join(", ")}; this version knows ${expected.join(", ")})`
+      : `The PostgreSQL task store (${where}) was migrated by another version of @snodo/postgres (found ${found.join(", ")}; this version knows ${expected.join(", ")})`
     return yield* new SchemaMismatch({ message, expected, found })
   })

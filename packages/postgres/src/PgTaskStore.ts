@@ -25,7 +25,7 @@
  * ```ts
  * import { PgClient } from "@effect/sql-pg"
  * import { Layer, Redacted } from "effect"
- * import * as PgTaskStore from "@snodo/tasks-postgres/PgTaskStore"
+ * import * as PgTaskStore from "@snodo/postgres/PgTaskStore"
  *
  * const Store = PgTaskStore.layer({ schema: "snodo" }).pipe(
  *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))

@@ -1,9 +1,10 @@
 /**
- * @snodo/tasks-postgres: the Tasks extension's store for many instances on PostgreSQL
- * (`@effect/sql-pg`): `FOR UPDATE SKIP LOCKED` claims, generations fenced in the database,
+ * @snodo/postgres: everything snodo keeps in PostgreSQL (`@effect/sql-pg`), for many instances:
+ * the Tasks extension's store (`FOR UPDATE SKIP LOCKED` claims, generations fenced in the database,
  * `LISTEN/NOTIFY` task signals, a cross-instance `SubscriptionHub`, and the initialize-era HTTP
- * sessions of many instances (`PgSessionStore`). `TasksPostgres.migrate`
- * runs the migrations when the application asks; every Layer checks the schema before it serves.
+ * sessions of many instances (`PgSessionStore`). `migrate` runs the migrations when the
+ * application asks; every Layer checks the schema before it serves. This entry needs both optional
+ * peers (`@snodo/tasks`, `@snodo/http`); a module imported by its path needs only its own.
  *
  * @since 0.1.0
  */

@@ -24,7 +24,7 @@
  * import { PgClient } from "@effect/sql-pg"
  * import { Layer, Redacted } from "effect"
  * import * as NodeServe from "@snodo/http/NodeServe"
- * import * as PgSessionStore from "@snodo/tasks-postgres/PgSessionStore"
+ * import * as PgSessionStore from "@snodo/postgres/PgSessionStore"
  *
  * const Sessions = PgSessionStore.layer({ schema: "snodo" }).pipe(
  *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { SubscriptionHub } from "@snodo/core"
 import type { Principal } from "@snodo/core/Principal"
 import { TaskSignals } from "@snodo/tasks/TaskSignals"
-import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksPostgres from "@snodo/postgres"
 import { Context, Effect, Layer, Queue, type Scope } from "effect"
 import { client, testSchema } from "./Database.ts"
 

@@ -8,7 +8,7 @@
  * ```ts
  * import { PgClient } from "@effect/sql-pg"
  * import { Layer, Redacted } from "effect"
- * import * as TasksPostgres from "@snodo/tasks-postgres"
+ * import * as TasksPostgres from "@snodo/postgres"
  *
  * const Backend = TasksPostgres.layer({ schema: "snodo", hub: true }).pipe(
  *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))

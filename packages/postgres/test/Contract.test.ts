@@ -1,5 +1,5 @@
 /** The PostgreSQL store keeps the TaskStore contract, in a random schema dropped afterwards. */
-import * as TasksPostgres from "@snodo/tasks-postgres"
+import * as TasksPostgres from "@snodo/postgres"
 import { contract } from "@snodo/tasks/TaskStoreContract"
 import { Layer } from "effect"
 import { client, testSchema } from "./Database.ts"

@@ -21,7 +21,7 @@
  * ```ts
  * import { PgClient } from "@effect/sql-pg"
  * import { Layer, Redacted } from "effect"
- * import * as PgSubscriptionHub from "@snodo/tasks-postgres/PgSubscriptionHub"
+ * import * as PgSubscriptionHub from "@snodo/postgres/PgSubscriptionHub"
  *
  * const Hub = PgSubscriptionHub.layer({ schema: "snodo" }).pipe(
  *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))

@@ -14,7 +14,7 @@
  * ```ts
  * import { PgClient } from "@effect/sql-pg"
  * import { Layer, Redacted } from "effect"
- * import * as PgTaskSignals from "@snodo/tasks-postgres/PgTaskSignals"
+ * import * as PgTaskSignals from "@snodo/postgres/PgTaskSignals"
  *
  * const Signals = PgTaskSignals.layer({ schema: "snodo" }).pipe(
  *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://postgres@db:5432/app") }))
