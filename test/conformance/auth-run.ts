@@ -27,7 +27,14 @@ const suite = join(root, "node_modules/@modelcontextprotocol/conformance")
 const requirements = parse(readFileSync(join(suite, "requirements/2026-07-28.yaml"), "utf8")) as { readonly client: ReadonlyArray<string> }
 const required = requirements.client.filter((name) => name.startsWith("auth/"))
 /** Extension scenarios run too (forced to 2026-07-28, the extension being off the spec timeline). */
-const extensions = ["auth/client-credentials-basic"]
+const extensions = [
+  "auth/client-credentials-basic",
+  "auth/client-credentials-jwt",
+  "auth/enterprise-managed-authorization",
+  "auth/dpop",
+  "auth/dpop-nonce",
+  "auth/wif-jwt-bearer"
+]
 /** The scenarios named on the command line, else every one. */
 const scenarios = process.argv.length > 2 ? process.argv.slice(2) : [...required, ...extensions]
 const command = `${process.execPath} --conditions=@snodo/source ${join(root, "test/conformance/client.ts")}`

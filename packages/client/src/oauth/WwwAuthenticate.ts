@@ -36,8 +36,8 @@ const empty: BearerChallenge = { resourceMetadata: undefined, scope: undefined, 
 const item = /\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([!#$%&'*+.^_`|~0-9A-Za-z/=-]+)))?\s*,?/gy
 
 /**
- * The Bearer challenge of a header value (`undefined` or no Bearer challenge gives every member
- * `undefined`).
+ * The Bearer (or DPoP) challenge of a header value (`undefined` or no such challenge gives every
+ * member `undefined`).
  *
  * @category parsing
  * @since 0.1.0
@@ -51,8 +51,9 @@ export const parse = (header: string | undefined): BearerChallenge => {
     const [, name, quoted, token] = match
     const value = quoted !== undefined ? quoted.replace(/\\(.)/g, "$1") : token
     if (value === undefined) {
-      // A bare word starts a new challenge (`Bearer`, `Basic`, `DPoP`…).
-      inBearer = name!.toLowerCase() === "bearer"
+      // A bare word starts a new challenge (`Bearer`, `Basic`, `DPoP`…); a DPoP challenge (RFC 9449
+      // §7.1) carries the same parameters as a Bearer one.
+      inBearer = name!.toLowerCase() === "bearer" || name!.toLowerCase() === "dpop"
       continue
     }
     if (inBearer) params.set(name!.toLowerCase(), value)
