@@ -44,20 +44,23 @@ const item = /\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|(
  */
 export const parse = (header: string | undefined): BearerChallenge => {
   if (header === undefined) return empty
-  const params = new Map<string, string>()
-  let inBearer = false
+  const bearer = new Map<string, string>()
+  const dpop = new Map<string, string>()
+  let current: Map<string, string> | undefined
   item.lastIndex = 0
   for (let match = item.exec(header); match !== null && match[0] !== ""; match = item.exec(header)) {
     const [, name, quoted, token] = match
     const value = quoted !== undefined ? quoted.replace(/\\(.)/g, "$1") : token
     if (value === undefined) {
-      // A bare word starts a new challenge (`Bearer`, `Basic`, `DPoP`…); a DPoP challenge (RFC 9449
-      // §7.1) carries the same parameters as a Bearer one.
-      inBearer = name!.toLowerCase() === "bearer" || name!.toLowerCase() === "dpop"
+      // A bare word starts a new challenge (`Bearer`, `Basic`, `DPoP`…). A DPoP challenge (RFC 9449
+      // §7.1) carries the same parameters; it is read when the header has no Bearer challenge.
+      const scheme = name!.toLowerCase()
+      current = scheme === "bearer" ? bearer : scheme === "dpop" ? dpop : undefined
       continue
     }
-    if (inBearer) params.set(name!.toLowerCase(), value)
+    current?.set(name!.toLowerCase(), value)
   }
+  const params = bearer.size > 0 || dpop.size === 0 ? bearer : dpop
   const scope = params.get("scope")?.split(" ").filter((s) => s !== "")
   return {
     resourceMetadata: params.get("resource_metadata"),
