@@ -7,7 +7,7 @@
  * - the authorization code scenarios: an `OAuthClientProvider` of this file whose
  *   `redirectToAuthorization` follows the suite's auto-approving authorization endpoint without
  *   a browser; on `UnauthorizedError` the program calls `transport.finishAuth` with the callback's
- *   parameters and connects again (at most 3 times), as an application does after the redirect;
+ *   parameters and connects again (once per step: a connection, a call), as an application does after the redirect;
  *   `auth/dpop` and `auth/dpop-nonce` add the SDK's `DpopSession`;
  * - `auth/pre-registration`: the same provider, already holding the suite's client;
  * - `auth/client-credentials-basic` / `-jwt`: `ClientCredentialsProvider` / `PrivateKeyJwtProvider`;
@@ -148,7 +148,7 @@ const run = async () => {
         await client.connect(transport)
         return { client, transport }
       } catch (error) {
-        if (attempt >= 3 || !(await finish(transport, error))) throw error
+        if (attempt >= 1 || !(await finish(transport, error))) throw error
       }
     }
   }
@@ -158,7 +158,7 @@ const run = async () => {
       try {
         return await step()
       } catch (error) {
-        if (attempt >= 3 || !(await finish(transport, error))) throw error
+        if (attempt >= 1 || !(await finish(transport, error))) throw error
       }
     }
   }
