@@ -92,7 +92,7 @@ const nonceFor = async (token: string, key: { readonly privateKey: CryptoKey; re
 }
 
 describe("DPoP: @snodo/client against @snodo/oauth", () => {
-  it("binds its token to its key, answers the nonce challenge, and calls tools with a fresh proof each time", async () => {
+  it("binds its token to its key, answers the nonce challenge, steps up on 403, and calls tools with a fresh proof each time", async () => {
     const seen: Array<string> = []
     const Recording = Layer.effect(
       HttpClient.HttpClient,
@@ -111,7 +111,9 @@ describe("DPoP: @snodo/client against @snodo/oauth", () => {
       const client = yield* McpClient
       const first = yield* client.callTool("add", { a: 2, b: 40 })
       const second = yield* client.callTool("add", { a: 1, b: 1 })
-      return [first.structuredContent, second.structuredContent]
+      // needs mcp:admin: the 403 (a DPoP challenge) makes the client step up, with a new bound token
+      const admin = yield* client.callTool("test_trigger_tool_change")
+      return [first.structuredContent, second.structuredContent, admin.content]
     })
     const key = await Effect.runPromise(Dpop.generate("ES256"))
     const layer = McpClient.layer({ clientInfo: { name: "dpop-e2e", version: "1.0.0" } }).pipe(
@@ -125,8 +127,13 @@ describe("DPoP: @snodo/client against @snodo/oauth", () => {
         }).pipe(Layer.provide([Recording, TokenStore.layerMemory]))
       )
     )
-    expect(await Effect.runPromise(program.pipe(Effect.provide(layer)))).toEqual([{ sum: 42 }, { sum: 2 }])
-    expect(as.boundTokens() - before).toBe(1)
+    expect(await Effect.runPromise(program.pipe(Effect.provide(layer)))).toEqual([
+      { sum: 42 },
+      { sum: 2 },
+      [{ type: "text", text: "Mutation triggered" }]
+    ])
+    expect(as.boundTokens() - before).toBe(2)
+    expect(seen).toContain("POST /mcp DPoP proof 403")
     const mcp = seen.filter((line) => line.startsWith("POST /mcp"))
     // no token → 401 → discovery → the token (with a proof) → the nonce challenge → accepted
     expect(seen.slice(0, 7)).toEqual([

@@ -267,7 +267,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const lapse: Authentication.Lapse = {
     status: 401,
     headers: {
-      "www-authenticate": Challenge.format({ resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: "The access token expired" })
+      "www-authenticate": Challenge.format({ ...scheme, resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: "The access token expired" })
     },
     error: { code: unauthorizedCode, message: "Unauthorized: the access token expired" }
   }
@@ -277,6 +277,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     const data = decodeInsufficient(errorData(outcome.frame))
     if (data._tag === "None") return undefined
     const challenge = Challenge.format({
+      ...scheme,
       resourceMetadata: metadataUrl,
       error: "insufficient_scope",
       scope: data.value.scope.split(" ").filter((scope) => scope !== ""),
@@ -285,7 +286,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     return Replies.json(outcome.frame, 403, { "www-authenticate": challenge })
   }
 
-  /** A DPoP checker's verdict on a verified token: `undefined` to accept it, else the answer. */
+  /** A DPoP checker's verdict on a verified token: it succeeds to accept it, fails with the answer. */
   const checkBinding = (
     checker: Dpop.Checker,
     headers: CheckedHeaders,
