@@ -8,12 +8,14 @@
  * proofs signed here: no proof, a proof for another method or URI, too old, for another token, by
  * another key, replayed, without the nonce; a bound token presented as Bearer; an unbound token.
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, HttpClient, HttpServer } from "effect/http"
 import { createHash } from "node:crypto"
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Dpop, McpClient, OAuthClient, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
+import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
+import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as OAuth from "../../examples/everything/oauth.ts"
 import { errorOf, post, request } from "../../packages/http/test/support/Raw.ts"
 import * as AuthorizationServer from "../support/AuthorizationServer.ts"
@@ -228,5 +230,50 @@ describe("DPoP: refusals on the wire", () => {
       expect([scheme, refused.status]).toEqual([scheme, 401])
       expect(refused.headers["www-authenticate"]).toMatch(/^DPoP error="invalid_token"/)
     }
+  })
+})
+
+describe("DPoP optional (the dpop option without required): ResourceServer.authenticate", () => {
+  const resource = "https://mcp.example.com/mcp"
+  const target = { method: "POST", path: "/mcp" }
+  const run = <A>(program: Effect.Effect<A, never, ResourceServer.ResourceServer>) =>
+    Effect.runPromise(program.pipe(
+      Effect.provide(ResourceServer.layer({ resource, dpop: {} }).pipe(
+        Layer.provide(JwtVerifier.layer({ issuer: as.issuer })),
+        Layer.provide(FetchHttpClient.layer)
+      ))
+    ))
+  /** The principal id of an accepted request, or the status and challenge of a refused one. */
+  const outcome = (headers: Record<string, string>, at: typeof target | "no request line" = target) =>
+    Effect.gen(function*() {
+      const server = yield* ResourceServer.ResourceServer
+      const exit = yield* Effect.exit(server.authenticate(headers, at === "no request line" ? undefined : at))
+      if (Exit.isSuccess(exit)) return exit.value.principal.id
+      const reason = exit.cause.reasons[0]
+      return reason?._tag === "Fail" ? `${reason.error.status} ${String(reason.error.headers?.["www-authenticate"] ?? "")}` : "defect"
+    })
+
+  it("accepts unbound Bearer tokens and bound DPoP tokens with a proof; refuses a bound token as Bearer", async () => {
+    const key = await keyPair()
+    const jkt = AuthorizationServer.thumbprint(key.jwk)
+    const unbound = await as.mint({ aud: resource, scope: "mcp", sub: "alice" })
+    const bound = await as.mint({ aud: resource, scope: "mcp", sub: "bob", cnf: { jkt } })
+    const proof = await new SignJWT({ htm: "POST", htu: resource, ath: ath(bound) })
+      .setProtectedHeader({ typ: "dpop+jwt", alg: "ES256", jwk: key.jwk })
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .sign(key.privateKey)
+    const results = await run(Effect.all([
+      outcome({ authorization: `Bearer ${unbound}` }),
+      outcome({ authorization: `DPoP ${bound}`, dpop: proof }),
+      outcome({ authorization: `Bearer ${bound}` }),
+      outcome({ authorization: `DPoP ${bound}`, dpop: proof }, "no request line")
+    ]))
+    expect(results[0]).toBe(`user:${as.issuer}#alice`)
+    expect(results[1]).toBe(`user:${as.issuer}#bob`)
+    // the challenge stays Bearer when DPoP is optional
+    expect(results[2]).toMatch(/^401 Bearer error="invalid_token", .*DPoP-bound: present it with the DPoP scheme/)
+    // without the request line a proof cannot be checked
+    expect(results[3]).toMatch(/^401 DPoP error="invalid_dpop_proof", .*The request's URI is unknown/)
   })
 })
