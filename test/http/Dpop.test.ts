@@ -9,14 +9,20 @@
  * another key, replayed, without the nonce; a bound token presented as Bearer; an unbound token.
  */
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { FetchHttpClient, HttpClient, HttpServer } from "effect/http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Authorization from "@snodo/core/Authorization"
+import * as McpHttp from "@snodo/http/McpHttp"
+import * as Scopes from "@snodo/oauth/Scopes"
+import { FetchHttpClient, HttpClient, HttpRouter, HttpServer } from "effect/http"
 import { createHash } from "node:crypto"
+import { createServer } from "node:http"
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Dpop, McpClient, OAuthClient, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as OAuth from "../../examples/everything/oauth.ts"
+import { ServerLayer } from "../../examples/everything/server.ts"
 import { errorOf, post, request } from "../../packages/http/test/support/Raw.ts"
 import * as AuthorizationServer from "../support/AuthorizationServer.ts"
 import { freePort } from "../support/FreePort.ts"
@@ -68,7 +74,7 @@ const proofOf = (key: { readonly privateKey: CryptoKey; readonly jwk: JWK }, cla
 const ath = (token: string) => createHash("sha256").update(token).digest("base64url")
 
 /** A token bound to `key`, from the authorization server's token endpoint as a client gets it. */
-const boundToken = async (key: { readonly privateKey: CryptoKey; readonly jwk: JWK }) => {
+const boundToken = async (key: { readonly privateKey: CryptoKey; readonly jwk: JWK }, resource = url) => {
   const proof = await proofOf(key, { htu: `${as.issuer}/token` })
   const response = await fetch(`${as.issuer}/token`, {
     method: "POST",
@@ -77,7 +83,7 @@ const boundToken = async (key: { readonly privateKey: CryptoKey; readonly jwk: J
       "content-type": "application/x-www-form-urlencoded",
       dpop: proof
     },
-    body: new URLSearchParams({ grant_type: "client_credentials", resource: url, scope: "mcp" })
+    body: new URLSearchParams({ grant_type: "client_credentials", resource, scope: "mcp" })
   })
   const json = await response.json() as { access_token: string; token_type: string }
   expect(json.token_type).toBe("DPoP")
@@ -275,5 +281,45 @@ describe("DPoP optional (the dpop option without required): ResourceServer.authe
     expect(results[2]).toMatch(/^401 Bearer error="invalid_token", .*DPoP-bound: present it with the DPoP scheme/)
     // without the request line a proof cannot be checked
     expect(results[3]).toMatch(/^401 DPoP error="invalid_dpop_proof", .*The request's URI is unknown/)
+  })
+})
+
+describe("DPoP on a mounted route (McpHttp with ResourceServer.middleware)", () => {
+  it("our client with a DPoP key is accepted, the nonce challenge answered, through the middleware", async () => {
+    const port = await freePort()
+    const mounted = `http://127.0.0.1:${port}/mcp`
+    const Routes = Layer.mergeAll(McpHttp.layerRoute({ path: "/mcp" }).pipe(Layer.provide(ResourceServer.middleware.layer)), ResourceServer.layerMetadata)
+    const served = ManagedRuntime.make(
+      HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+        Layer.provide(ResourceServer.layer({ resource: mounted, scopesSupported: ["mcp"], dpop: { required: true, nonce: true } }).pipe(
+          Layer.provide(JwtVerifier.layer({ issuer: as.issuer, leeway: 0 })),
+          Layer.provide(FetchHttpClient.layer)
+        )),
+        Layer.provide(ServerLayer.pipe(Layer.provide(Authorization.layer(Scopes.requireScopes(OAuth.scopes)))))
+      )
+    )
+    try {
+      await served.runPromise(Effect.service(HttpServer.HttpServer))
+      const key = await Effect.runPromise(Dpop.generate("ES256"))
+      const layer = McpClient.layer({ clientInfo: { name: "dpop-mounted", version: "1.0.0" } }).pipe(
+        Layer.provide(StreamableHttpClientTransport.layer({ url: mounted })),
+        Layer.provide(OAuthClient.layer({
+          clientName: "dpop-mounted",
+          flow: { grant: "client_credentials" },
+          preRegistered: [{ clientId: "agent", clientSecret: "s3cret" }],
+          dpop: key
+        }).pipe(Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory])))
+      )
+      const sum = await Effect.runPromise(Effect.flatMap(McpClient, (client) => client.callTool("add", { a: 20, b: 22 })).pipe(Effect.provide(layer)))
+      expect(sum.structuredContent).toEqual({ sum: 42 })
+      // and a bound token without a proof is refused by the middleware as by NodeServe
+      const token = await boundToken(await keyPair(), mounted)
+      const refused = await post(mounted, request("tools/list"), { authorization: `DPoP ${token}` })
+      expect(refused.status).toBe(401)
+      expect(refused.headers["www-authenticate"]).toMatch(/^DPoP error="invalid_dpop_proof", .*A DPoP-bound token needs a DPoP proof/)
+    } finally {
+      await served.dispose()
+    }
   })
 })

@@ -365,7 +365,7 @@ export const layer = (options: Options): Layer.Layer<ResourceServer, never, Toke
 export const middleware = HttpRouter.middleware<{ provides: Principal.Principal | Authentication.Grant }>()(
   Effect.map(Effect.service(ResourceServer), (server) => (httpEffect) =>
     Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-      Effect.matchEffect(server.authenticate(request.headers, { method: request.method, path: request.url }), {
+      Effect.matchEffect(server.authenticate(request.headers, { method: request.method, path: request.originalUrl }), {
         onFailure: (reply) => Effect.succeed(Replies.toResponse(reply)),
         onSuccess: ({ grant, principal }) => {
           const authenticated = Effect.provideService(httpEffect, Principal.Principal, principal)
