@@ -4,9 +4,11 @@
  * nonce: true }`), a real authorization server on loopback that binds tokens to the proof key of
  * the token request (`test/support/AuthorizationServer.ts`), and `@snodo/client` with a DPoP key:
  * the token request carries a proof, every MCP request `Authorization: DPoP …` and a fresh proof,
- * and the server's `use_dpop_nonce` challenge is answered. Then each refusal on the wire, with
+ * and the server's `use_dpop_nonce` challenge is answered; the same through a mounted `McpHttp`
+ * route with `ResourceServer.middleware`. Then each refusal on the wire, with
  * proofs signed here: no proof, a proof for another method or URI, too old, for another token, by
- * another key, replayed, without the nonce; a bound token presented as Bearer; an unbound token.
+ * another key, replayed, without the nonce; a bound token presented as Bearer; an unbound token;
+ * and the optional mode, where unbound Bearer tokens stay accepted.
  */
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
