@@ -9,6 +9,7 @@ import * as Authorization from "@snodo/core/Authorization"
 import type { CatalogError } from "@snodo/core/Catalog"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { SchemaCompileError } from "@snodo/core/SchemaValidator"
+import type * as Dpop from "@snodo/oauth/Dpop"
 import * as JwtVerifier from "@snodo/oauth/JwtVerifier"
 import * as ResourceServer from "@snodo/oauth/ResourceServer"
 import * as Scopes from "@snodo/oauth/Scopes"
@@ -34,6 +35,8 @@ export interface OAuthOptions {
   readonly host?: string
   /** Clock skew tolerated on token times (default 30 s). */
   readonly leeway?: Duration.Input
+  /** Accept DPoP-bound tokens (RFC 9449), as `ResourceServer`'s `dpop` option says. */
+  readonly dpop?: Dpop.Options
 }
 
 /** The everything server, served by NodeServe behind the resource server, with its metadata. */
@@ -50,7 +53,8 @@ export const layerWith = <E>(
     Layer.provide(ResourceServer.layer({
       resource: `http://${host}:${options.port}/mcp`,
       scopesSupported: ["mcp"],
-      resourceName: "snodo everything"
+      resourceName: "snodo everything",
+      dpop: options.dpop
     })),
     Layer.provide(JwtVerifier.layer({ issuer: options.issuer, ...(options.leeway === undefined ? {} : { leeway: options.leeway }) })),
     Layer.provide(FetchHttpClient.layer),

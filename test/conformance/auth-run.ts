@@ -14,6 +14,7 @@
  *
  *   node test/conformance/auth-run.ts                                  # every one
  *   node test/conformance/auth-run.ts auth/client-credentials-basic    # some
+ *   node test/conformance/auth-run.ts --official                       # the official client 2.4.0
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs"
@@ -27,10 +28,21 @@ const suite = join(root, "node_modules/@modelcontextprotocol/conformance")
 const requirements = parse(readFileSync(join(suite, "requirements/2026-07-28.yaml"), "utf8")) as { readonly client: ReadonlyArray<string> }
 const required = requirements.client.filter((name) => name.startsWith("auth/"))
 /** Extension scenarios run too (forced to 2026-07-28, the extension being off the spec timeline). */
-const extensions = ["auth/client-credentials-basic"]
+const extensions = [
+  "auth/client-credentials-basic",
+  "auth/client-credentials-jwt",
+  "auth/enterprise-managed-authorization",
+  "auth/dpop",
+  "auth/dpop-nonce",
+  "auth/wif-jwt-bearer"
+]
+/** `--official`: run the official client 2.4.0 (`official-client.ts`) instead of ours. */
+const official = process.argv.includes("--official")
+const named = process.argv.slice(2).filter((arg) => arg !== "--official")
 /** The scenarios named on the command line, else every one. */
-const scenarios = process.argv.length > 2 ? process.argv.slice(2) : [...required, ...extensions]
-const command = `${process.execPath} --conditions=@snodo/source ${join(root, "test/conformance/client.ts")}`
+const scenarios = named.length > 0 ? named : [...required, ...extensions]
+const program = official ? "test/conformance/official-client.ts" : "test/conformance/client.ts"
+const command = `${process.execPath} --conditions=@snodo/source ${join(root, program)}`
 const results = mkdtempSync(join(tmpdir(), "snodo-conformance-auth-"))
 process.on("exit", () => rmSync(results, { recursive: true, force: true }))
 

@@ -14,14 +14,25 @@
  * `OAuthClient` (the authorization code flow with a loopback redirect URI, the Client ID Metadata
  * Document URL the suite expects, the pre-registered client of `MCP_CONFORMANCE_CONTEXT`
  * (`client_id`, `client_secret`) when it gives one, dynamic registration otherwise, and the headless
- * prompt the suite's auto-approving authorization server needs); in the client credentials
- * extension's `auth/client-credentials-basic` it is a machine client. A refused authorization fails
- * the connection, so the negative scenarios see the client stop.
+ * prompt the suite's auto-approving authorization server needs); in the extension scenarios it is
+ * a machine client (client credentials with a secret or `private_key_jwt`, the JWT bearer grant
+ * with a workload identity or an ID-JAG from token exchange) or a DPoP client (see `authOptions`).
+ * A refused authorization fails the connection, so the negative scenarios see the client stop.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Predicate } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { AuthorizationPrompt, InputHandlers, McpClient, OAuthClient, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
+import {
+  AuthorizationPrompt,
+  ClientAssertion,
+  Dpop,
+  InputHandlers,
+  McpClient,
+  OAuthClient,
+  StreamableHttpClientTransport,
+  TokenExchange,
+  TokenStore
+} from "@snodo/client"
 
 const url = process.argv.at(-1) ?? ""
 const scenario = process.env["MCP_CONFORMANCE_SCENARIO"] ?? ""
@@ -87,18 +98,57 @@ const program = Effect.gen(function*() {
 const text = (key: string): string | undefined =>
   Predicate.isObject(context) && typeof context[key] === "string" ? context[key] : undefined
 
-/** The OAuth client of the `auth/*` scenarios, wrapping the fetch-based `HttpClient`. */
-const Authorized = (() => {
+/**
+ * The OAuth client options of each `auth/*` scenario. The extension scenarios hand the client what
+ * an application would hold: a private key for `private_key_jwt` (`auth/client-credentials-jwt`),
+ * an enterprise IdP's ID token and the IdP's token endpoint (`auth/enterprise-managed-authorization`:
+ * token exchange for an ID-JAG, then the JWT bearer grant), a workload identity JWT
+ * (`auth/wif-jwt-bearer`); the DPoP scenarios (`auth/dpop`, `auth/dpop-nonce`) run the authorization
+ * code flow with a DPoP key this program generates, as an application that chooses a per-process
+ * key does.
+ */
+const authOptions = Effect.gen(function*() {
   const clientId = text("client_id")
-  return OAuthClient.layer({
+  const clientSecret = text("client_secret")
+  const base = {
     clientName: "snodo-conformance-client",
-    flow: scenario === "auth/client-credentials-basic"
-      ? { grant: "client_credentials" }
-      : { grant: "authorization_code", redirectUri: "http://localhost:3000/callback" },
     clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
-    preRegistered: clientId === undefined ? [] : [{ clientId, clientSecret: text("client_secret") }]
-  }).pipe(Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory, AuthorizationPrompt.layerHeadless]))
-})()
+    preRegistered: clientId === undefined ? [] : [{ clientId, clientSecret }]
+  }
+  const userFlow = { grant: "authorization_code" as const, redirectUri: "http://localhost:3000/callback" }
+  switch (scenario) {
+    case "auth/client-credentials-basic":
+      return { ...base, flow: { grant: "client_credentials" as const } }
+    case "auth/client-credentials-jwt": {
+      const signingKey = yield* ClientAssertion.fromPkcs8(text("private_key_pem") ?? "", text("signing_algorithm") ?? "ES256")
+      return { ...base, flow: { grant: "client_credentials" as const }, preRegistered: [{ clientId: clientId ?? "", signingKey }] }
+    }
+    case "auth/enterprise-managed-authorization":
+      return {
+        ...base,
+        flow: {
+          grant: "jwt_bearer" as const,
+          assertion: TokenExchange.idJag({
+            tokenEndpoint: text("idp_token_endpoint") ?? "",
+            client: { clientId: text("idp_client_id") ?? "", authMethod: "none" },
+            subjectToken: text("idp_id_token") ?? ""
+          })
+        }
+      }
+    case "auth/wif-jwt-bearer":
+      return { ...base, flow: { grant: "jwt_bearer" as const, assertion: () => Effect.succeed(text("valid_jwt") ?? "") } }
+    case "auth/dpop":
+    case "auth/dpop-nonce":
+      return { ...base, flow: userFlow, dpop: yield* Dpop.generate("ES256") }
+    default:
+      return { ...base, flow: userFlow }
+  }
+})
+
+/** The OAuth client of the `auth/*` scenarios, wrapping the fetch-based `HttpClient`. */
+const Authorized = Layer.unwrap(Effect.map(authOptions, OAuthClient.layer)).pipe(
+  Layer.provide([FetchHttpClient.layer, TokenStore.layerMemory, AuthorizationPrompt.layerHeadless])
+)
 
 const ClientLayer = McpClient.layer({ clientInfo: { name: "snodo-conformance-client", version: "0.1.0" }, probeTimeout: "60 seconds" }).pipe(
   Layer.provide(StreamableHttpClientTransport.layer({ url })),

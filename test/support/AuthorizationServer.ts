@@ -11,13 +11,17 @@
  *   only knows a non-standard `aud` parameter);
  * - the metadata advertises `client_secret_basic`.
  *
+ * With `dpop: true` the token endpoint also issues DPoP-bound tokens (RFC 9449 §5): a token request
+ * with a valid `ES256` proof for the token endpoint gets `token_type: "DPoP"` and a token whose
+ * `cnf.jkt` is the proof key's thumbprint (`boundTokens()` counts them).
+ *
  * `mint` signs tokens directly with the server's keys (for the expired, foreign-audience and
  * wrong-issuer cases a real server would not issue on request). `opaque` registers an opaque
  * token that the RFC 7662 introspection endpoint (`/introspection`, advertised in the metadata;
  * the mock's own `/introspect` answers `active: true` for anything) describes to authenticated
  * clients.
  */
-import { randomBytes } from "node:crypto"
+import { createHash, createPublicKey, randomBytes, verify } from "node:crypto"
 import { Events, OAuth2Server } from "oauth2-mock-server"
 
 export interface Client {
@@ -36,14 +40,44 @@ export interface TestAuthorizationServer {
   readonly introspections: () => number
   /** A token from the token endpoint (client_credentials), as a client would get it. */
   readonly token: (clientId: string, options: { readonly resource?: string; readonly scope?: string }) => Promise<string>
+  /** DPoP-bound tokens issued so far (with `dpop: true`). */
+  readonly boundTokens: () => number
   readonly stop: () => Promise<void>
+}
+
+/** RFC 7638: the JWK SHA-256 thumbprint of an EC P-256 key. */
+export const thumbprint = (jwk: { readonly crv?: unknown; readonly kty?: unknown; readonly x?: unknown; readonly y?: unknown }): string =>
+  createHash("sha256").update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest("base64url")
+
+/** The thumbprint of a valid ES256 DPoP proof for `POST tokenUrl`, else `undefined`. */
+const proofKey = (proof: unknown, tokenUrl: string): string | undefined => {
+  if (typeof proof !== "string") return undefined
+  const [head, body, signature] = proof.split(".")
+  if (head === undefined || body === undefined || signature === undefined) return undefined
+  try {
+    const header = JSON.parse(Buffer.from(head, "base64url").toString("utf8")) as { typ?: string; alg?: string; jwk?: Record<string, string> }
+    const payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as { htm?: string; htu?: string }
+    if (header.typ !== "dpop+jwt" || header.alg !== "ES256" || header.jwk === undefined) return undefined
+    if (payload.htm !== "POST" || payload.htu !== tokenUrl) return undefined
+    const key = createPublicKey({ key: header.jwk, format: "jwk" })
+    const valid = verify("sha256", Buffer.from(`${head}.${body}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(signature, "base64url"))
+    return valid ? thumbprint(header.jwk) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const granted = (client: Client, requested: unknown): string =>
   (typeof requested === "string" ? requested.split(" ") : []).filter((scope) => client.scopes.includes(scope)).join(" ")
 
-export const start = async (clients: Readonly<Record<string, Client>>): Promise<TestAuthorizationServer> => {
+export const start = async (
+  clients: Readonly<Record<string, Client>>,
+  settings: { readonly dpop?: boolean } = {}
+): Promise<TestAuthorizationServer> => {
   const server = new OAuth2Server()
+  let bound = 0
+  const bindingOf = (req: { readonly headers: Readonly<Record<string, unknown>> }) =>
+    settings.dpop === true ? proofKey(req.headers["dpop"], `${server.issuer.url}/token`) : undefined
   await server.issuer.keys.generate("RS256")
   const clientOf = (authorization: string | undefined) => {
     if (authorization?.startsWith("Basic ") !== true) return undefined
@@ -81,6 +115,11 @@ export const start = async (clients: Readonly<Record<string, Client>>): Promise<
     token.payload["scope"] = granted(caller.client, body["scope"])
     if (typeof resource === "string") token.payload["aud"] = resource
     else delete token.payload["aud"]
+    const jkt = bindingOf(req)
+    if (jkt !== undefined) {
+      token.payload["cnf"] = { jkt }
+      bound++
+    }
   })
   server.service.on(Events.BeforeResponse, (response, req) => {
     const caller = clientOf(req.headers.authorization)
@@ -90,6 +129,7 @@ export const start = async (clients: Readonly<Record<string, Client>>): Promise<
       return
     }
     if (response.body !== "") response.body["scope"] = granted(caller.client, req.body.scope)
+    if (response.body !== "" && bindingOf(req) !== undefined) response.body["token_type"] = "DPoP"
   })
   await server.start(0, "127.0.0.1")
   const issuer = server.issuer.url!
@@ -122,5 +162,5 @@ export const start = async (clients: Readonly<Record<string, Client>>): Promise<
     opaqueTokens.set(issued, claims)
     return issued
   }
-  return { issuer, server, mint, opaque, introspections: () => introspections, token, stop: () => server.stop() }
+  return { issuer, server, mint, opaque, introspections: () => introspections, token, boundTokens: () => bound, stop: () => server.stop() }
 }

@@ -104,7 +104,20 @@ export interface Authenticated {
  * @since 0.1.0
  */
 export interface Authenticator {
-  readonly authenticate: (headers: CheckedHeaders) => Effect.Effect<Authenticated, Reply.Reply>
+  readonly authenticate: (headers: CheckedHeaders, target?: RequestTarget) => Effect.Effect<Authenticated, Reply.Reply>
+}
+
+/**
+ * The request line of the request being authenticated, for a check bound to it (a DPoP proof
+ * names the method and URI it was made for, RFC 9449 §4.3).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RequestTarget {
+  readonly method: string
+  /** The request target as sent: a path with its query (`/mcp?x=1`), or an absolute URL. */
+  readonly path: string
 }
 
 // setTimeout fires at once for delays beyond 2^31 - 1 ms (~24.8 days).

@@ -257,7 +257,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     }
     if (authenticator === undefined) return receive(anonymousCaller)
     // The caller is verified before `100 Continue` and before any byte of the body is read.
-    const verifying = Effect.runForkWith(context)(authenticator.authenticate(request.headers))
+    const verifying = Effect.runForkWith(context)(authenticator.authenticate(request.headers, { method: request.method ?? "GET", path: request.url ?? "/" }))
     stopReading = () => verifying.interruptUnsafe()
     verifying.addObserver((exit) => {
       try {

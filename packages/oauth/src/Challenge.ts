@@ -7,7 +7,9 @@
  * - a token that is not valid here: `401`, `Bearer error="invalid_token", error_description="…",
  *   resource_metadata="…"`;
  * - a valid token without a scope the operation needs: `403`, `Bearer error="insufficient_scope",
- *   scope="…", resource_metadata="…", error_description="…"`.
+ *   scope="…", resource_metadata="…", error_description="…"`;
+ * - with DPoP (RFC 9449 §7.1) the scheme is `DPoP`, with `algs="…"`, and the errors
+ *   `invalid_dpop_proof` and `use_dpop_nonce` (see `Dpop`).
  *
  * Values are quoted strings; the scopes a challenge names are checked to be RFC 6749 scope tokens
  * when the resource server is built, and descriptions are fixed texts, so nothing a caller sent is
@@ -30,7 +32,7 @@
  * @category models
  * @since 0.1.0
  */
-export type ErrorCode = "invalid_request" | "invalid_token" | "insufficient_scope"
+export type ErrorCode = "invalid_request" | "invalid_token" | "insufficient_scope" | "invalid_dpop_proof" | "use_dpop_nonce"
 
 /**
  * One Bearer challenge.
@@ -39,6 +41,10 @@ export type ErrorCode = "invalid_request" | "invalid_token" | "insufficient_scop
  * @since 0.1.0
  */
 export interface Challenge {
+  /** `Bearer` (the default) or `DPoP` (RFC 9449 §7.1). */
+  readonly scheme?: "Bearer" | "DPoP" | undefined
+  /** The proof algorithms a DPoP challenge accepts (`algs`). */
+  readonly algs?: ReadonlyArray<string> | undefined
   /** The URL of the Protected Resource Metadata document. */
   readonly resourceMetadata: string
   readonly error?: ErrorCode | undefined
@@ -80,5 +86,6 @@ export const format = (challenge: Challenge): string => {
     params.push(`resource_metadata=${quote(challenge.resourceMetadata)}`)
     if (scope !== undefined) params.push(`scope=${scope}`)
   }
-  return `Bearer ${params.join(", ")}`
+  if (challenge.algs !== undefined && challenge.algs.length > 0) params.push(`algs=${quote(challenge.algs.join(" "))}`)
+  return `${challenge.scheme ?? "Bearer"} ${params.join(", ")}`
 }

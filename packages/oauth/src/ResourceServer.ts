@@ -54,6 +54,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { HttpRouter, type HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as Challenge from "./Challenge.ts"
+import * as Dpop from "./Dpop.ts"
 import * as ResourceMetadata from "./ResourceMetadata.ts"
 import * as Scopes from "./Scopes.ts"
 import { type AccessToken, type InvalidToken, TokenVerifier } from "./TokenVerifier.ts"
@@ -94,6 +95,12 @@ export interface Options {
    * path-suffixed URI (default true; turn it off when several resources share a host).
    */
   readonly rootMetadata?: boolean | undefined
+  /**
+   * Accept DPoP-bound access tokens (RFC 9449): `Authorization: DPoP <token>` with a proof checked
+   * as `Dpop` says, optionally with server nonces, or only such tokens (`required`). Without it,
+   * only `Bearer` tokens are read.
+   */
+  readonly dpop?: Dpop.Options | undefined
 }
 
 /**
@@ -108,15 +115,19 @@ export class ResourceServer extends Context.Service<ResourceServer, {
   /** The paths the metadata is served at. */
   readonly metadataPaths: ReadonlyArray<`/${string}`>
   readonly document: ResourceMetadata.Document
-  /** Verifies the bearer token of a request head: the caller, or the answer to send instead. */
-  readonly authenticate: (headers: CheckedHeaders) => Effect.Effect<Authentication.Authenticated, Replies.Reply>
+  /**
+   * Verifies the access token of a request head: the caller, or the answer to send instead. A DPoP
+   * proof is checked against `target` (without it, a DPoP-bound token is refused).
+   */
+  readonly authenticate: (headers: CheckedHeaders, target?: Authentication.RequestTarget) => Effect.Effect<Authentication.Authenticated, Replies.Reply>
   /** The same, as `NodeServe`'s hook. */
   readonly authenticator: Authentication.Authenticator
 }>()("@snodo/oauth/ResourceServer") {}
 
-/** `Bearer <token68>`: the only credentials read (RFC 6750 §2.1). */
-const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
-const scheme = /^Bearer(?: |$)/i
+/** `Bearer <token68>` (RFC 6750 §2.1), or `DPoP <token68>` (RFC 9449 §7.1) when DPoP is on. */
+const bearer = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i
+const bearerScheme = /^Bearer(?: |$)/i
+const eitherScheme = /^(?:Bearer|DPoP)(?: |$)/i
 
 const description = (error: InvalidToken): string => {
   switch (error.reason) {
@@ -226,22 +237,37 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const challengeScopes = options.challengeScopes ?? options.scopesSupported
   const audience = options.audience ?? resource
 
-  const unauthorized = (message: string, challenge: Challenge.Challenge): Replies.Reply =>
-    Replies.refuse(401, unauthorizedCode, `Unauthorized: ${message}`, { "www-authenticate": Challenge.format(challenge) })
-  const missing = unauthorized("this server needs an OAuth access token", { resourceMetadata: metadataUrl, scope: challengeScopes })
+  const dpop = options.dpop === undefined ? undefined : yield* Dpop.make(options.dpop)
+  /** Challenges name DPoP (with its algorithms) when only DPoP-bound tokens are accepted. */
+  const scheme = dpop?.required === true ? { scheme: "DPoP" as const, algs: dpop.algorithms } : {}
+  const schemePattern = dpop === undefined ? bearerScheme : eitherScheme
+  const origin = new URL(resource).origin
+
+  const unauthorized = (message: string, challenge: Challenge.Challenge, headers: Record<string, string> = {}): Replies.Reply =>
+    Replies.refuse(401, unauthorizedCode, `Unauthorized: ${message}`, { ...headers, "www-authenticate": Challenge.format(challenge) })
+  const missing = unauthorized("this server needs an OAuth access token", { ...scheme, resourceMetadata: metadataUrl, scope: challengeScopes })
   const malformed = unauthorized("the access token is not valid", {
+    ...scheme,
     resourceMetadata: metadataUrl,
     error: "invalid_token",
     errorDescription: "The access token is not valid"
   })
   const invalid = (error: InvalidToken) =>
-    unauthorized(error.message, { resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: description(error) })
+    unauthorized(error.message, { ...scheme, resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: description(error) })
+  const misbound = (errorDescription: string) =>
+    unauthorized(errorDescription, { ...scheme, resourceMetadata: metadataUrl, error: "invalid_token", errorDescription })
+  const proofRefused = (refusal: Dpop.Refusal, nonce: string | undefined) =>
+    unauthorized(
+      refusal.description,
+      { scheme: "DPoP", algs: dpop?.algorithms, resourceMetadata: metadataUrl, error: refusal.error, errorDescription: refusal.description },
+      nonce === undefined ? {} : { "dpop-nonce": nonce }
+    )
   const unavailable = Replies.refuse(503, -32603, "Authorization server unavailable: the access token cannot be checked now", { "retry-after": "5" })
 
   const lapse: Authentication.Lapse = {
     status: 401,
     headers: {
-      "www-authenticate": Challenge.format({ resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: "The access token expired" })
+      "www-authenticate": Challenge.format({ ...scheme, resourceMetadata: metadataUrl, error: "invalid_token", errorDescription: "The access token expired" })
     },
     error: { code: unauthorizedCode, message: "Unauthorized: the access token expired" }
   }
@@ -251,6 +277,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     const data = decodeInsufficient(errorData(outcome.frame))
     if (data._tag === "None") return undefined
     const challenge = Challenge.format({
+      ...scheme,
       resourceMetadata: metadataUrl,
       error: "insufficient_scope",
       scope: data.value.scope.split(" ").filter((scope) => scope !== ""),
@@ -259,21 +286,49 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     return Replies.json(outcome.frame, 403, { "www-authenticate": challenge })
   }
 
-  const authenticate = (headers: CheckedHeaders): Effect.Effect<Authentication.Authenticated, Replies.Reply> => {
+  /** A DPoP checker's verdict on a verified token: it succeeds to accept it, fails with the answer. */
+  const checkBinding = (
+    checker: Dpop.Checker,
+    headers: CheckedHeaders,
+    target: Authentication.RequestTarget | undefined,
+    presented: { readonly scheme: string; readonly token: string },
+    token: AccessToken
+  ): Effect.Effect<void, Replies.Reply> => {
+    const jkt = Dpop.boundThumbprint(token.claims)
+    if (presented.scheme.toLowerCase() === "bearer") {
+      if (jkt !== undefined) return Effect.fail(misbound("The access token is DPoP-bound: present it with the DPoP scheme and a proof"))
+      return checker.required ? Effect.fail(misbound("This server accepts DPoP-bound access tokens only")) : Effect.void
+    }
+    if (jkt === undefined) return Effect.fail(misbound("The access token is not DPoP-bound: present it with the Bearer scheme"))
+    if (target === undefined) return Effect.fail(proofRefused({ error: "invalid_dpop_proof", description: "The request's URI is unknown" }, undefined))
+    const path = URL.canParse(target.path) ? new URL(target.path).pathname : target.path
+    return checker.verify(headers["dpop"], { method: target.method, url: `${origin}${path}`, accessToken: presented.token, jkt }).pipe(
+      Effect.catch((refusal) =>
+        Effect.flatMap(
+          refusal.error === "use_dpop_nonce" ? checker.currentNonce : Effect.succeed(undefined),
+          (nonce) => Effect.fail(proofRefused(refusal, nonce))
+        )
+      )
+    )
+  }
+
+  const authenticate = (headers: CheckedHeaders, target?: Authentication.RequestTarget): Effect.Effect<Authentication.Authenticated, Replies.Reply> => {
     const header = headers["authorization"]
-    if (header === undefined || (typeof header === "string" && !scheme.test(header))) return Effect.fail(missing)
+    if (header === undefined || (typeof header === "string" && !schemePattern.test(header))) return Effect.fail(missing)
     const match = typeof header === "string" ? bearer.exec(header) : null
-    if (match === null) return Effect.fail(malformed)
-    return verifier.verify(match[1]!, audience).pipe(
-      Effect.map((token): Authentication.Authenticated => ({
-        principal: principalOf(token),
-        grant: { expiresAt: token.expiresAt, lapse, answer }
-      })),
+    if (match === null || (dpop === undefined && match[1]!.toLowerCase() !== "bearer")) return Effect.fail(malformed)
+    const presented = { scheme: match[1]!, token: match[2]! }
+    return verifier.verify(presented.token, audience).pipe(
       Effect.catchTags({
         InvalidToken: (error) => Effect.fail(invalid(error)),
         VerifierUnavailable: (error) =>
           Effect.andThen(Effect.logWarning("OAuth: cannot verify an access token", error.message), Effect.fail(unavailable))
-      })
+      }),
+      Effect.tap((token) => dpop === undefined ? Effect.void : checkBinding(dpop, headers, target, presented, token)),
+      Effect.map((token): Authentication.Authenticated => ({
+        principal: principalOf(token),
+        grant: { expiresAt: token.expiresAt, lapse, answer }
+      }))
     )
   }
 
@@ -310,7 +365,7 @@ export const layer = (options: Options): Layer.Layer<ResourceServer, never, Toke
 export const middleware = HttpRouter.middleware<{ provides: Principal.Principal | Authentication.Grant }>()(
   Effect.map(Effect.service(ResourceServer), (server) => (httpEffect) =>
     Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-      Effect.matchEffect(server.authenticate(request.headers), {
+      Effect.matchEffect(server.authenticate(request.headers, { method: request.method, path: request.originalUrl }), {
         onFailure: (reply) => Effect.succeed(Replies.toResponse(reply)),
         onSuccess: ({ grant, principal }) => {
           const authenticated = Effect.provideService(httpEffect, Principal.Principal, principal)

@@ -30,7 +30,7 @@ import { Effect, Option } from "effect"
 import type { HttpClient } from "effect/http"
 import { AuthorizationPrompt } from "./AuthorizationPrompt.ts"
 import type * as Metadata from "./Metadata.ts"
-import { AuthorizationResponseError, AuthorizationServerMetadataError, type TokenRequestError } from "./OAuthError.ts"
+import { AuthorizationResponseError, AuthorizationServerMetadataError, type SigningKeyError, type TokenRequestError } from "./OAuthError.ts"
 import * as Pkce from "./Pkce.ts"
 import * as TokenEndpoint from "./TokenEndpoint.ts"
 import type { ClientRegistration } from "./TokenStore.ts"
@@ -48,6 +48,8 @@ export interface Request {
   readonly scope: ReadonlyArray<string>
   /** The canonical resource (RFC 8707) the token is for. */
   readonly resource: string
+  /** Bind the token to a DPoP key (RFC 9449 §5): the code is exchanged with a proof. */
+  readonly dpop?: TokenEndpoint.DpopOptions | undefined
 }
 
 /**
@@ -133,7 +135,10 @@ export const validateResponse = (answer: URLSearchParams, expected: Expected): E
 export const run = (
   http: HttpClient.HttpClient,
   request: Request
-): Effect.Effect<Metadata.TokenResponse, AuthorizationServerMetadataError | AuthorizationResponseError | TokenRequestError> =>
+): Effect.Effect<
+  Metadata.TokenResponse,
+  AuthorizationServerMetadataError | AuthorizationResponseError | TokenRequestError | SigningKeyError
+> =>
   Effect.gen(function*() {
     const { server } = request
     const refuse = (message: string) => new AuthorizationServerMetadataError({ issuer: server.issuer, tried: [], message })
@@ -162,6 +167,8 @@ export const run = (
     return yield* TokenEndpoint.request(http, {
       tokenEndpoint: server.token_endpoint,
       client: request.client,
+      issuer: server.issuer,
+      dpop: request.dpop,
       params: { grant_type: "authorization_code", code, redirect_uri: request.redirectUri, code_verifier: pkce.verifier, resource: request.resource }
     })
   })

@@ -10,8 +10,19 @@
  *   user's step through the `AuthorizationPrompt` service, `state` and RFC 9207 `iss` checked; or
  *   the client credentials grant. Then the request is sent once more.
  * - **403 `insufficient_scope`**: step-up: authorizes again for the union of the scopes held and
- *   the challenged ones, and retries once; a second refusal is returned as it is.
+ *   the challenged ones, and retries once. Each distinct scope set is authorized at most once per
+ *   step-up window (`stepUp.windowMs`, 5 minutes): a server that still refuses a set the client
+ *   was just authorized for fails the request with `StepUpError` (`repeated`) instead of sending
+ *   the user through the flow again, and a set larger than `stepUp.maxScopes` (32) fails with
+ *   `StepUpError` (`too_many_scopes`), so a hostile server cannot grow the request without bound.
  * - An access token past its `expires_in` is refreshed before it is sent.
+ *
+ * The grants: the authorization code grant (with PKCE, for a user), the client credentials grant
+ * (a machine client, authenticated by a secret or by `private_key_jwt`, see `ClientAssertion`),
+ * and the JWT bearer grant (RFC 7523) with an assertion the application supplies: a workload
+ * identity token, or an enterprise IdP's ID-JAG (see `TokenExchange`). With a `dpop` key (RFC
+ * 9449, see `Dpop`) every token request and every MCP request carries a fresh proof, a `DPoP`
+ * token is sent as `Authorization: DPoP …`, and servers' `use_dpop_nonce` challenges are answered.
  *
  * Scopes follow the spec's selection strategy: the challenge's `scope`, else the resource's
  * `scopes_supported`, else the `scope` option, else none; `offline_access` is added to the
@@ -47,7 +58,8 @@ import { AuthorizationPrompt } from "./AuthorizationPrompt.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Metadata from "./Metadata.ts"
 import * as AuthorizationCode from "./AuthorizationCode.ts"
-import { type OAuthError, RegistrationError, TokenRequestError } from "./OAuthError.ts"
+import * as Dpop from "./Dpop.ts"
+import { type OAuthError, RegistrationError, StepUpError, TokenRequestError } from "./OAuthError.ts"
 import * as Registration from "./Registration.ts"
 import * as TokenEndpoint from "./TokenEndpoint.ts"
 import * as WwwAuthenticate from "./WwwAuthenticate.ts"
@@ -65,6 +77,24 @@ export interface Options extends Registration.Options {
   readonly offlineAccess?: boolean | undefined
   /** Refresh a token this long before it expires (default 30 seconds). */
   readonly refreshLeewayMs?: number | undefined
+  /**
+   * Sender-constrain tokens with this DPoP key (RFC 9449). The application chooses the key (see
+   * `Dpop.generate` and `Dpop.fromKeyPair`); without it tokens are Bearer tokens.
+   */
+  readonly dpop?: Dpop.DpopKey | undefined
+  /** Bounds of step-up authorization (403 `insufficient_scope`). */
+  readonly stepUp?: StepUpOptions | undefined
+}
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepUpOptions {
+  /** A scope set authorized within this window is not authorized again on a 403 (default 5 minutes). */
+  readonly windowMs?: number | undefined
+  /** The most scopes a step-up asks for (default 32). */
+  readonly maxScopes?: number | undefined
 }
 
 /**
@@ -117,6 +147,18 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
     const servers = new Map<string, Metadata.AuthorizationServerMetadata>()
     const leeway = options.refreshLeewayMs ?? 30_000
     const flow = options.flow
+    const dpop = options.dpop === undefined ? undefined : { key: options.dpop, nonces: Dpop.makeNonceCache() }
+    const stepUpWindow = options.stepUp?.windowMs ?? 300_000
+    const maxScopes = options.stepUp?.maxScopes ?? 32
+    /** When each scope set (by server) was last authorized: step-up asks for a set once per window. */
+    const authorizedAt = new Map<string, number>()
+    const scopeKey = (serverUrl: string, scope: ReadonlyArray<string>) => `${serverUrl} ${[...scope].toSorted().join(" ")}`
+    const remember = (key: string, now: number) => {
+      for (const [entry, at] of authorizedAt) if (now - at >= stepUpWindow) authorizedAt.delete(entry)
+      authorizedAt.delete(key)
+      authorizedAt.set(key, now)
+      if (authorizedAt.size > 1024) authorizedAt.delete(authorizedAt.keys().next().value!)
+    }
 
     const wrap = <E>(client: HttpClient.HttpClient.With<E>): HttpClient.HttpClient.With<E | OAuthError> => {
       // The flow's own requests (metadata, registration, tokens) go out through the same client,
@@ -151,7 +193,8 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
           expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in * 1000,
           scope: union(requested, response.scope?.split(" ").filter((s) => s !== "")),
           issuer,
-          resource
+          resource,
+          tokenType: response.token_type.toLowerCase() === "dpop" ? "DPoP" : "Bearer"
         }))
 
       const refresh = (serverUrl: string, tokens: Tokens) =>
@@ -161,6 +204,8 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
           const response = yield* TokenEndpoint.request(http, {
             tokenEndpoint: yield* tokenEndpointOf(server),
             client: registration,
+            issuer: server.issuer,
+            dpop,
             params: { grant_type: "refresh_token", refresh_token: tokens.refreshToken ?? "", resource: tokens.resource }
           })
           const refreshed = yield* toTokens(response, tokens.issuer, tokens.resource, tokens.scope, tokens)
@@ -175,14 +220,43 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
         resource: string
       ) =>
         Effect.gen(function*() {
-          if (registration.clientSecret === undefined) {
-            return yield* new RegistrationError({ issuer: server.issuer, message: "The client credentials grant needs a client secret" })
+          if (registration.authMethod === "none") {
+            return yield* new RegistrationError({
+              issuer: server.issuer,
+              message: "The client credentials grant needs client authentication: a client secret or a private_key_jwt signing key"
+            })
           }
           return yield* TokenEndpoint.request(http, {
             tokenEndpoint: yield* tokenEndpointOf(server),
             client: registration,
+            issuer: server.issuer,
+            dpop,
             params: {
               grant_type: "client_credentials",
+              resource,
+              ...(scope.length > 0 ? { scope: scope.join(" ") } : {})
+            }
+          })
+        })
+
+      const jwtBearer = (
+        server: Metadata.AuthorizationServerMetadata,
+        registration: ClientRegistration,
+        scope: ReadonlyArray<string>,
+        resource: string,
+        grant: Registration.JwtBearerFlow
+      ) =>
+        Effect.gen(function*() {
+          const tokenEndpoint = yield* tokenEndpointOf(server)
+          const assertion = yield* grant.assertion({ issuer: server.issuer, tokenEndpoint, resource, scope, http })
+          return yield* TokenEndpoint.request(http, {
+            tokenEndpoint,
+            client: registration,
+            issuer: server.issuer,
+            dpop,
+            params: {
+              grant_type: Registration.jwtBearerGrantType,
+              assertion,
               resource,
               ...(scope.length > 0 ? { scope: scope.join(" ") } : {})
             }
@@ -212,11 +286,37 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
               server.scopes_supported?.includes("offline_access") === true
             ? union(base, ["offline_access"])
             : base
+          const now = yield* Clock.currentTimeMillis
+          const key = scopeKey(serverUrl, scope)
+          if (stepUp) {
+            if (scope.length > maxScopes) {
+              return yield* new StepUpError({
+                reason: "too_many_scopes",
+                serverUrl,
+                scope,
+                message: `Step-up for ${serverUrl} would ask for ${scope.length} scopes, more than the bound of ${maxScopes}`
+              })
+            }
+            const last = authorizedAt.get(key)
+            if (last !== undefined && now - last < stepUpWindow) {
+              return yield* new StepUpError({
+                reason: "repeated",
+                serverUrl,
+                scope,
+                message: `${serverUrl} still answers 403 insufficient_scope${
+                  challenge.scope === undefined ? "" : ` (scope "${challenge.scope.join(" ")}")`
+                } although this client was authorized for "${scope.join(" ")}" ${Math.round((now - last) / 1000)} s ago`
+              })
+            }
+          }
+          remember(key, now)
           const registration = yield* Registration.resolve(http, server, options, flow)
           const response = flow.grant === "authorization_code"
-            ? yield* AuthorizationCode.run(http, { server, client: registration, redirectUri: flow.redirectUri, scope, resource: canonical }).pipe(
+            ? yield* AuthorizationCode.run(http, { server, client: registration, redirectUri: flow.redirectUri, scope, resource: canonical, dpop }).pipe(
               Effect.provide(prompt)
             )
+            : flow.grant === "jwt_bearer"
+            ? yield* jwtBearer(server, registration, scope, canonical, flow)
             : yield* clientCredentials(server, registration, scope, canonical)
           const tokens = yield* toTokens(response, server.issuer, canonical, scope)
           yield* store.setTokens(serverUrl, tokens)
@@ -255,8 +355,35 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
           })
         )
 
+      /** The request with its credentials: a Bearer token, or a DPoP-bound token and a fresh proof. */
+      const authenticate = (request: HttpClientRequest.HttpClientRequest, tokens: Tokens | undefined) =>
+        Effect.gen(function*() {
+          if (tokens === undefined) return request
+          if (tokens.tokenType !== "DPoP" || dpop === undefined) return HttpClientRequest.bearerToken(request, tokens.accessToken)
+          const proof = yield* Dpop.proof(dpop.key, {
+            method: request.method,
+            url: request.url,
+            accessToken: tokens.accessToken,
+            nonce: dpop.nonces.get(request.url)
+          })
+          return HttpClientRequest.setHeaders(request, { authorization: `DPoP ${tokens.accessToken}`, dpop: proof })
+        })
+
+      /** Sends once; a resource server's DPoP nonce (on any answer) is kept for the next proofs. */
+      const sendOnce = (request: HttpClientRequest.HttpClientRequest, tokens: Tokens | undefined) =>
+        Effect.gen(function*() {
+          const response = yield* client.execute(yield* authenticate(request, tokens))
+          const nonce = response.headers["dpop-nonce"]
+          if (dpop !== undefined && nonce !== undefined) dpop.nonces.set(request.url, nonce)
+          return response
+        })
+
+      /** Sends, answering one `use_dpop_nonce` challenge (RFC 9449 §9) with a proof carrying the nonce. */
       const send = (request: HttpClientRequest.HttpClientRequest, tokens: Tokens | undefined) =>
-        client.execute(tokens === undefined ? request : HttpClientRequest.bearerToken(request, tokens.accessToken))
+        Effect.flatMap(sendOnce(request, tokens), (response) =>
+          dpop !== undefined && tokens?.tokenType === "DPoP" && Dpop.isNonceChallenge(response.status, response.headers)
+            ? sendOnce(request, tokens)
+            : Effect.succeed(response))
 
       const handle = (request: HttpClientRequest.HttpClientRequest) =>
         Effect.gen(function*() {
@@ -270,7 +397,15 @@ export const make = (options: Options): Effect.Effect<OAuthClient, OAuthConfigEr
             if (response.status === 401 && !authorized) {
               authorized = true
               tokens = yield* reauthorize(serverUrl, challenge, tokens, false)
-            } else if (response.status === 403 && challenge.error === "insufficient_scope" && !steppedUp) {
+            } else if (response.status === 403 && challenge.error === "insufficient_scope") {
+              if (steppedUp) {
+                return yield* new StepUpError({
+                  reason: "repeated",
+                  serverUrl,
+                  scope: tokens?.scope ?? [],
+                  message: `${serverUrl} still answers 403 insufficient_scope after step-up authorization for "${(tokens?.scope ?? []).join(" ")}"`
+                })
+              }
               steppedUp = true
               tokens = yield* reauthorize(serverUrl, challenge, tokens, true)
             } else {

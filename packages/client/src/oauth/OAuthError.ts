@@ -103,6 +103,39 @@ export class TokenRequestError extends Schema.TaggedError<TokenRequestError>()("
 }) {}
 
 /**
+ * A key the application gave for signing (a `private_key_jwt` client assertion, a DPoP proof)
+ * could not be imported or could not sign: a PEM that is not PKCS #8, an algorithm the key does
+ * not fit.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SigningKeyError extends Schema.TaggedError<SigningKeyError>()("SigningKeyError", {
+  /** What the key was for: `client_assertion` or `dpop`. */
+  purpose: Schema.Literals(["client_assertion", "dpop"]),
+  algorithm: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * Step-up authorization (a 403 `insufficient_scope` answer) cannot satisfy the server: it still
+ * refuses the scope set this client was just authorized for (`repeated`: no new authorization is
+ * run for the same set within the step-up window), or the set it asks for would pass the
+ * client's bound on requested scopes (`too_many_scopes`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class StepUpError extends Schema.TaggedError<StepUpError>()("StepUpError", {
+  reason: Schema.Literals(["repeated", "too_many_scopes"]),
+  /** The MCP server URL that answered 403. */
+  serverUrl: Schema.String,
+  /** The scopes the client held or would have asked for. */
+  scope: Schema.Array(Schema.String),
+  message: Schema.String
+}) {}
+
+/**
  * Any failure of the OAuth client.
  *
  * @category models
@@ -114,13 +147,17 @@ export type OAuthError =
   | RegistrationError
   | AuthorizationResponseError
   | TokenRequestError
+  | SigningKeyError
+  | StepUpError
 
 const tags: ReadonlySet<string> = new Set([
   "ResourceMetadataError",
   "AuthorizationServerMetadataError",
   "RegistrationError",
   "AuthorizationResponseError",
-  "TokenRequestError"
+  "TokenRequestError",
+  "SigningKeyError",
+  "StepUpError"
 ])
 
 /**

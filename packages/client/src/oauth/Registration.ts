@@ -28,7 +28,8 @@
 import { Effect, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import * as Metadata from "./Metadata.ts"
-import { RegistrationError } from "./OAuthError.ts"
+import type { SigningKey } from "./ClientAssertion.ts"
+import { type OAuthError, RegistrationError } from "./OAuthError.ts"
 import { type ClientRegistration, TokenStore } from "./TokenStore.ts"
 
 /**
@@ -42,8 +43,13 @@ export interface PreRegistered {
   readonly issuer?: string | undefined
   readonly clientId: string
   readonly clientSecret?: string | undefined
-  /** Defaults to what the server supports (`client_secret_basic` first) or `none` without a secret. */
-  readonly authMethod?: "client_secret_basic" | "client_secret_post" | "none" | undefined
+  /**
+   * Defaults to `private_key_jwt` with a `signingKey`, else to what the server supports
+   * (`client_secret_basic` first), or `none` without a secret.
+   */
+  readonly authMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none" | undefined
+  /** The client's key for `private_key_jwt` (RFC 7523 §2.2); see `ClientAssertion`. */
+  readonly signingKey?: SigningKey | undefined
 }
 
 /**
@@ -68,6 +74,46 @@ export interface Options {
 export type Flow =
   | { readonly grant: "authorization_code"; readonly redirectUri: string }
   | { readonly grant: "client_credentials" }
+  | JwtBearerFlow
+
+/**
+ * The JWT bearer grant (RFC 7523 §2.1): the client presents an assertion someone else issued. The
+ * workload identity of a cloud platform (SEP-1933: a Kubernetes service account token, a GitHub
+ * Actions OIDC token…), or the ID-JAG an enterprise identity provider issues by token exchange
+ * (SEP-990, see `TokenExchange`). `assertion` is asked for each time a token is needed, so it can
+ * read a rotated file or run an exchange.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface JwtBearerFlow {
+  readonly grant: "jwt_bearer"
+  readonly assertion: (target: AssertionTarget) => Effect.Effect<string, OAuthError>
+}
+
+/**
+ * What an assertion is for: the authorization server (its issuer is the assertion's audience),
+ * the MCP server's resource identifier, the scopes about to be asked for, and the flow's
+ * unauthenticated `HttpClient` for an assertion that needs a request of its own.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AssertionTarget {
+  readonly issuer: string
+  readonly tokenEndpoint: string
+  readonly resource: string
+  readonly scope: ReadonlyArray<string>
+  readonly http: HttpClient.HttpClient
+}
+
+/**
+ * The JWT bearer grant's `grant_type`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 /**
  * Whether `url` can be a Client ID Metadata Document URL: `https` with a path.
@@ -112,7 +158,7 @@ export const clientMetadata = (options: Options, flow: Flow, authMethod: string)
       response_types: ["code"],
       application_type: isLoopback(flow.redirectUri) ? "native" : "web"
     }
-    : { grant_types: ["client_credentials"], response_types: [] }),
+    : { grant_types: [flow.grant === "jwt_bearer" ? jwtBearerGrantType : "client_credentials"], response_types: [] }),
   token_endpoint_auth_method: authMethod,
   ...options.clientMetadata
 })
@@ -138,7 +184,9 @@ export const resolve = (
       return {
         clientId: preRegistered.clientId,
         clientSecret: preRegistered.clientSecret,
-        authMethod: preRegistered.authMethod ?? (preRegistered.clientSecret === undefined ? "none" : secretMethod(server))
+        authMethod: preRegistered.authMethod ??
+          (preRegistered.signingKey !== undefined ? "private_key_jwt" : preRegistered.clientSecret === undefined ? "none" : secretMethod(server)),
+        signingKey: preRegistered.signingKey
       }
     }
     if (options.clientMetadataUrl !== undefined && server.client_id_metadata_document_supported === true) {

@@ -32,6 +32,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
+import type { SigningKey } from "./ClientAssertion.ts"
 
 /**
  * Tokens for one resource.
@@ -50,6 +51,8 @@ export interface Tokens {
   readonly issuer: string
   /** The RFC 8707 resource the token was issued for (from the server's metadata). */
   readonly resource: string
+  /** `DPoP` for a token bound to the client's DPoP key (RFC 9449), else `Bearer` (the default). */
+  readonly tokenType?: "Bearer" | "DPoP" | undefined
 }
 
 /**
@@ -61,8 +64,10 @@ export interface Tokens {
 export interface ClientRegistration {
   readonly clientId: string
   readonly clientSecret?: string | undefined
-  /** `client_secret_basic`, `client_secret_post` or `none`. */
+  /** `client_secret_basic`, `client_secret_post`, `private_key_jwt` or `none`. */
   readonly authMethod: string
+  /** The key of `private_key_jwt` (pre-registered clients only; never stored). */
+  readonly signingKey?: SigningKey | undefined
 }
 
 /**

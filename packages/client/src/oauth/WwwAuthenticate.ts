@@ -36,27 +36,31 @@ const empty: BearerChallenge = { resourceMetadata: undefined, scope: undefined, 
 const item = /\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([!#$%&'*+.^_`|~0-9A-Za-z/=-]+)))?\s*,?/gy
 
 /**
- * The Bearer challenge of a header value (`undefined` or no Bearer challenge gives every member
- * `undefined`).
+ * The Bearer (or DPoP) challenge of a header value (`undefined` or no such challenge gives every
+ * member `undefined`).
  *
  * @category parsing
  * @since 0.1.0
  */
 export const parse = (header: string | undefined): BearerChallenge => {
   if (header === undefined) return empty
-  const params = new Map<string, string>()
-  let inBearer = false
+  const bearer = new Map<string, string>()
+  const dpop = new Map<string, string>()
+  let current: Map<string, string> | undefined
   item.lastIndex = 0
   for (let match = item.exec(header); match !== null && match[0] !== ""; match = item.exec(header)) {
     const [, name, quoted, token] = match
     const value = quoted !== undefined ? quoted.replace(/\\(.)/g, "$1") : token
     if (value === undefined) {
-      // A bare word starts a new challenge (`Bearer`, `Basic`, `DPoP`…).
-      inBearer = name!.toLowerCase() === "bearer"
+      // A bare word starts a new challenge (`Bearer`, `Basic`, `DPoP`…). A DPoP challenge (RFC 9449
+      // §7.1) carries the same parameters; it is read when the header has no Bearer challenge.
+      const scheme = name!.toLowerCase()
+      current = scheme === "bearer" ? bearer : scheme === "dpop" ? dpop : undefined
       continue
     }
-    if (inBearer) params.set(name!.toLowerCase(), value)
+    current?.set(name!.toLowerCase(), value)
   }
+  const params = bearer.size > 0 || dpop.size === 0 ? bearer : dpop
   const scope = params.get("scope")?.split(" ").filter((s) => s !== "")
   return {
     resourceMetadata: params.get("resource_metadata"),

@@ -37,6 +37,12 @@ describe("WwwAuthenticate.parse", () => {
     expect(challenge.error).toBeUndefined()
   })
 
+  it("reads a DPoP challenge (RFC 9449 §7.1) when the header has no Bearer one", () => {
+    const challenge = WwwAuthenticate.parse('DPoP error="use_dpop_nonce", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"')
+    expect(challenge.error).toBe("use_dpop_nonce")
+    expect(challenge.resourceMetadata).toBe("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+  })
+
   it("gives nothing for no header, another scheme, or an empty scope", () => {
     expect(WwwAuthenticate.parse(undefined).resourceMetadata).toBeUndefined()
     expect(WwwAuthenticate.parse('Basic realm="x"').scope).toBeUndefined()
