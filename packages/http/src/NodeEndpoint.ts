@@ -35,7 +35,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Latch, References, Scope } from "effect"
 import { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
@@ -106,6 +106,10 @@ export interface EndpointOptions extends Options {
   readonly trustProxy?: TrustProxy.TrustProxySpec | undefined
 }
 
+/** `context` with the client's address among its log annotations (`client.address`). */
+const annotated = (context: Context.Context<never>, address: string): Context.Context<never> =>
+  Context.add(context, References.CurrentLogAnnotations, { ...Context.get(context, References.CurrentLogAnnotations), "client.address": address })
+
 /**
  * The request target the `Host`/`Origin` checks read: the path as sent, or, when the host the
  * client addressed is not in `Host` (HTTP/2's `:authority`, a trusted proxy's forwarded host), the
@@ -139,8 +143,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const authenticator = options?.authenticate
   const anonymousCaller: Caller = { principal: anonymous.id, context, grant: undefined }
   const settings = yield* resolve(options)
-  const trust = options?.trustProxy === undefined ? undefined : yield* Effect.try({
-    try: () => TrustProxy.make(options.trustProxy!),
+  const trustSpec = options?.trustProxy
+  const trust = trustSpec === undefined ? undefined : yield* Effect.try({
+    try: () => TrustProxy.make(trustSpec),
     catch: (error) => new ConfigurationError({ message: `@snodo/http options: ${error instanceof Error ? error.message : String(error)}` })
   })
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
@@ -281,7 +286,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       // A body already complete is read before `readSource` returns.
       if (reading) stopReading = stop
     }
-    if (authenticator === undefined) return receive(anonymousCaller)
+    // Behind a trusted proxy, the handler's logs name the client it reports.
+    const base = view === undefined ? undefined : annotated(context, view.address)
+    if (authenticator === undefined) return receive(base === undefined ? anonymousCaller : { ...anonymousCaller, context: base })
     // The caller is verified before `100 Continue` and before any byte of the body is read.
     const verifying = Effect.runForkWith(context)(authenticator.authenticate(request.headers))
     stopReading = () => verifying.interruptUnsafe()
@@ -289,7 +296,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       try {
         if (Exit.isSuccess(exit)) {
           const { principal, grant } = exit.value
-          return receive({ principal: principal.id, context: Context.add(context, Principal, principal), grant })
+          return receive({ principal: principal.id, context: Context.add(base ?? context, Principal, principal), grant })
         }
         if (Cause.hasInterruptsOnly(exit.cause)) return
         const refused = Cause.findErrorOption(exit.cause)
