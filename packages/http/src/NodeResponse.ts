@@ -43,6 +43,8 @@ interface Writable {
   readonly destroyed: boolean
   readonly headersSent: boolean
   readonly socket: { readonly destroyed: boolean } | null
+  /** An HTTP/2 response's stream: reset or closed, nothing more can be written (it would throw). */
+  readonly stream?: { readonly destroyed: boolean; readonly closed: boolean }
   writeHead(status: number, headers: Http.OutgoingHttpHeaders): unknown
   write(chunk: string, callback?: (error?: Error | null) => void): boolean
   end(): unknown
@@ -70,10 +72,11 @@ const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/
  * Whether nothing can reach the client any more. A client that disconnects while its body is being
  * read destroys the socket first: the request's `aborted` event (which ends the read) comes before
  * the response's `close`, while `response.destroyed` is still false. A response not given its
- * socket yet (behind a pipelined one) is not gone.
+ * socket yet (behind a pipelined one) is not gone. An HTTP/2 stream the client reset is gone.
  */
 const gone = (response: Writable): boolean =>
-  response.writableEnded || response.destroyed || response.socket?.destroyed === true
+  response.writableEnded || response.destroyed || response.socket?.destroyed === true ||
+  (response.stream !== undefined && (response.stream.destroyed || response.stream.closed))
 
 /**
  * Writes a whole reply.
