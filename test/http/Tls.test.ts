@@ -10,6 +10,7 @@ import { describe as effectDescribe, expect as effectExpect, it as effectIt } fr
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { McpClient, StreamableHttpClientTransport } from "@snodo/client"
 import * as NodeServe from "@snodo/http/NodeServe"
+import * as Tls from "@snodo/http/Tls"
 import { Effect, Fiber, Layer, ManagedRuntime, Stream } from "effect"
 import { HttpServer } from "effect/http"
 import * as DiagnosticsChannel from "node:diagnostics_channel"
@@ -118,6 +119,29 @@ describe("HTTP/1.1 beside HTTP/2", () => {
   it("a client that does not trust the CA is refused the handshake", async () => {
     await expect(curl(["--http2", ...requestArgs("tools/list", {}, 6), `https://localhost:${tlsPort}/mcp`])).rejects.toThrow(/certificate/)
   })
+})
+
+describe("certificates reloaded without a restart", () => {
+  it("the next connection gets the new certificate; a pair that does not load is refused and the current one stays", async () => {
+    const renewed = makeCertificates()
+    const reloadable = await Effect.runPromise(Tls.make({ key: certificates.key, cert: certificates.cert }))
+    const runtime = serving({ tls: reloadable })
+    try {
+      const target = `https://localhost:${await portOf(runtime)}/mcp`
+      const status = (ca: string) =>
+        curl(["--http2", "--cacert", ca, "-o", "/dev/null", "-w", "%{http_code}", ...requestArgs("tools/list", {}, 1), target]).then(({ stdout }) => stdout, (error: Error) => error.message)
+      expect(await status(certificates.caFile)).toBe("200")
+      const mismatched = await Effect.runPromiseExit(Tls.reload(reloadable, { key: renewed.key, cert: certificates.cert }))
+      expect(mismatched._tag).toBe("Failure")
+      expect(await status(certificates.caFile)).toBe("200")
+      await Effect.runPromise(Tls.reload(reloadable, { key: renewed.key, cert: renewed.cert }))
+      expect(await status(renewed.caFile)).toBe("200")
+      expect(await status(certificates.caFile)).toMatch(/certificate/)
+    } finally {
+      await runtime.dispose()
+      renewed.remove()
+    }
+  }, 30_000)
 })
 
 describe("the official client 2.4.0 over HTTPS", () => {
