@@ -1,5 +1,8 @@
 /**
- * The one-call server: Streamable HTTP on Node's `http` module.
+ * The one-call server: Streamable HTTP on Node's `http` module, or, with `tls`, HTTPS with HTTP/2
+ * and HTTP/1.1 chosen by ALPN on one port (`node:http2`), or with `h2c`, cleartext HTTP/2 with prior
+ * knowledge beside HTTP/1.1 (see {@link NodeListener}). Behind a reverse proxy, `trustProxy` names
+ * the proxies whose `Forwarded` / `X-Forwarded-*` headers give the client's view (see `@snodo/http/TrustProxy`).
  *
  * The MCP endpoint is answered by {@link NodeEndpoint} straight from Node's `request` event, with
  * the same checks, limits and lifetimes as the mountable {@link McpHttp} route but without Effect's
@@ -34,6 +37,7 @@
  * import * as NodeServe from "@snodo/http/NodeServe"
  *
  * NodeServe.serve({ port: 3000 }).pipe(Effect.provide(Server.layer), NodeRuntime.runMain)
+ * // stderr: MCP server listening on http://127.0.0.1:3000/mcp
  * ```
  *
  * @since 0.1.0
