@@ -180,6 +180,28 @@ describe("HTTP/2 limits", () => {
   })
 })
 
+describe("HTTP/2 idle connections", () => {
+  it("a connection that opens no stream within headersTimeout, or none after keepAliveTimeout, is sent GOAWAY", async () => {
+    const served = await serve({ headersTimeout: "1 second", keepAliveTimeout: "1 second" })
+    try {
+      const closedWithin = async (session: Http2.ClientHttp2Session) => {
+        const startedAt = Date.now()
+        await new Promise<void>((resolve) => session.once("close", () => resolve()))
+        return Date.now() - startedAt
+      }
+      const idle = connect(served.origin)
+      const goaway = new Promise<number>((resolve) => idle.once("goaway", (code) => resolve(code)))
+      expect(await closedWithin(idle)).toBeLessThan(5000)
+      expect(await goaway).toBe(Http2.constants.NGHTTP2_NO_ERROR)
+      const used = connect(served.origin)
+      expect((await callSleep(used, 1)).status).toBe(200)
+      expect(await closedWithin(used)).toBeLessThan(5000)
+    } finally {
+      await served.runtime.dispose()
+    }
+  }, 30_000)
+})
+
 describe("HTTP/2 shutdown", () => {
   it("sends GOAWAY and lets the open request finish within the drain deadline", async () => {
     const served = await serve({ shutdownTimeout: "10 seconds" })
