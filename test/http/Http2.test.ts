@@ -196,6 +196,15 @@ describe("HTTP/2 idle connections", () => {
       const used = connect(served.origin)
       expect((await callSleep(used, 1)).status).toBe(200)
       expect(await closedWithin(used)).toBeLessThan(5000)
+      // A TCP connection that sends nothing (neither HTTP/1.1 nor HTTP/2's preface) is closed too.
+      const url = new URL(served.origin)
+      const silent = Net.connect(Number(url.port), url.hostname)
+      silent.on("error", () => undefined)
+      const silentFor = await new Promise<number>((resolve) => {
+        const startedAt = Date.now()
+        silent.once("close", () => resolve(Date.now() - startedAt))
+      })
+      expect(silentFor).toBeLessThan(5000)
     } finally {
       await served.runtime.dispose()
     }

@@ -15,6 +15,7 @@ import { Effect, Fiber, Layer, ManagedRuntime, Stream } from "effect"
 import { HttpServer } from "effect/http"
 import * as DiagnosticsChannel from "node:diagnostics_channel"
 import * as Http2 from "node:http2"
+import * as Net from "node:net"
 import { Agent, fetch as undiciFetch } from "undici"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serverLayerFor } from "../../examples/everything/server.ts"
@@ -142,6 +143,21 @@ describe("certificates reloaded without a restart", () => {
       renewed.remove()
     }
   }, 30_000)
+})
+
+describe("a TLS handshake that never comes", () => {
+  it("is abandoned at headersTimeout", async () => {
+    const runtime = serving({ tls: { key: certificates.key, cert: certificates.cert }, headersTimeout: "1 second" })
+    try {
+      const socket = Net.connect(await portOf(runtime), "127.0.0.1")
+      socket.on("error", () => undefined)
+      const startedAt = Date.now()
+      await new Promise<void>((resolve) => socket.once("close", () => resolve()))
+      expect(Date.now() - startedAt).toBeLessThan(5000)
+    } finally {
+      await runtime.dispose()
+    }
+  }, 20_000)
 })
 
 describe("the official client 2.4.0 over HTTPS", () => {

@@ -14,7 +14,8 @@
  *
  * h2c beside HTTP/1.1: a connection whose first bytes are HTTP/2's connection preface
  * (`PRI * HTTP/2.0`) is handed to the HTTP/2 server, any other to Node's HTTP/1.1 connection
- * listener, with the bytes read so far put back. (`Upgrade: h2c` from HTTP/1.1 is not offered:
+ * listener, with the bytes read so far put back; one that sends nothing is closed at the head
+ * timeout. Over TLS, a handshake not complete by the head timeout is abandoned. (`Upgrade: h2c` from HTTP/1.1 is not offered:
  * clients and proxies that speak h2c use prior knowledge.)
  *
  * @since 0.1.0
@@ -114,6 +115,9 @@ const http1Options = (limits: Limits): Http.ServerOptions => ({
   connectionsCheckingInterval: Math.min(1000, limits.headersTimeout)
 })
 
+/** A TLS handshake not complete by the head timeout is abandoned (Node's default waits 120 s). */
+const tlsLimits = (limits: Limits) => ({ handshakeTimeout: limits.headersTimeout })
+
 const http2Options = (limits: Limits): Http2.ServerOptions => ({
   settings: http2Settings(limits),
   // Node's default (10 MB): a session buffering more (a peer that stops reading) refuses new streams.
@@ -164,8 +168,12 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
       const toHttp1 = (socket: Net.Socket) => {
         for (const listener of http1) listener.call(server, socket)
       }
+      // Until a connection is handed over, it is this listener's: one that sends nothing is
+      // closed at the head timeout (as Node's HTTP/1.1 server would), and its errors are ignored.
+      const ignore = () => undefined
       server.on("connection", (socket: Net.Socket) => {
         let head: Buffer = Buffer.alloc(0)
+        const silent = setTimeout(() => socket.destroy(), limits.headersTimeout)
         const sniff = () => {
           const chunk = socket.read() as Buffer | null
           if (chunk === null) return
@@ -173,11 +181,15 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
           const compared = Math.min(head.length, preface.length)
           const isHttp2 = head.subarray(0, compared).equals(preface.subarray(0, compared))
           if (isHttp2 && head.length < preface.length) return
+          clearTimeout(silent)
           socket.off("readable", sniff)
+          socket.off("error", ignore)
           socket.unshift(head)
           if (isHttp2) h2.emit("connection", socket)
           else toHttp1(socket)
         }
+        socket.on("error", ignore)
+        socket.once("close", () => clearTimeout(silent))
         socket.on("readable", sniff)
       })
       return {
@@ -198,7 +210,7 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
     case "Tls": {
       const tls = Tls.options(protocol.certificates.current())
       if (!protocol.http2) {
-        const server = Https.createServer({ ...tls, ...http1Options(limits) })
+        const server = Https.createServer({ ...tls, ...tlsLimits(limits), ...http1Options(limits) })
         const unsubscribe = protocol.certificates.subscribe((pair) => server.setSecureContext(Tls.options(pair)))
         return {
           server,
@@ -209,7 +221,7 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
           protocolName: "http/1.1"
         }
       }
-      const server = Http2.createSecureServer({ ...tls, ...http2Options(limits), ...http1Options(limits), allowHTTP1: true })
+      const server = Http2.createSecureServer({ ...tls, ...tlsLimits(limits), ...http2Options(limits), ...http1Options(limits), allowHTTP1: true })
       const sessions = trackSessions(server, limits)
       const sockets = trackSockets(server, "connection")
       const unsubscribe = protocol.certificates.subscribe((pair) => server.setSecureContext(Tls.options(pair)))
