@@ -180,6 +180,26 @@ describe("HTTP/2 limits", () => {
   })
 })
 
+describe("HTTP/2 connections beyond maxConnections", () => {
+  it("a stream on a connection beyond the cap is answered 503 and the connection closed", async () => {
+    const served = await serve({ maxConnections: 1 })
+    const first = connect(served.origin)
+    try {
+      expect((await callSleep(first, 1)).status).toBe(200)
+      const second = connect(served.origin)
+      const closed = new Promise<void>((resolve) => second.once("close", () => resolve()))
+      const answer = await callSleep(second, 1)
+      expect(answer.status === 503 || answer.rstCode !== undefined).toBe(true)
+      await closed
+      // The connection within the cap is untouched.
+      expect((await callSleep(first, 1, 2)).status).toBe(200)
+    } finally {
+      first.close()
+      await served.runtime.dispose()
+    }
+  }, 20_000)
+})
+
 describe("HTTP/2 idle connections", () => {
   it("a connection that opens no stream within headersTimeout, or none after keepAliveTimeout, is sent GOAWAY", async () => {
     const served = await serve({ headersTimeout: "1 second", keepAliveTimeout: "1 second" })
