@@ -180,6 +180,33 @@ describe("HTTP/2 limits", () => {
   })
 })
 
+describe("HTTP/1.1's per-request limits, per HTTP/2 stream", () => {
+  it("a body beyond maxBodyBytes is 413 and a body that stalls ends at the deadline; the connection carries on", async () => {
+    const served = await serve({ maxBodyBytes: 4096, deadline: "1 second" })
+    const session = connect(served.origin)
+    try {
+      const large = await exchange(session, headersOf("tools/call", "sleep"), body("tools/call", 1, { name: "sleep", arguments: { ms: 1 }, padding: "p".repeat(8000) }))
+      expect(large.status).toBe(413)
+      const startedAt = Date.now()
+      const stalled = await new Promise<Answer>((resolve) => {
+        const stream = session.request(headersOf("tools/call", "sleep"))
+        let status: number | undefined
+        stream.on("response", (head) => (status = Number(head[":status"])))
+        stream.resume()
+        stream.on("error", () => undefined)
+        stream.on("close", () => resolve({ status, text: "", rstCode: stream.rstCode }))
+        stream.write(body("tools/call", 2, { name: "sleep", arguments: { ms: 1 } }).slice(0, 30)) // and nothing more
+      })
+      expect(stalled.status).toBe(408)
+      expect(Date.now() - startedAt).toBeLessThan(5000)
+      expect((await callSleep(session, 1, 3)).status).toBe(200)
+    } finally {
+      session.close()
+      await served.runtime.dispose()
+    }
+  }, 20_000)
+})
+
 describe("HTTP/2 connections beyond maxConnections", () => {
   it("a stream on a connection beyond the cap is answered 503 and the connection closed", async () => {
     const served = await serve({ maxConnections: 1 })

@@ -57,13 +57,20 @@ const writable = (response: NodeServerResponse): Writable => response
 export const isHttp2 = (response: NodeServerResponse): response is Http2.Http2ServerResponse => "stream" in response
 
 /**
- * HTTP/2 has no connection-specific headers (RFC 9113 §8.2.2): a refusal's `connection: close` is
- * left out (the stream ends; the connection carries others).
+ * HTTP/2 has no connection-specific headers (RFC 9113 §8.2.2): a refusal's `connection: close`
+ * (its request's body is not read) is left out, and the stream is reset with `NO_ERROR` once the
+ * answer is written instead (§8.1: the client stops sending the body; the connection carries on).
  */
 const headersFor = (response: NodeServerResponse, headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
   if (!isHttp2(response) || headers["connection"] === undefined) return headers
   const { connection: _, ...rest } = headers
   return rest
+}
+
+/** Ends an HTTP/2 stream whose answer asked to close the connection (see {@link headersFor}). */
+const resetIfClosing = (response: NodeServerResponse, headers: Readonly<Record<string, string>>): void => {
+  // `close` sends RST_STREAM once what was written is flushed.
+  if (isHttp2(response) && headers["connection"] !== undefined && !response.stream.closed) response.stream.close()
 }
 
 const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", ...Reply.sseHeaders }
@@ -91,7 +98,7 @@ export const write = (response: NodeServerResponse, reply: Reply.Reply): void =>
   if (body === undefined) {
     out.writeHead(reply.status, headersFor(response, reply.headers))
     out.end()
-    return
+    return resetIfClosing(response, reply.headers)
   }
   // With its length known, Node writes head and body in one `write` (chunked encoding costs a writev).
   out.writeHead(reply.status, {
@@ -100,6 +107,7 @@ export const write = (response: NodeServerResponse, reply: Reply.Reply): void =>
     ...headersFor(response, reply.headers)
   })
   out.end(body)
+  resetIfClosing(response, reply.headers)
 }
 
 /**
