@@ -8,11 +8,13 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { describe as effectDescribe, expect as effectExpect, it as effectIt } from "@effect/vitest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { McpClient, StreamableHttpClientTransport } from "@snodo/client"
+import * as McpHttp from "@snodo/http/McpHttp"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as Tls from "@snodo/http/Tls"
 import { Effect, Fiber, Layer, ManagedRuntime, Stream } from "effect"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import * as DiagnosticsChannel from "node:diagnostics_channel"
 import * as Http2 from "node:http2"
 import * as Net from "node:net"
@@ -120,6 +122,30 @@ describe("HTTP/1.1 beside HTTP/2", () => {
   it("a client that does not trust the CA is refused the handshake", async () => {
     await expect(curl(["--http2", ...requestArgs("tools/list", {}, 6), `https://localhost:${tlsPort}/mcp`])).rejects.toThrow(/certificate/)
   })
+})
+
+describe("the mounted route on Effect's Node server over HTTPS and HTTP/2", () => {
+  it("answers a tools/call and streams progress on HTTP/2 streams", async () => {
+    const App = McpHttp.layerRoute({ path: "/mcp" }).pipe(Layer.provide(serverLayerFor(["2026-07-28"])))
+    const ServerOverTls = NodeHttpServer.layer(
+      () => Http2.createSecureServer({ key: certificates.key, cert: certificates.cert, allowHTTP1: true }),
+      { port: 0, host: "127.0.0.1" }
+    )
+    const runtime: Runtime = ManagedRuntime.make(HttpRouter.serve(App).pipe(Layer.provideMerge(ServerOverTls)))
+    try {
+      const target = `https://localhost:${await portOf(runtime)}/mcp`
+      const flags = ["--http2", "--cacert", certificates.caFile]
+      const called = await curl([...flags, "-w", "\n%{http_version} %{http_code}", ...requestArgs("tools/call", { name: "test_simple_text" }, 1, "test_simple_text"), target])
+      expect(called.stdout.split("\n")[1]).toBe("2 200")
+      expect(called.stdout).toContain(simpleText)
+      const args = requestArgs("tools/call", { name: "test_tool_with_progress", _meta: { progressToken: "m-37" } }, 2, "test_tool_with_progress")
+      const streamed = await curl([...flags, ...args, target])
+      expect(streamed.stdout.match(/notifications\/progress/g)?.length).toBe(3)
+      expect(streamed.stdout).toContain("m-37")
+    } finally {
+      await runtime.dispose()
+    }
+  }, 30_000)
 })
 
 describe("certificates reloaded without a restart", () => {
