@@ -2,12 +2,13 @@
  * Issue 37: `trustProxy`. The client's view (address, scheme, host) is read from `Forwarded` /
  * `X-Forwarded-*` only when the peer is a trusted proxy: on a real listener, a forged
  * `X-Forwarded-For` or `X-Forwarded-Host` from an untrusted peer changes nothing, and the same
- * headers through a trusted hop reach the `Host` check and the handler's logs (`client.address`).
+ * headers through a trusted hop reach the `Host` check, the handler's logs and the request's span
+ * (`client.address`).
  */
 import { McpServer, Tool } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as TrustProxy from "@snodo/http/TrustProxy"
-import { Effect, Layer, Logger, ManagedRuntime, References, Schema } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime, References, Schema, Tracer } from "effect"
 import { HttpServer } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { post, request } from "../../packages/http/test/support/Raw.ts"
@@ -64,8 +65,26 @@ const Capture = Logger.layer([Logger.make((options) => {
 const whoami = Tool.make("whoami", { input: Schema.Struct({ tag: Schema.String }) }, ({ tag }) => Effect.as(Effect.log(`whoami ${tag}`), tag))
 const Server = McpServer.make({ name: "trust-proxy", version: "1.0.0" }).add(whoami)
 
+/** Every span the servers start (the server is traced: its span per request). */
+const spans: Array<Tracer.NativeSpan> = []
+const Tracing = Layer.succeed(Tracer.Tracer, Tracer.make({
+  span: (options) => {
+    const span = new Tracer.NativeSpan(options)
+    spans.push(span)
+    return span
+  }
+}))
+/** The `client.address` of the request span of the call made by `call` (spans started meanwhile). */
+const spanAddressOf = async (call: () => Promise<unknown>) => {
+  const before = spans.length
+  await call()
+  return spans.slice(before).find((span) => span.name === "tools/call whoami")?.attributes.get("client.address")
+}
+
 const serve = async (options: NodeServe.ServeOptions) => {
-  const runtime = ManagedRuntime.make(NodeServe.layer({ port: 0, ...options }).pipe(Layer.provide(Server.layer), Layer.provide(Capture)))
+  const runtime = ManagedRuntime.make(
+    NodeServe.layer({ port: 0, ...options }).pipe(Layer.provide(Server.layer), Layer.provide(Layer.merge(Capture, Tracing)))
+  )
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
   if (server.address._tag === "UnixPathAddress") throw new Error("expected TCP")
   return { runtime, url: `http://127.0.0.1:${server.address.port}/mcp` }
@@ -89,10 +108,12 @@ describe("trustProxy on a real listener (the peer is 127.0.0.1)", () => {
 
   it("a forged X-Forwarded-For from an untrusted peer is ignored; through a trusted hop it is the client's address", async () => {
     const headers = { "x-forwarded-for": "203.0.113.7" }
-    expect((await call(untrusted.url, "forged", headers)).status).toBe(200)
+    const forgedSpan = await spanAddressOf(async () => expect((await call(untrusted.url, "forged", headers)).status).toBe(200))
     expect(addressLogged("forged")).toBe("127.0.0.1")
-    expect((await call(trusted.url, "honoured", headers)).status).toBe(200)
+    expect(forgedSpan).toBe("127.0.0.1")
+    const honouredSpan = await spanAddressOf(async () => expect((await call(trusted.url, "honoured", headers)).status).toBe(200))
     expect(addressLogged("honoured")).toBe("203.0.113.7")
+    expect(honouredSpan).toBe("203.0.113.7")
   })
 
   it("X-Forwarded-Host reaches the Host check only through a trusted hop", async () => {

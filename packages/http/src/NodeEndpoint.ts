@@ -41,6 +41,7 @@ import * as InFlight from "@snodo/core/transport/InFlight"
 import * as Envelope from "@snodo/core/transport/Envelope"
 import { anonymous, fromContext, Principal } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
+import { clientAddress } from "@snodo/core/extension/Semconv"
 import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
@@ -106,9 +107,12 @@ export interface EndpointOptions extends Options {
   readonly trustProxy?: TrustProxy.TrustProxySpec | undefined
 }
 
-/** `context` with the client's address among its log annotations (`client.address`). */
+/**
+ * `context` with the client's address among its log annotations (`client.address`): the handler's
+ * logs name it, and the request's span gets it as an attribute.
+ */
 const annotated = (context: Context.Context<never>, address: string): Context.Context<never> =>
-  Context.add(context, References.CurrentLogAnnotations, { ...Context.get(context, References.CurrentLogAnnotations), "client.address": address })
+  Context.add(context, References.CurrentLogAnnotations, { ...Context.get(context, References.CurrentLogAnnotations), [clientAddress]: address })
 
 /**
  * The request target the `Host`/`Origin` checks read: the path as sent, or, when the host the
