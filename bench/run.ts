@@ -14,7 +14,7 @@
  *
  *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
- *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, client, listen, tasks, stores, sessions, observability)
+ *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, client, listen, tasks, stores, sessions, observability, http2)
  *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
  *
  * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
@@ -59,7 +59,7 @@ const discoverRuns = Math.round(flag("--discover-runs", 7))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))
-const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "client", "listen", "tasks", "stores", "sessions", "observability"] as const
+const scenarioNames = ["echo", "list", "stdio", "startup", "clients", "client", "listen", "tasks", "stores", "sessions", "observability", "http2"] as const
 const scenariosAt = argv.indexOf("--scenarios")
 const scenarios = new Set(scenariosAt >= 0 ? (argv[scenariosAt + 1] ?? "").split(",") : scenarioNames)
 for (const name of scenarios) {
@@ -234,6 +234,17 @@ for (const [key, label] of [["pg3", "3 instances"], ["pg1", "1 instance"]] as co
     unit: "req/s",
     better: "higher"
   })
+}
+// HTTP/2 and TLS (`bench/http2.ts`, h2load): snodo's column is the variant, raw's its baseline in the same run.
+const http2Rows = [
+  ["h2c.s16", "h2c, 1 conn × 16 streams", "cleartext HTTP/1.1, 16 conn"],
+  ["h2c.s64", "h2c, 1 conn × 64 streams", "cleartext HTTP/1.1, 16 conn"],
+  ["tls.h1", "HTTPS HTTP/1.1, 16 conn", "cleartext HTTP/1.1, 16 conn"],
+  ["tls.h2.s16", "HTTPS HTTP/2, 1 conn × 16 streams", "h2c, 1 conn × 16 streams"],
+  ["tls.h2.s64", "HTTPS HTTP/2, 1 conn × 64 streams", "h2c, 1 conn × 64 streams"]
+] as const
+for (const [key, label, baseline] of http2Rows) {
+  declare(`http2.${key}.rps`, { group: "http2", label: `echo over ${label}, h2load (raw floor column: ${baseline}, same server, same run)`, unit: "req/s", better: "higher" })
 }
 declare("client.stdio.call", {
   group: "client",
@@ -777,6 +788,28 @@ const runScript = async <A>(scenario: string, args: ReadonlyArray<string>): Prom
   return undefined
 }
 
+/** HTTP/2 and TLS beside HTTP/1.1 (`bench/http2.ts`, h2load in a process of its own). */
+const http2 = async (): Promise<void> => {
+  const result = await runScript<Record<string, { readonly rps: number; readonly failed: number }>>(
+    "http2",
+    [path("bench/http2.ts"), "--duration", String(durationS), "--warmup", String(warmupS), "--rounds", String(rounds)]
+  )
+  if (result === undefined) return
+  const baselineOf: Readonly<Record<string, string>> = { "h2c.s16": "h1.c16", "h2c.s64": "h1.c16", "tls.h1": "h1.c16", "tls.h2.s16": "h2c.s16", "tls.h2.s64": "h2c.s64" }
+  const measuredKey: Readonly<Record<string, string>> = { "tls.h1": "tls.h1.c16" }
+  for (const [key] of http2Rows) {
+    const measured = result[measuredKey[key] ?? key]
+    const baseline = result[baselineOf[key]!]
+    if (measured === undefined || baseline === undefined) {
+      problem("snodo", `http2 (${key})`, "not measured")
+      continue
+    }
+    record(`http2.${key}.rps`, "snodo", measured.rps)
+    record(`http2.${key}.rps`, "raw", baseline.rps)
+    if (measured.failed > 0) problem("snodo", `http2 (${key})`, `${measured.failed} failed requests`)
+  }
+}
+
 /** Tasks on the memory store beside plain calls, in a process of its own (`bench/tasks.ts`). */
 const tasks = async (): Promise<void> => {
   const result = await runScript<{ readonly tasksPerS: number; readonly plainPerS: number }>("tasks", [path("bench/tasks.ts"), "5000"])
@@ -979,6 +1012,10 @@ const notes: Array<string> = [
   "round, `@snodo/client` (the calls in one fiber, as an agent's loop) and the official client 2.4.0 pinned to " +
   "2026-07-28, each to its own `bench/peers/snodo.ts --stdio`, rounds alternating, the median round kept (the first of " +
   "each a warm-up); then 30 listen streams opened by `@snodo/client` on the everything server, heap after a full GC.",
+  "HTTP/2 and TLS: `bench/http2.ts`, in its own process, starts two everything servers (`--h2c`, and " +
+  "`--tls-key/--tls-cert` with a certificate made by `openssl` for the run) and loads `tools/call` (`echo`) with h2load " +
+  "(Debian's `nghttp2-client`, one thread, in a process of its own) for every row, HTTP/1.1 included (`--h1`), so the " +
+  "ratios compare protocols, not load generators; the raw floor column of these rows is the named baseline of the same run.",
   "Sessions: `bench/sessions.ts`, in its own process, opens one 2025-11-25 session (initialize, initialized) through " +
   "a round-robin HTTP proxy without stickiness (`test/support/RoundRobinProxy.ts`) and loads it with `tools/call` " +
   "(`echo`, 16 connections, autocannon in a process of its own): three everything servers sharing their sessions on " +
@@ -1041,6 +1078,10 @@ if (scenarios.has("sessions") && !overBudget()) {
 if (scenarios.has("observability") && !overBudget()) {
   progress("observability: HTTP echo without telemetry and with --otlp, beside the raw floor")
   await observability()
+}
+if (scenarios.has("http2") && !overBudget()) {
+  progress("http2: echo over HTTP/2 (h2c, HTTPS) and HTTPS HTTP/1.1 beside cleartext HTTP/1.1 (h2load)")
+  await http2()
 }
 if (overBudget()) notes.push("The run hit its 14-minute budget; later scenarios were skipped.")
 

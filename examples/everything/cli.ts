@@ -37,6 +37,11 @@ const usage = `Usage: node examples/everything/main.mjs [flags]
   --stdio                 serve over stdio (default: Streamable HTTP)
   --http                  serve over Streamable HTTP on 127.0.0.1 (the default)
   --port N                HTTP port (default: PORT, else 3000; 0 picks a free one)
+  --tls-key FILE          HTTP: serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN on one port) with this PEM key (with --tls-cert)
+  --tls-cert FILE         HTTP: the PEM certificate chain of --tls-key; SIGHUP reloads both files
+  --h2c                   HTTP: accept cleartext HTTP/2 with prior knowledge beside HTTP/1.1 (behind a proxy)
+  --trust-proxy SPEC      HTTP: believe Forwarded / X-Forwarded-* from these proxies: a hop count, or addresses and
+                          CIDRs, comma-separated (loopback, private, 10.0.0.0/8, ...)
   --oauth-issuer URL      HTTP: callers need access tokens of this authorization server (needs a fixed --port)
   --dialects LIST         protocol revisions, comma-separated (default: 2026-07-28,2025-11-25)
   --tasks SPEC            tasks: memory | sqlite:PATH | postgres://HOST:PORT/DB (or SNODO_TASKS; default sqlite:.data/tasks.sqlite over HTTP, memory over stdio)
@@ -67,6 +72,10 @@ const parsed = (() => {
         http: { type: "boolean" },
         port: { type: "string" },
         "oauth-issuer": { type: "string" },
+        "tls-key": { type: "string" },
+        "tls-cert": { type: "string" },
+        h2c: { type: "boolean" },
+        "trust-proxy": { type: "string" },
         dialects: { type: "string" },
         tasks: { type: "string" },
         "tasks-lease-ms": { type: "string" },
@@ -138,6 +147,34 @@ const portOf = (): number => {
   return port
 }
 
+/** The listener's transport: TLS from files (reloaded on SIGHUP), h2c, the proxies trusted. */
+async function listenOf(port: number): Promise<import("./http.ts").Listen> {
+  const { "tls-key": key, "tls-cert": cert, h2c, "trust-proxy": trust } = parsed
+  if ((key === undefined) !== (cert === undefined)) fail("--tls-key and --tls-cert go together")
+  if (h2c === true && key !== undefined) fail("--h2c is cleartext HTTP/2: with --tls-key/--tls-cert HTTP/2 is offered by ALPN already")
+  const TrustProxy = await import("@snodo/http/TrustProxy")
+  const trustProxy = trust === undefined ? undefined : TrustProxy.parse(trust)
+  if (trustProxy !== undefined) {
+    try {
+      TrustProxy.make(trustProxy)
+    } catch (error) {
+      fail(`--trust-proxy: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  const base = { port, ...(h2c === true ? { h2c } : {}), ...(trustProxy === undefined ? {} : { trustProxy }) }
+  if (key === undefined || cert === undefined) return base
+  const Tls = await import("@snodo/http/Tls")
+  const files = { key, cert }
+  const certificates = await Effect.runPromise(Tls.fromFiles(files)).catch((error: unknown) => fail(String((error as Error).message ?? error)))
+  process.on("SIGHUP", () => {
+    Effect.runPromise(Tls.reloadFiles(certificates, files)).then(
+      () => process.stderr.write("snodo everything: TLS certificate reloaded\n"),
+      (error: unknown) => process.stderr.write(`snodo everything: TLS certificate not reloaded: ${String((error as Error).message ?? error)}\n`)
+    )
+  })
+  return { ...base, tls: certificates }
+}
+
 if (stdio) {
   StdioTransport.run().pipe(
     Effect.provide(ServerLayer),
@@ -149,10 +186,12 @@ if (stdio) {
   const { serveHttp } = await import("./http.ts")
   const issuer = parsed["oauth-issuer"]
   const port = portOf()
+  const listen = await listenOf(port)
   if (issuer !== undefined && (!URL.canParse(issuer) || port === 0)) {
     // The resource URI tokens are bound to names the port: it must be known before binding.
     fail("--oauth-issuer needs an issuer URL and a fixed --port")
   }
   // Logs go to stderr in HTTP mode too (stdout is left to the protocol in both modes).
-  serveHttp(port, issuer, dialects, ServerLayer, Backend.sessionStoreLayer(sessions)).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+  if (issuer !== undefined && listen.tls !== undefined) fail("--oauth-issuer is served over HTTP here: drop --tls-key/--tls-cert")
+  serveHttp(listen, issuer, dialects, ServerLayer, Backend.sessionStoreLayer(sessions)).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
 }

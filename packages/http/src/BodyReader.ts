@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import type * as Http from "node:http"
+import type * as Http2 from "node:http2"
 import type { BodyBudget } from "./BodyBudget.ts"
 
 /**
@@ -68,7 +69,7 @@ export const decode = (bytes: Uint8Array): Body => {
  * @category models
  * @since 0.1.0
  */
-export type NodeSource = Http.IncomingMessage
+export type NodeSource = Http.IncomingMessage | Http2.Http2ServerRequest
 
 /** Whether a request's source is Node's `IncomingMessage`. */
 export const isNodeSource = (source: object): source is NodeSource =>

@@ -35,13 +35,13 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Latch, Scope } from "effect"
-import type { ConfigurationError } from "@snodo/core/ConfigurationError"
+import { Cause, Context, Effect, Exit, Latch, References, Scope } from "effect"
+import { ConfigurationError } from "@snodo/core/ConfigurationError"
 import * as InFlight from "@snodo/protocol/peer/InFlight"
 import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { anonymous, fromContext, Principal } from "@snodo/core/Principal"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
-import type * as Http from "node:http"
+import { clientAddress } from "@snodo/core/extension/Semconv"
 import type * as Authentication from "./Authentication.ts"
 import * as BodyBudget from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
@@ -55,6 +55,7 @@ import * as Reply from "./Reply.ts"
 import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
+import * as TrustProxy from "./TrustProxy.ts"
 import { sharedOptions } from "./SharedSessions.ts"
 
 /**
@@ -65,14 +66,14 @@ import { sharedOptions } from "./SharedSessions.ts"
  */
 export interface NodeEndpoint {
   /** Answers one request (mount it on the MCP path). */
-  readonly handle: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly handle: (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse) => void
   /**
    * Answers a request that sent `Expect: 100-continue` (listen to the server's `checkContinue`
    * event with it): `100 Continue` is written only once the request passed every check before its
    * body, so a refused client never sends it; such a refusal closes the connection, which cannot
    * carry another request while a body is held back.
    */
-  readonly handleContinue: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly handleContinue: (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse) => void
   readonly settings: Settings
   /** Requests in flight (their responses not closed yet). */
   readonly inFlight: () => number
@@ -97,6 +98,33 @@ export interface NodeEndpoint {
 export interface EndpointOptions extends Options {
   /** Verifies every caller before its body is read (default: none, callers are anonymous). */
   readonly authenticate?: Authentication.Authenticator | undefined
+  /**
+   * The reverse proxies whose `Forwarded` / `X-Forwarded-*` headers are believed (default: none):
+   * addresses and CIDR blocks, or a hop count. From a trusted peer, the `Host`/`Origin` checks use
+   * the host and scheme the client addressed, and the request's address is the client's; from any
+   * other peer the headers change nothing. See {@link TrustProxy}.
+   */
+  readonly trustProxy?: TrustProxy.TrustProxySpec | undefined
+}
+
+/**
+ * `context` with the client's address among its log annotations (`client.address`): the handler's
+ * logs name it, and the request's span gets it as an attribute.
+ */
+const annotated = (context: Context.Context<never>, address: string): Context.Context<never> =>
+  Context.add(context, References.CurrentLogAnnotations, { ...Context.get(context, References.CurrentLogAnnotations), [clientAddress]: address })
+
+/**
+ * The request target the `Host`/`Origin` checks read: the path as sent, or, when the host the
+ * client addressed is not in `Host` (HTTP/2's `:authority`, a trusted proxy's forwarded host), the
+ * absolute form naming it (which the checks prefer to `Host`, RFC 9112 §3.2.2).
+ */
+const targetOf = (request: NodeResponse.NodeRequest, view: TrustProxy.ClientView | undefined): string => {
+  const target = request.url ?? "/"
+  if (view?.host !== undefined) return `${view.protocol ?? "http"}://${view.host}${target.startsWith("/") ? target : "/"}`
+  if (request.httpVersionMajor !== 2) return target
+  const authority = request.headers[":authority"]
+  return typeof authority === "string" && target.startsWith("/") ? `http://${authority}${target}` : target
 }
 
 /** Who a request runs as, and with which services. */
@@ -119,12 +147,17 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const authenticator = options?.authenticate
   const anonymousCaller: Caller = { principal: anonymous.id, context, grant: undefined }
   const settings = yield* resolve(options)
+  const trustSpec = options?.trustProxy
+  const trust = trustSpec === undefined ? undefined : yield* Effect.try({
+    try: () => TrustProxy.make(trustSpec),
+    catch: (error) => new ConfigurationError({ message: `@snodo/http options: ${error instanceof Error ? error.message : String(error)}` })
+  })
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
   const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
-  const active = new Set<Http.ServerResponse>()
+  const active = new Set<NodeResponse.NodeServerResponse>()
   // Open while no request is in flight: what a shutdown waits on.
   const idle = Latch.makeUnsafe(true)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
@@ -134,7 +167,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const shared = sessions?.shared
 
   /** Runs `effect` (a shared session's step), then `next` with its value; a defect is answered 500. */
-  const after = <A>(response: Http.ServerResponse, effect: Effect.Effect<A>, next: (value: A) => void): void => {
+  const after = <A>(response: NodeResponse.NodeServerResponse, effect: Effect.Effect<A>, next: (value: A) => void): void => {
     const fiber = Effect.runForkWith(context)(effect)
     fiber.addObserver((exit) => {
       try {
@@ -151,22 +184,22 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
    * into Node's event emitters it would crash the process, so it is logged and answered 500 (or the
    * connection cut, when the answer has begun).
    */
-  const fail = (response: Http.ServerResponse, error: unknown): void => {
+  const fail = (response: NodeResponse.NodeServerResponse, error: unknown): void => {
     Effect.runForkWith(context)(Effect.logError("MCP endpoint: unexpected error", error))
     if (response.headersSent) response.destroy()
     else NodeResponse.write(response, Reply.internalError)
   }
 
   /** A refusal before the body; `withheld` when the client waits for `100 Continue` to send it. */
-  const refuse = (response: Http.ServerResponse, reply: Reply.Reply, withheld: boolean): void => {
+  const refuse = (response: NodeResponse.NodeServerResponse, reply: Reply.Reply, withheld: boolean): void => {
     if (withheld) response.setHeader("connection", "close")
     NodeResponse.write(response, reply)
   }
 
   /** A GET (the session's stream) or DELETE (ends the session) of an initialize-era session. */
   const serveSession = (
-    request: Http.IncomingMessage,
-    response: Http.ServerResponse,
+    request: NodeResponse.NodeRequest,
+    response: NodeResponse.NodeServerResponse,
     head: RequestHead.RequestHead,
     caller: Caller,
     store: Sessions.Sessions
@@ -182,10 +215,12 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     return undefined
   }
 
-  const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
+  const accept = (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
-    const head = RequestHead.fromRaw(request.rawHeaders)
-    const framing = { target: request.url ?? "/", hosts: head.hosts, authorizations: head.authorizations }
+    const peer = request.socket?.remoteAddress
+    const view = trust === undefined || peer === undefined ? undefined : TrustProxy.clientView(trust, peer, request.headers)
+    const head = RequestHead.fromRaw(request.rawHeaders, view?.address ?? peer)
+    const framing = { target: targetOf(request, view), hosts: head.hosts, authorizations: head.authorizations }
     const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE") &&
       InitializeEra.concernsSession(head, runtime)
     const refusal = sessionRequest
@@ -255,7 +290,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       // A body already complete is read before `readSource` returns.
       if (reading) stopReading = stop
     }
-    if (authenticator === undefined) return receive(anonymousCaller)
+    // Behind a trusted proxy, the handler's logs name the client it reports.
+    const base = view === undefined ? undefined : annotated(context, view.address)
+    if (authenticator === undefined) return receive(base === undefined ? anonymousCaller : { ...anonymousCaller, context: base })
     // The caller is verified before `100 Continue` and before any byte of the body is read.
     const verifying = Effect.runForkWith(context)(authenticator.authenticate(request.headers, { method: request.method ?? "GET", path: request.url ?? "/" }))
     stopReading = () => verifying.interruptUnsafe()
@@ -263,7 +300,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       try {
         if (Exit.isSuccess(exit)) {
           const { principal, grant } = exit.value
-          return receive({ principal: principal.id, context: Context.add(context, Principal, principal), grant })
+          return receive({ principal: principal.id, context: Context.add(base ?? context, Principal, principal), grant })
         }
         if (Cause.hasInterruptsOnly(exit.cause)) return
         const refused = Cause.findErrorOption(exit.cause)
@@ -276,7 +313,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   }
 
   /** Node's listener for one kind of request; nothing it throws reaches Node's event emitter. */
-  const listener = (expectsContinue: boolean) => (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+  const listener = (expectsContinue: boolean) => (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse): void => {
     try {
       accept(request, response, expectsContinue)
     } catch (error) {

@@ -17,8 +17,61 @@
  * @since 0.1.0
  */
 import type * as Http from "node:http"
+import type * as Http2 from "node:http2"
 import type { Delivery } from "./Exchange.ts"
 import * as Reply from "./Reply.ts"
+
+/**
+ * A request as Node gives it: HTTP/1.1's `IncomingMessage`, or an HTTP/2 stream's compatibility request.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type NodeRequest = Http.IncomingMessage | Http2.Http2ServerRequest
+
+/**
+ * A response as Node gives it: HTTP/1.1's `ServerResponse`, or an HTTP/2 stream's compatibility response.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type NodeServerResponse = Http.ServerResponse | Http2.Http2ServerResponse
+
+/** What is written to a response: the members both kinds share, with one signature each. */
+interface Writable {
+  readonly writableEnded: boolean
+  readonly destroyed: boolean
+  readonly headersSent: boolean
+  readonly socket: { readonly destroyed: boolean } | null
+  /** An HTTP/2 response's stream: reset or closed, nothing more can be written (it would throw). */
+  readonly stream?: { readonly destroyed: boolean; readonly closed: boolean }
+  writeHead(status: number, headers: Http.OutgoingHttpHeaders): unknown
+  write(chunk: string, callback?: (error?: Error | null) => void): boolean
+  end(): unknown
+  end(chunk: string): unknown
+}
+
+const writable = (response: NodeServerResponse): Writable => response
+
+/** Whether `response` answers an HTTP/2 stream. */
+export const isHttp2 = (response: NodeServerResponse): response is Http2.Http2ServerResponse => "stream" in response
+
+/**
+ * HTTP/2 has no connection-specific headers (RFC 9113 §8.2.2): a refusal's `connection: close`
+ * (its request's body is not read) is left out, and the stream is reset with `NO_ERROR` once the
+ * answer is written instead (§8.1: the client stops sending the body; the connection carries on).
+ */
+const headersFor = (response: NodeServerResponse, headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  if (!isHttp2(response) || headers["connection"] === undefined) return headers
+  const { connection: _, ...rest } = headers
+  return rest
+}
+
+/** Ends an HTTP/2 stream whose answer asked to close the connection (see {@link headersFor}). */
+const resetIfClosing = (response: NodeServerResponse, headers: Readonly<Record<string, string>>): void => {
+  // `close` sends RST_STREAM once what was written is flushed.
+  if (isHttp2(response) && headers["connection"] !== undefined && !response.stream.closed) response.stream.close()
+}
 
 const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", ...Reply.sseHeaders }
 
@@ -26,10 +79,11 @@ const streamHeaders: Readonly<Record<string, string>> = { "content-type": "text/
  * Whether nothing can reach the client any more. A client that disconnects while its body is being
  * read destroys the socket first: the request's `aborted` event (which ends the read) comes before
  * the response's `close`, while `response.destroyed` is still false. A response not given its
- * socket yet (behind a pipelined one) is not gone.
+ * socket yet (behind a pipelined one) is not gone. An HTTP/2 stream the client reset is gone.
  */
-const gone = (response: Http.ServerResponse): boolean =>
-  response.writableEnded || response.destroyed || response.socket?.destroyed === true
+const gone = (response: Writable): boolean =>
+  response.writableEnded || response.destroyed || response.socket?.destroyed === true ||
+  (response.stream !== undefined && (response.stream.destroyed || response.stream.closed))
 
 /**
  * Writes a whole reply.
@@ -37,21 +91,23 @@ const gone = (response: Http.ServerResponse): boolean =>
  * @category combinators
  * @since 0.1.0
  */
-export const write = (response: Http.ServerResponse, reply: Reply.Reply): void => {
-  if (gone(response)) return
+export const write = (response: NodeServerResponse, reply: Reply.Reply): void => {
+  const out = writable(response)
+  if (gone(out)) return
   const body = reply.body
   if (body === undefined) {
-    response.writeHead(reply.status, reply.headers)
-    response.end()
-    return
+    out.writeHead(reply.status, headersFor(response, reply.headers))
+    out.end()
+    return resetIfClosing(response, reply.headers)
   }
   // With its length known, Node writes head and body in one `write` (chunked encoding costs a writev).
-  response.writeHead(reply.status, {
+  out.writeHead(reply.status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
-    ...reply.headers
+    ...headersFor(response, reply.headers)
   })
-  response.end(body)
+  out.end(body)
+  resetIfClosing(response, reply.headers)
 }
 
 /**
@@ -60,22 +116,25 @@ export const write = (response: Http.ServerResponse, reply: Reply.Reply): void =
  * @category combinators
  * @since 0.1.0
  */
-export const delivery = (response: Http.ServerResponse): Delivery => ({
-  settle: (reply) => {
-    if (reply !== undefined) return write(response, reply)
-    if (gone(response)) return
-    response.writeHead(200, streamHeaders)
-    response.end()
-  },
-  open: () => {
-    if (!gone(response)) response.writeHead(200, streamHeaders)
-  },
-  event: (text, written) => {
-    if (gone(response)) written?.()
-    else if (written === undefined) response.write(text)
-    else response.write(text, () => written())
-  },
-  end: () => {
-    if (!gone(response)) response.end()
+export const delivery = (response: NodeServerResponse): Delivery => {
+  const out = writable(response)
+  return {
+    settle: (reply) => {
+      if (reply !== undefined) return write(response, reply)
+      if (gone(out)) return
+      out.writeHead(200, streamHeaders)
+      out.end()
+    },
+    open: () => {
+      if (!gone(out)) out.writeHead(200, streamHeaders)
+    },
+    event: (text, written) => {
+      if (gone(out)) written?.()
+      else if (written === undefined) out.write(text)
+      else out.write(text, () => written())
+    },
+    end: () => {
+      if (!gone(out)) out.end()
+    }
   }
-})
+}

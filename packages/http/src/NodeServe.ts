@@ -1,5 +1,8 @@
 /**
- * The one-call server: Streamable HTTP on Node's `http` module.
+ * The one-call server: Streamable HTTP on Node's `http` module, or, with `tls`, HTTPS with HTTP/2
+ * and HTTP/1.1 chosen by ALPN on one port (`node:http2`), or with `h2c`, cleartext HTTP/2 with prior
+ * knowledge beside HTTP/1.1 (see {@link NodeListener}). Behind a reverse proxy, `trustProxy` names
+ * the proxies whose `Forwarded` / `X-Forwarded-*` headers give the client's view (see `@snodo/http/TrustProxy`).
  *
  * The MCP endpoint is answered by {@link NodeEndpoint} straight from Node's `request` event, with
  * the same checks, limits and lifetimes as the mountable {@link McpHttp} route but without Effect's
@@ -34,12 +37,13 @@
  * import * as NodeServe from "@snodo/http/NodeServe"
  *
  * NodeServe.serve({ port: 3000 }).pipe(Effect.provide(Server.layer), NodeRuntime.runMain)
+ * // stderr: MCP server listening on http://127.0.0.1:3000/mcp
  * ```
  *
  * @since 0.1.0
  */
 import { Duration, Effect, Latch, Layer, Scope } from "effect"
-import type { ConfigurationError } from "@snodo/core/ConfigurationError"
+import { ConfigurationError } from "@snodo/core/ConfigurationError"
 import type { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NetAddress from "effect/net/NetAddress"
@@ -47,9 +51,11 @@ import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as NodeEndpoint from "./NodeEndpoint.ts"
+import * as NodeListener from "./NodeListener.ts"
 import * as NodeResponse from "./NodeResponse.ts"
 import * as Reply from "./Reply.ts"
 import { isLoopbackAddress } from "./Security.ts"
+import * as Tls from "./Tls.ts"
 
 /**
  * Options of the Node server; the transport's options apply too.
@@ -62,6 +68,20 @@ export interface ServeOptions extends NodeEndpoint.EndpointOptions {
   readonly port?: number
   /** Listen address (default `127.0.0.1`). */
   readonly host?: string
+  /**
+   * Serve HTTPS with this key and certificate (or reloadable {@link Tls.Certificates}): HTTP/2 and
+   * HTTP/1.1 on one port, chosen by ALPN (default: cleartext HTTP/1.1).
+   */
+  readonly tls?: Tls.TlsInput | undefined
+  /** With `tls`: offer HTTP/2 by ALPN beside HTTP/1.1 (default `true`); `false` serves HTTP/1.1 alone. */
+  readonly http2?: boolean | undefined
+  /**
+   * Without `tls`: accept cleartext HTTP/2 with prior knowledge (h2c) beside HTTP/1.1 on the same
+   * port (default `false`), for a reverse proxy that speaks HTTP/2 upstream.
+   */
+  readonly h2c?: boolean | undefined
+  /** HTTP/2: streams open at once on one connection (default 100); more are refused with `REFUSED_STREAM`. */
+  readonly maxConcurrentStreams?: number | undefined
   /** Open connections at once (default 1,024). */
   readonly maxConnections?: number
   /** How long a shutdown waits for in-flight requests (default 10 s). */
@@ -98,20 +118,43 @@ const millis = (input: Duration.Input | undefined, fallback: number): number =>
 
 type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
-/** Fails with Effect's `ServeError`, whose module (and Effect's HTTP modules with it) is loaded only then. */
-const serveError = (cause: unknown): Effect.Effect<never, ServeError> =>
+/**
+ * Fails with Effect's `ServeError` (whose module, and Effect's HTTP modules with it, is loaded only
+ * then), its message saying what went wrong.
+ */
+const serveError = (cause: unknown, message: string): Effect.Effect<never, ServeError> =>
   Effect.flatMap(
     Effect.promise(() => import("effect/http/HttpServerError")),
-    ({ ServeError }) => Effect.fail(new ServeError({ cause }))
+    ({ ServeError }) => {
+      const error = new ServeError({ cause })
+      error.message = message
+      return Effect.fail(error)
+    }
   )
+
+/** `host:port`, with an IPv6 address in brackets. */
+const authority = (host: string, port: number): string => `${host.includes(":") ? `[${host}]` : host}:${port}`
+
+/** Why listening failed, naming the address and the system's code (`EADDRINUSE`, `EACCES`, …). */
+const listenFailure = (cause: Error, host: string, port: number): string => {
+  const code = (cause as NodeJS.ErrnoException).code
+  const reason = code === "EADDRINUSE"
+    ? "the address is already in use (EADDRINUSE): another process listens there; stop it or pick another port (0 picks a free one)"
+    : code === "EACCES"
+    ? "permission denied (EACCES): ports below 1024 need privileges"
+    : code === "EADDRNOTAVAIL"
+    ? "the address is not one of this machine's (EADDRNOTAVAIL)"
+    : code === undefined ? cause.message : `${cause.message} (${code})`
+  return `Cannot listen on ${authority(host, port)}: ${reason}`
+}
 
 /**
  * Listens on `host:port` (port 0 picks a free one) and answers the address bound; the server is
  * closed by the Layer's finalizer (the drain), which also ends its connections.
  */
-const listen = (server: Http.Server, port: number, host: string): Effect.Effect<NetAddress.SocketAddress, ServeError> =>
+const listen = (server: Net.Server, port: number, host: string): Effect.Effect<NetAddress.SocketAddress, ServeError> =>
   Effect.callback<void, ServeError>((resume) => {
-    const failed = (cause: Error) => resume(serveError(cause))
+    const failed = (cause: Error) => resume(serveError(cause, listenFailure(cause, host, port)))
     server.once("error", failed)
     server.listen(port, host, () => {
       server.off("error", failed)
@@ -120,22 +163,37 @@ const listen = (server: Http.Server, port: number, host: string): Effect.Effect<
   }).pipe(Effect.flatMap(() => {
     const bound = server.address()
     return bound === null || typeof bound === "string"
-      ? serveError(new Error(`the server bound no TCP address (${String(bound)})`))
+      ? serveError(new Error(`the server bound no TCP address (${String(bound)})`), `Cannot listen on ${authority(host, port)}: no TCP address bound`)
       : Effect.fromResult(NetAddress.inetAddressFromIpString(bound.address, bound.port)).pipe(
-        Effect.catch(serveError)
+        Effect.catch((cause) => serveError(cause, `Cannot listen on ${authority(host, port)}: ${bound.address} is not an IP address`))
       )
   }))
 
 /** Waits until the server's listening socket is released (after `close()`), so its port is free again. */
-const released = (server: Http.Server): Effect.Effect<void> =>
+const released = (server: Net.Server): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     if (!server.listening) return resume(Effect.void)
     server.once("close", () => resume(Effect.void))
   })
 
+/** The protocol the options ask for; a certificate that does not load is a configuration error. */
+const protocolOf = (options: ServeOptions | undefined): Effect.Effect<NodeListener.Protocol, ConfigurationError> => {
+  const tls = options?.tls
+  if (tls === undefined) return Effect.succeed(options?.h2c === true ? { _tag: "H2c" } : { _tag: "Http1" })
+  if (options?.h2c === true) {
+    return Effect.fail(new ConfigurationError({ message: "@snodo/http options: h2c is cleartext HTTP/2; with tls, HTTP/2 is offered by ALPN (drop h2c)" }))
+  }
+  return Tls.certificates(tls).pipe(
+    Effect.map((certificates): NodeListener.Protocol => ({ _tag: "Tls", certificates, http2: options?.http2 ?? true })),
+    Effect.mapError((error) => new ConfigurationError({ message: `@snodo/http options: ${error.message}` }))
+  )
+}
+
 /** A listening server: the address it bound, and how an application is served beside the endpoint. */
 interface Listening {
   readonly address: NetAddress.SocketAddress
+  /** The MCP endpoint's URL (`https://127.0.0.1:3000/mcp`). */
+  readonly url: string
   readonly serveApp: Parameters<typeof HttpServer.make>[0]["serve"]
 }
 
@@ -153,16 +211,19 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
     const maxConnections = options?.maxConnections ?? 1024
     // Node refuses a head timeout longer than the request timeout (the deadline, plus a second).
     const headersTimeout = Math.min(millis(options?.headersTimeout, 10_000), settings.deadlineMillis + 1000)
-    const server = Http.createServer({
-      maxHeaderSize: settings.maxHeaderBytes,
+    const protocol = yield* protocolOf(options)
+    const listener = NodeListener.make(protocol, {
+      maxHeaderBytes: settings.maxHeaderBytes,
       headersTimeout,
       requestTimeout: settings.deadlineMillis + 1000,
       keepAliveTimeout: millis(options?.keepAliveTimeout, 5000),
-      // Node checks the head and request timeouts only this often (30 s by default).
-      connectionsCheckingInterval: Math.min(1000, headersTimeout)
+      maxConcurrentStreams: options?.maxConcurrentStreams ?? 100
     })
+    yield* Effect.addFinalizer(() => Effect.sync(listener.dispose))
+    const server = listener.server
     let connections = 0
-    const overLimit = new WeakSet<Net.Socket>()
+    // Connections beyond the cap: TCP sockets (HTTP/1.1), TLS sockets and HTTP/2 sessions.
+    const overLimit = new WeakSet<object>()
     // One listener for every connection (a closure made per connection stays for its lifetime).
     const closed = () => void connections--
     // Beyond the cap a connection gets one answer (503) to a request it sends at once, and is
@@ -177,15 +238,24 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
       socket.on("close", closed)
       if (connections > maxConnections) overTheCap(socket)
     })
+    // What a request sees of its connection: the TLS socket over the TCP one, or its HTTP/2 session.
+    const markOver = (connection: object) => {
+      if (connections > maxConnections) overLimit.add(connection)
+    }
+    if (protocol._tag === "Tls") server.on("secureConnection", markOver)
+    for (const emitter of listener.emitters) emitter.on("session", markOver)
+    const isOverLimit = (request: NodeResponse.NodeRequest): boolean =>
+      "stream" in request ? request.stream.session !== undefined && overLimit.has(request.stream.session) : overLimit.has(request.socket)
     let draining = false
     let fallback: NodeHandler | undefined
     // Requests of the served application not answered yet, and a latch open while there are none.
     let appInFlight = 0
     const appIdle = Latch.makeUnsafe(true)
-    const dispatch = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
+    const dispatch = (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse, expectsContinue: boolean): void => {
       if (draining) return NodeResponse.write(response, closing)
-      if (overLimit.has(request.socket)) {
-        response.once("finish", () => request.socket.destroySoon())
+      if (isOverLimit(request)) {
+        if ("stream" in request) response.once("finish", () => request.stream.session?.close())
+        else response.once("finish", () => request.socket.destroySoon())
         return NodeResponse.write(response, busy)
       }
       if (pathOf(request.url ?? "/") === settings.path) {
@@ -194,16 +264,20 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
       if (fallback !== undefined) {
         // The application reads its body as it likes: continue at once, as Node does by default.
         if (expectsContinue) response.writeContinue()
-        return fallback(request, response)
+        // Effect's Node HTTP server reads `node:http`'s request and response; over HTTP/2 it gets
+        // the compatibility ones, which have the same members.
+        return fallback(request as Http.IncomingMessage, response as Http.ServerResponse)
       }
       // A body held back cannot be skipped: the connection closes after the refusal.
       if (expectsContinue) response.setHeader("connection", "close")
       NodeResponse.write(response, notFound)
     }
-    server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, false))
-    // Without this listener Node answers `100 Continue` before any check: the endpoint answers it
-    // only once the request passed them, so a refused client never sends its body.
-    server.on("checkContinue", (request: Http.IncomingMessage, response: Http.ServerResponse) => dispatch(request, response, true))
+    for (const emitter of listener.emitters) {
+      emitter.on("request", (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse) => dispatch(request, response, false))
+      // Without this listener Node answers `100 Continue` before any check: the endpoint answers it
+      // only once the request passed them, so a refused client never sends its body.
+      emitter.on("checkContinue", (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse) => dispatch(request, response, true))
+    }
     const address = yield* listen(server, options?.port ?? 3000, host)
     // Added after the listener, so it runs first on shutdown: refuse new work while in-flight drains.
     // Listen streams have no deadline: they end now, gracefully, so their connections are idle
@@ -214,7 +288,8 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
       draining = true
       yield* endpoint.closeSubscriptions
       server.close()
-      server.closeIdleConnections()
+      // HTTP/2 sessions are sent GOAWAY: their open streams finish, new ones are refused.
+      listener.closeIdle()
       yield* Effect.timeoutOrElse(Effect.andThen(endpoint.idle, appIdle.await), {
         duration: shutdownTimeout,
         orElse: () => Effect.void
@@ -224,12 +299,14 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
       Effect.gen(function*() {
         yield* drain
         yield* endpoint.abortAll
-        server.closeAllConnections()
+        listener.closeAll()
         yield* released(server)
       })
     )
+    const url = `${protocol._tag === "Tls" ? "https" : "http"}://${authority(host, address._tag === "UnixPathAddress" ? 0 : address.port)}${settings.path}`
     return {
       address,
+      url,
       serveApp: (app, middleware) =>
         Effect.gen(function*() {
           const scope = yield* Effect.scope
@@ -270,10 +347,16 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
 
 /**
  * Serves the MCP endpoint until interrupted (what {@link layer} does, without providing
- * `HttpServer`, so Effect's HTTP modules are never loaded).
+ * `HttpServer`, so Effect's HTTP modules are never loaded), and writes one line to stderr once the
+ * port is bound: `MCP server listening on http://127.0.0.1:3000/mcp`. A port in use fails with a
+ * `ServeError` whose message names the address and `EADDRINUSE`.
  *
  * @category combinators
  * @since 0.1.0
  */
 export const serve = (options?: ServeOptions): Effect.Effect<never, ServeError | ConfigurationError, ServerRuntime> =>
-  Effect.scoped(Effect.andThen(start(options), Effect.never))
+  Effect.scoped(Effect.andThen(start(options), ({ url }) => {
+    // One line on stderr once the port is bound (port 0: it tells which); stdout is left alone.
+    process.stderr.write(`MCP server listening on ${url}\n`)
+    return Effect.never
+  }))

@@ -49,6 +49,11 @@ export interface RequestHead {
   readonly authorizations: number
   /** The W3C trace context headers, when a `traceparent` was sent (validated by the runtime). */
   readonly trace: Trace | undefined
+  /**
+   * The client's address where the platform knows it: the connection's peer, or, behind a trusted
+   * proxy (`trustProxy`), the client that proxy reports.
+   */
+  readonly address?: string | undefined
 }
 
 /**
@@ -77,12 +82,13 @@ const isMcp = (lower: string): boolean =>
   lower.charCodeAt(3) === 45
 
 /**
- * Reads a head from Node's raw header list (names and values alternating, repetitions kept).
+ * Reads a head from Node's raw header list (names and values alternating, repetitions kept), with
+ * the client's address where the platform knows it.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
+export const fromRaw = (raw: ReadonlyArray<string>, address?: string): RequestHead => {
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
   let hosts = 0
@@ -101,7 +107,7 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
       else if (lower === "authorization") authorizations++
     } else if (name.length === 4 && name.toLowerCase() === "host") hosts++
   }
-  return { bytes, mcp, hosts, authorizations, trace: traceOf(traceparent, tracestate) }
+  return { bytes, mcp, hosts, authorizations, trace: traceOf(traceparent, tracestate), address }
 }
 
 /**

@@ -83,6 +83,14 @@ export const networkTransport = "network.transport"
  */
 export const networkProtocolName = "network.protocol.name"
 /**
+ * The client's address, where the transport knows it as the client's (an HTTP server behind a
+ * trusted proxy: the address the proxy reports).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const clientAddress = "client.address"
+/**
  * The JSON-RPC error code of an error answer, as a string.
  *
  * @category constants

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import * as Methods from "@snodo/protocol/methods/Methods"
-import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, Tracer } from "effect"
+import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, References, Tracer } from "effect"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { RouteTable } from "../routes/RouteTable.ts"
 import type { ListenObserver, Observers, ProgressObserver } from "../runtime/Observers.ts"
@@ -130,6 +130,9 @@ const startSpan = (
   if (typeof version === "string") span.attribute(Semconv.protocolVersion, version)
   if (transport !== undefined) span.attribute(Semconv.networkTransport, transport)
   if (context.transport === "http") span.attribute(Semconv.networkProtocolName, "http")
+  // A transport that knows the client's address (HTTP behind a trusted proxy) annotates the request's fiber with it.
+  const address = fiber.getRef(References.CurrentLogAnnotations)[Semconv.clientAddress]
+  if (typeof address === "string") span.attribute(Semconv.clientAddress, address)
   if (target !== undefined) {
     if (method === Methods.ToolsCall.name) {
       span.attribute(Semconv.toolName, target)
