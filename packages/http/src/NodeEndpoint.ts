@@ -184,7 +184,7 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
 
   const accept = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean): void => {
     const startedAt = Date.now()
-    const head = RequestHead.fromRaw(request.rawHeaders)
+    const head = RequestHead.fromRaw(request.rawHeaders, request.socket.remoteAddress)
     const framing = { target: request.url ?? "/", hosts: head.hosts, authorizations: head.authorizations }
     const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE") &&
       InitializeEra.concernsSession(head, runtime)

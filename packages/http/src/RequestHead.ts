@@ -49,6 +49,11 @@ export interface RequestHead {
   readonly authorizations: number
   /** The W3C trace context headers, when a `traceparent` was sent (validated by the runtime). */
   readonly trace: Trace | undefined
+  /**
+   * The client's address, when the transport knows it: the connected peer's, or the one a trusted
+   * proxy forwarded. Initialize-era sessions of anonymous callers are bounded per address.
+   */
+  readonly remoteAddress?: string | undefined
 }
 
 /**
@@ -77,12 +82,13 @@ const isMcp = (lower: string): boolean =>
   lower.charCodeAt(3) === 45
 
 /**
- * Reads a head from Node's raw header list (names and values alternating, repetitions kept).
+ * Reads a head from Node's raw header list (names and values alternating, repetitions kept), with
+ * the client's address when known.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
+export const fromRaw = (raw: ReadonlyArray<string>, remoteAddress?: string): RequestHead => {
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
   let hosts = 0
@@ -101,7 +107,7 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
       else if (lower === "authorization") authorizations++
     } else if (name.length === 4 && name.toLowerCase() === "host") hosts++
   }
-  return { bytes, mcp, hosts, authorizations, trace: traceOf(traceparent, tracestate) }
+  return { bytes, mcp, hosts, authorizations, trace: traceOf(traceparent, tracestate), remoteAddress }
 }
 
 /**
@@ -113,7 +119,8 @@ export const fromRaw = (raw: ReadonlyArray<string>): RequestHead => {
  */
 export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead => {
   const raw = (request.source as { readonly rawHeaders?: unknown }).rawHeaders
-  if (Array.isArray(raw)) return fromRaw(raw as ReadonlyArray<string>)
+  const remoteAddress = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
+  if (Array.isArray(raw)) return fromRaw(raw as ReadonlyArray<string>, remoteAddress)
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
   const headers = request.headers
@@ -128,7 +135,8 @@ export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead 
     mcp,
     hosts: host === undefined ? 0 : host.includes(",") ? 2 : 1,
     authorizations: headers["authorization"] === undefined ? 0 : 1,
-    trace: traceOf(headers["traceparent"], headers["tracestate"])
+    trace: traceOf(headers["traceparent"], headers["tracestate"]),
+    remoteAddress
   }
 }
 
