@@ -2,14 +2,19 @@
  * Anonymous initialize-era callers are bounded per source address (issue 38, A1): on the default
  * unauthenticated server with sessions on, one anonymous client opening more sessions than
  * `maxPerPrincipal` from 127.0.0.2 is refused, and an anonymous client on 127.0.0.1 still gets
- * its session. Real HTTP listener; each client binds its socket to its own loopback address.
+ * its session (before: refused 503 with `Retry-After: 1799`, for the 30-minute idle time). Real
+ * HTTP listeners, `NodeServe` and the mounted `McpHttp` route; each client binds its socket to
+ * its own loopback address.
  */
 import { McpServer, Tool } from "@snodo/core"
 import * as NodeServe from "@snodo/http/NodeServe"
 import * as Sessions from "../../packages/http/src/Sessions.ts"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as McpHttp from "@snodo/http/McpHttp"
 import * as Http from "node:http"
+import { createServer } from "node:http"
 import { describe, expect, it } from "vitest"
 
 const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed(text))
@@ -62,11 +67,22 @@ const openSession = async (url: string, localAddress: string) => {
   return { answer, session: typeof session === "string" ? session : undefined }
 }
 
+const server = McpServer.make({ name: "anonymous-sessions", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] }).add(echo)
+
+/** The default unauthenticated server with sessions on (default bounds: 64 per caller), listening on 127.0.0.1. */
+const adapters = {
+  NodeServe: () => ManagedRuntime.make(NodeServe.layer({ port: 0, sessions: true }).pipe(Layer.provide(server.layer))),
+  "McpHttp.layerRoute": () =>
+    ManagedRuntime.make(
+      HttpRouter.serve(McpHttp.layerRoute({ sessions: true }).pipe(Layer.provide(server.layer)), { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+      )
+    )
+}
+
 describe("anonymous initialize-era sessions (issue 38, A1)", () => {
-  it("one anonymous source filling its share does not refuse another source", async () => {
-    const server = McpServer.make({ name: "anonymous-sessions", version: "1.0.0", dialects: ["2026-07-28", "2025-11-25"] }).add(echo)
-    // The default bounds (64 per caller) on the default unauthenticated server, listening on 127.0.0.1.
-    const runtime = ManagedRuntime.make(NodeServe.layer({ port: 0, sessions: true }).pipe(Layer.provide(server.layer)))
+  it.each(Object.keys(adapters) as Array<keyof typeof adapters>)("%s: one anonymous source filling its share does not refuse another source", async (adapter) => {
+    const runtime = adapters[adapter]()
     try {
       const http = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
       if (http.address._tag === "UnixPathAddress") throw new Error("expected TCP")
@@ -76,7 +92,7 @@ describe("anonymous initialize-era sessions (issue 38, A1)", () => {
       for (let index = 0; index < 70; index++) flood.push(await openSession(url, "127.0.0.2"))
       const opened = flood.filter(({ session }) => session !== undefined).length
       const refused = flood.filter(({ answer }) => answer.status === 503)
-      console.info(`70 initialize from 127.0.0.2: ${opened} sessions, ${refused.length} refused 503 (Retry-After ${refused[0]?.answer.headers["retry-after"]})`)
+      console.info(`${adapter}: 70 initialize from 127.0.0.2: ${opened} sessions, ${refused.length} refused 503 (Retry-After ${refused[0]?.answer.headers["retry-after"]})`)
       expect(opened).toBe(64)
       expect(refused).toHaveLength(6)
       expect(JSON.parse(refused[0]!.answer.body)).toMatchObject({
