@@ -209,13 +209,14 @@ function* buildSteps(files: Files, options: Options): Generator<void, Snapshot |
   // The files of each skill, in path order: a file belongs to every skill folder above it (a skill
   // nested in another is part of the outer one too). One pass, looking up each ancestor folder.
   const inside = new Map<string, Array<string>>(roots.map((root) => [root, []]))
+  /** Every file by its path in the source. */
   const served = new Map<string, File>()
   for (const path of paths) {
     for (const ancestor of ancestorsOf(path)) inside.get(ancestor)?.push(path)
     const bytes = files.get(path)!
     const mimeType = path.endsWith("/SKILL.md") ? Skill.markdownMimeType : Skill.mimeTypeOf(path)
     const uri = uriOf(path)
-    served.set(uri, { uri, bytes, mimeType, text: textOf(bytes, mimeType), digest: Skill.digestOf(bytes), size: bytes.byteLength })
+    served.set(path, { uri, bytes, mimeType, text: textOf(bytes, mimeType), digest: Skill.digestOf(bytes), size: bytes.byteLength })
     yield
   }
 
@@ -232,7 +233,7 @@ function* buildSteps(files: Files, options: Options): Generator<void, Snapshot |
   }
   for (const root of roots) {
     const manifestPath = `${root}/SKILL.md`
-    const manifest = served.get(uriOf(manifestPath))!
+    const manifest = served.get(manifestPath)!
     if (manifest.text === undefined) return Errors.make("Frontmatter", manifestPath, "SKILL.md is not UTF-8 text")
     const frontmatter = Frontmatter.parse(manifest.text)
     if (typeof frontmatter === "string") return Errors.make("Frontmatter", manifestPath, frontmatter)
@@ -248,7 +249,7 @@ function* buildSteps(files: Files, options: Options): Generator<void, Snapshot |
     const resources: Array<Skill.ResourceEntry> = []
     let total = 0
     for (const path of [manifestPath, ...own.filter((other) => other !== manifestPath)]) {
-      const file = served.get(uriOf(path))!
+      const file = served.get(path)!
       total += file.size
       resources.push({ uri: file.uri, digest: file.digest, size: file.size })
       // Each folder from the skill's root down to the file's lists the next step towards it.
@@ -282,7 +283,12 @@ function* buildSteps(files: Files, options: Options): Generator<void, Snapshot |
 
   // Only the files of skills are served (a file outside every skill folder is not a resource).
   const files_ = new Map<string, File>()
-  for (const skill of skills) for (const resource of skill.resources) files_.set(resource.uri, served.get(resource.uri)!)
+  for (const own of inside.values()) {
+    for (const path of own) {
+      const file = served.get(path)!
+      files_.set(file.uri, file)
+    }
+  }
   yield
   const sorted = skills.toSorted(byUri)
   return {
