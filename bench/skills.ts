@@ -22,9 +22,12 @@ const root = mkdtempSync(join(tmpdir(), "snodo-bench-skills-"))
 try {
   for (let index = 0; index < count; index++) {
     const name = `skill-${index}`
-    mkdirSync(join(root, name, "references"), { recursive: true })
+    mkdirSync(join(root, name))
     writeFileSync(join(root, name, "SKILL.md"), `---\nname: ${name}\ndescription: Skill number ${index} of the bench\n---\n# ${name}\n\nSteps.\n`)
-    if (index % 10 === 0) writeFileSync(join(root, name, "references", "guide.md"), `# Guide ${index}\n`)
+    if (index % 10 === 0) {
+      mkdirSync(join(root, name, "references"))
+      writeFileSync(join(root, name, "references", "guide.md"), `# Guide ${index}\n`)
+    }
   }
   const source = NodeSkillSource.make(root, { maxFiles: count * 2 })
   const wall = performance.now()

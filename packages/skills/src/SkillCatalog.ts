@@ -288,16 +288,15 @@ function* buildSteps(files: Files, options: Options): Generator<void, Snapshot |
       const file = served.get(path)!
       files_.set(file.uri, file)
     }
+    yield
   }
-  yield
   const sorted = skills.toSorted(byUri)
-  return {
-    skills: Pagination.makeList(sorted, limits.pageSize),
-    byUri: new Map(sorted.map((skill) => [skill.uri, skill])),
-    files: files_,
-    directories,
-    listed: listed.toSorted(byUri)
-  }
+  yield
+  const skillList = Pagination.makeList(sorted, limits.pageSize)
+  yield
+  const byUri_ = new Map(sorted.map((skill) => [skill.uri, skill]))
+  yield
+  return { skills: skillList, byUri: byUri_, files: files_, directories, listed: listed.toSorted(byUri) }
 }
 
 /**
@@ -312,13 +311,32 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
   const changed = [...after.byUri.entries()]
     .filter(([uri, skill]) => {
       const old = before.byUri.get(uri)
-      return old !== undefined && JSON.stringify(old) !== JSON.stringify(skill)
+      return old !== undefined && !sameFiles(old, skill)
     })
     .map(([uri]) => uri)
   const updated = [...before.files.values()].filter((file) => after.files.get(file.uri)?.digest !== file.digest).map((file) => file.uri)
-  const shown = (snapshot: Snapshot) => JSON.stringify(snapshot.listed.map((entry) => [entry.uri, entry["name"], entry["description"]]))
-  return { added, removed, changed, updated, listChanged: shown(before) !== shown(after) }
+  return { added, removed, changed, updated, listChanged: !sameListing(before.listed, after.listed) }
 }
+
+/**
+ * Whether two entries of a skill name the same files with the same digests. The frontmatter needs
+ * no comparing: it is read from `SKILL.md`, whose digest is among them. (Comparing each entry's
+ * JSON instead held a reload of 10,000 skills for a fifth of a second.)
+ */
+const sameFiles = (a: Skill.Skill, b: Skill.Skill): boolean =>
+  a.resources.length === b.resources.length &&
+  a.resources.every((file, index) => {
+    const other = b.resources[index]!
+    return file.uri === other.uri && file.digest === other.digest && file.size === other.size
+  })
+
+/** Whether `resources/list` and `skills/list` show the same skills, names and descriptions. */
+const sameListing = (a: ReadonlyArray<ResourceInfo>, b: ReadonlyArray<ResourceInfo>): boolean =>
+  a.length === b.length &&
+  a.every((entry, index) => {
+    const other = b[index]!
+    return entry.uri === other.uri && entry["name"] === other["name"] && entry["description"] === other["description"]
+  })
 
 /**
  * @since 0.1.0
