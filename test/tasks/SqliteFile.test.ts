@@ -7,11 +7,14 @@
  * - A migrated file the server's user cannot write (it runs as `nobody`, the file is root's,
  *   0444): the server does not start, and says the file does not take writes (on d04b984 it
  *   started, and every create failed).
+ * - A read-only file in a folder the server's user cannot write (issue 38): the server does not
+ *   start, with `SqliteFileUnusable` naming the file (before: a raw `SqlError` "Failed to
+ *   configure the SQLite database", from `PRAGMA journal_mode = WAL`, naming nothing).
  * - The file deleted while the server runs: a create is refused as retryable (503), not
  *   acknowledged into a file that is gone (on d04b984 it was acknowledged, and lost at the next
  *   start).
  */
-import { chmodSync, mkdtempSync, openSync, rmSync, statSync, writeSync, closeSync } from "node:fs"
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs"
 import { execFileSync } from "node:child_process"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -79,6 +82,23 @@ describe("the SQLite file under the store", () => {
     process.stderr.write(`readonly: started=${result.started} (a create: ${call}); ${/does not take writes[^\n]*/.exec(result.stderr)?.[0] ?? "no file error"}\n`)
     expect(result.started).toBe(false)
     expect(result.stderr).toContain("does not take writes")
+  }, 60_000)
+
+  it("a read-only file in a folder the server cannot write is refused at start as SqliteFileUnusable, naming the file", async () => {
+    const { file: made } = await prepared("sealed.sqlite")
+    // The file moves into a folder of its own, then both are made read-only for everyone.
+    const folder = join(dir, "sealed")
+    mkdirSync(folder)
+    const file = join(folder, "sealed.sqlite")
+    renameSync(made, file)
+    chmodSync(file, 0o444)
+    chmodSync(folder, 0o555)
+    const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }).trim())
+    const result = await outcome(file, { uid: id("-u"), gid: id("-g") })
+    process.stderr.write(`sealed: started=${result.started}; ${/SqliteFileUnusable[^\n]*|SqlError[^\n]*/.exec(result.stderr)?.[0] ?? "no error"}\n`)
+    expect(result.started).toBe(false)
+    // The error logged is the typed one (the SqlError is only its cause).
+    expect(/ERROR[^\n]*/.exec(result.stderr)?.[0]).toContain(`SqliteFileUnusable: The SQLite task store ${file} does not take writes`)
   }, 60_000)
 
   it("a file deleted while the server runs: creates are refused as retryable, not acknowledged into nothing", async () => {

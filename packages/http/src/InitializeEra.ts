@@ -50,7 +50,7 @@ import * as Negotiation from "./Negotiation.ts"
 import * as Reply from "./Reply.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
 import type { SessionStoreUnavailable } from "./SessionStore.ts"
-import type { HttpSession, Refused, Sessions, Shared } from "./Sessions.ts"
+import { type HttpSession, limitKey, type Refused, type Sessions, type Shared } from "./Sessions.ts"
 
 /**
  * The session header, as written in answers.
@@ -201,7 +201,7 @@ export const admit = (
     }
     if (head.mcp.has(sessionHeader)) return refuse(id, 400, -32600, "Bad Request: initialize must not carry an Mcp-Session-Id")
     // With a shared store the session was reserved there first (its caps are counted there).
-    const http = reserved ?? sessions.create(principal)
+    const http = reserved ?? sessions.create(principal, limitKey(principal, head.address))
     if ("_tag" in http) return busy(id, http)
     return { session: http.session, http, created: true, scope: scopeOf(principal, http) }
   }

@@ -13,7 +13,7 @@
  * | `subscriptionInterval` | 100 ms between two writes of one listen stream (changes meanwhile coalesce) | none |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
- * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` (1,024) sessions or `maxPerPrincipal` (64), or `maxStreams` / `maxStreamsPerPrincipal` GET streams (256 / 16), with `Retry-After`; 404 for an unknown or expired one |
+ * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` (1,024) sessions or `maxPerPrincipal` (64, per principal or anonymous source address), or `maxStreams` / `maxStreamsPerPrincipal` GET streams (256 / 16), with `Retry-After`; 404 for an unknown or expired one |
  *
  * @example
  * ```ts
@@ -92,7 +92,12 @@ export interface Options {
 export interface SessionOptions {
   /** Sessions at once (default 1,024); `initialize` beyond is answered 503. */
   readonly max?: number
-  /** Sessions of one principal at once (default 64; anonymous callers are one principal). */
+  /**
+   * Sessions of one caller at once (default 64): of one authenticated principal, wherever it
+   * connects from, or of one source address for anonymous callers (an IPv6 address by its /64;
+   * the address a trusted proxy forwarded, if any). Not per address with a shared `SessionStore`,
+   * which counts per principal (anonymous callers are one there).
+   */
   readonly maxPerPrincipal?: number
   /** How long a session lives without a request (default 30 minutes); an open GET stream is no request. */
   readonly idleTimeout?: Duration.Input

@@ -119,7 +119,8 @@ export const fromRaw = (raw: ReadonlyArray<string>, address?: string): RequestHe
  */
 export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead => {
   const raw = (request.source as { readonly rawHeaders?: unknown }).rawHeaders
-  if (Array.isArray(raw)) return fromRaw(raw as ReadonlyArray<string>)
+  const address = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
+  if (Array.isArray(raw)) return fromRaw(raw as ReadonlyArray<string>, address)
   const mcp = new Map<string, string | typeof Repeated>()
   let bytes = 0
   const headers = request.headers
@@ -134,7 +135,8 @@ export const read = (request: HttpServerRequest.HttpServerRequest): RequestHead 
     mcp,
     hosts: host === undefined ? 0 : host.includes(",") ? 2 : 1,
     authorizations: headers["authorization"] === undefined ? 0 : 1,
-    trace: traceOf(headers["traceparent"], headers["tracestate"])
+    trace: traceOf(headers["traceparent"], headers["tracestate"]),
+    address
   }
 }
 

@@ -16,7 +16,8 @@
  * else), and each ends after `streamTimeout` (the client opens it again, a request that keeps the
  * session alive). An open stream does not keep its session alive: only requests do.
  *
- * At most `max` sessions exist at once, `maxPerPrincipal` of one principal, and a session that
+ * At most `max` sessions exist at once, `maxPerPrincipal` of one caller (see {@link limitKey}:
+ * an authenticated principal, or an anonymous caller's source address), and a session that
  * has not sent `notifications/initialized` within `initializeTimeout` is ended: one client cannot
  * hold the table for the idle timeout. Creating one beyond a bound first forgets the expired ones,
  * then is refused with the time until the first of them expires (the 503's `Retry-After`).
@@ -31,13 +32,13 @@
  * import * as Sessions from "@snodo/http/Sessions"
  *
  * const sessions = Sessions.make(Options.defaultSessions, Effect.runFork)
- * const created = sessions.create("anonymous") // an HttpSession, or the Refused to answer 503 with
+ * const created = sessions.create("anonymous", Sessions.limitKey("anonymous", "203.0.113.7")) // an HttpSession, or the Refused to answer 503 with
  * ```
  *
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { Principal } from "@snodo/core/Principal"
+import { anonymous, type Principal } from "@snodo/core/Principal"
 import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
 import * as Outbox from "@snodo/protocol/peer/Outbox"
 import * as Session from "@snodo/core/dialect/Session"
@@ -112,8 +113,11 @@ export interface Sessions {
   readonly settings: SessionSettings
   /** The steps around each request when sessions are shared through a store; `undefined` otherwise. */
   readonly shared: Shared | undefined
-  /** A new session of `principal`, or the bound that refused it. */
-  readonly create: (principal: string) => HttpSession | Refused
+  /**
+   * A new session of `principal`, or the bound that refused it; `maxPerPrincipal` counts the
+   * sessions of `key` (default the principal; see {@link limitKey}).
+   */
+  readonly create: (principal: string, key?: string) => HttpSession | Refused
   /** The live session with this id, if `principal` created it (and marks it used). */
   readonly find: (id: string, principal: string) => HttpSession | undefined
   /** Ends a session: its stream ends, its hub subscription and waiting requests with it. */
@@ -141,6 +145,8 @@ interface Stream {
 
 interface Entry {
   readonly http: HttpSession
+  /** What `maxPerPrincipal` counts this session under. */
+  readonly key: string
   readonly createdAt: number
   lastSeen: number
   stream: Stream | undefined
@@ -172,6 +178,44 @@ const increment = (counts: Map<string, number>, key: string, by: number): void =
   const next = (counts.get(key) ?? 0) + by
   if (next <= 0) counts.delete(key)
   else counts.set(key, next)
+}
+
+/**
+ * What `maxPerPrincipal` counts a new session under: an authenticated principal's id, wherever it
+ * connects from; for an anonymous caller, its source address (`anonymous@203.0.113.7`), so one
+ * anonymous client filling its share leaves every other address theirs. An IPv6 address counts
+ * by its /64 (one host is usually given a whole /64), an IPv4-mapped IPv6 address as the IPv4
+ * one. Without an address (a transport that does not know it) anonymous callers share one key.
+ * Behind a reverse proxy the address is the proxy's unless the server trusts it to forward the
+ * client's.
+ *
+ * @example
+ * ```ts
+ * import * as Sessions from "@snodo/http/Sessions"
+ *
+ * Sessions.limitKey("anonymous", "::ffff:192.0.2.1") // "anonymous@192.0.2.1"
+ * Sessions.limitKey("anonymous", "2001:db8:0:1::42") // "anonymous@2001:db8:0:1::/64"
+ * Sessions.limitKey("alice", "192.0.2.1") // "alice"
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const limitKey = (principal: string, remoteAddress: string | undefined): string => {
+  if (principal !== anonymous.id || remoteAddress === undefined || remoteAddress === "") return principal
+  return `${principal}@${sourceOf(remoteAddress)}`
+}
+
+/** An address as a bound counts it: IPv4 as is, IPv6 by its /64. */
+const sourceOf = (address: string): string => {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
+  if (mapped !== null) return mapped[1]!
+  if (!address.includes(":")) return address
+  const [head = "", tail] = address.toLowerCase().split("%")[0]!.split("::")
+  const left = head === "" ? [] : head.split(":")
+  const right = tail === undefined || tail === "" ? [] : tail.split(":")
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "")).join(":")}::/64`
 }
 
 /**
@@ -219,7 +263,7 @@ export const make = (
   const end = (entry: Entry, everywhere = false) => {
     if (entries.get(entry.http.id) !== entry) return
     entries.delete(entry.http.id)
-    increment(perPrincipal, entry.http.principal, -1)
+    increment(perPrincipal, entry.key, -1)
     closeStream(entry)
     run(entry.http.session.end)
     if (everywhere && store !== undefined) run(store.remove(entry.http.id, origin))
@@ -244,15 +288,15 @@ export const make = (
     return { _tag: "Refused", bound, limit, retryAfterMillis: Number.isFinite(first) ? Math.max(0, first - now) : settings.initializeMillis }
   }
 
-  const create = (principal: string): HttpSession | Refused => {
+  const create = (principal: string, key = principal): HttpSession | Refused => {
     if (closed) return { _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 }
     const now = Date.now()
-    if (entries.size >= settings.max || (perPrincipal.get(principal) ?? 0) >= settings.maxPerPrincipal) sweep(now)
-    if ((perPrincipal.get(principal) ?? 0) >= settings.maxPerPrincipal) {
-      return refused("sessionsPerPrincipal", settings.maxPerPrincipal, now, (entry) => entry.http.principal === principal, expiresAt)
+    if (entries.size >= settings.max || (perPrincipal.get(key) ?? 0) >= settings.maxPerPrincipal) sweep(now)
+    if ((perPrincipal.get(key) ?? 0) >= settings.maxPerPrincipal) {
+      return refused("sessionsPerPrincipal", settings.maxPerPrincipal, now, (entry) => entry.key === key, expiresAt)
     }
     if (entries.size >= settings.max) return refused("sessions", settings.max, now, () => true, expiresAt)
-    return add(newId(), principal, now).http
+    return add(newId(), principal, now, key).http
   }
 
   /** A session's answer to a request of another instance's handler goes to that instance. */
@@ -268,7 +312,7 @@ export const make = (
       }
     }
 
-  const add = (id: string, principal: string, now: number): Entry => {
+  const add = (id: string, principal: string, now: number, key = principal): Entry => {
     // Shared: this table is a cache of the store; copies not used for the idle time go first.
     if (store !== undefined && entries.size >= settings.max) sweep(now)
     const requests = OutgoingRequests.make(requestsOptions)
@@ -282,6 +326,7 @@ export const make = (
           requests: forwarding(id, requests)
         })
       },
+      key,
       createdAt: now,
       lastSeen: now,
       stream: undefined,
@@ -290,7 +335,7 @@ export const make = (
     }
     entry.saved = JSON.stringify(stateOf(entry.http.session))
     entries.set(id, entry)
-    increment(perPrincipal, principal, 1)
+    increment(perPrincipal, key, 1)
     return entry
   }
 

@@ -53,6 +53,43 @@ const notJson = (value: unknown, path: string): string | undefined => {
   return `${path} is not plain data`
 }
 
+/** The block parsed as YAML data, or why it is not valid YAML. */
+const parseYaml = (block: string): unknown => {
+  const document = parseDocument(block, { version: "1.2", schema: "core", uniqueKeys: true, prettyErrors: false })
+  const problem = document.errors[0] ?? document.warnings[0]
+  if (problem !== undefined) return `the frontmatter is not valid YAML: ${problem.message.split("\n")[0]}`
+  try {
+    return document.toJS({ maxAliasCount: 100 }) as unknown
+  } catch (error) {
+    return `the frontmatter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`
+  }
+}
+
+const plainPair = /^([A-Za-z][A-Za-z0-9_-]*): +([A-Za-z][A-Za-z0-9 .,;()'/_+=!?&-]*[A-Za-z0-9.)'!?])$/
+const notStrings = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"])
+
+/**
+ * The common frontmatter, `key: plain text` on each line, read without the YAML parser (which
+ * costs ~30 µs a file: a third of a second for 10,000 skills); `undefined` for anything else.
+ * Only lines whose meaning YAML 1.2's core schema leaves no doubt about take this path: a key of
+ * letters, digits, `_` and `-`; a value that starts with a letter, ends with no blank, holds only
+ * letters, digits, blanks and `.,;()'/_+=!?&-` (no `:` or `#`, no quote, bracket or block
+ * indicator) and is none of the words the core schema reads as null or a boolean; no key twice.
+ * The YAML parser reads such a block as the same mapping of strings (a test checks both agree).
+ */
+const plainPairs = (block: string): Record<string, string> | undefined => {
+  const record: Record<string, string> = {}
+  for (const line of block.split("\n")) {
+    const match = plainPair.exec(line)
+    if (match === null) return undefined
+    const key = match[1]!
+    const value = match[2]!
+    if (notStrings.has(value) || Object.hasOwn(record, key)) return undefined
+    record[key] = value
+  }
+  return record
+}
+
 /**
  * The frontmatter of a `SKILL.md`, or why it has none that can be served.
  *
@@ -67,15 +104,8 @@ export const parse = (text: string): Skill.Frontmatter | string => {
   if (end === null) return "the frontmatter of SKILL.md is not closed by a line ---"
   const block = rest.slice(0, Math.max(0, end.index - 1))
   if (block.length > maxLength) return `the frontmatter is longer than ${maxLength} characters`
-  const document = parseDocument(block, { version: "1.2", schema: "core", uniqueKeys: true, prettyErrors: false })
-  const problem = document.errors[0] ?? document.warnings[0]
-  if (problem !== undefined) return `the frontmatter is not valid YAML: ${problem.message.split("\n")[0]}`
-  let value: unknown
-  try {
-    value = document.toJS({ maxAliasCount: 100 })
-  } catch (error) {
-    return `the frontmatter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`
-  }
+  const value = plainPairs(block) ?? parseYaml(block)
+  if (typeof value === "string") return value
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "the frontmatter must be a YAML mapping"
   const reason = notJson(value, "frontmatter")
   if (reason !== undefined) return reason

@@ -1,6 +1,7 @@
 /** The frontmatter of SKILL.md: YAML 1.2 core-schema data, never evaluated. */
 import { describe, expect, it } from "vitest"
 import * as Frontmatter from "@snodo/skills/Frontmatter"
+import { parse as parseYaml } from "yaml"
 
 describe("Frontmatter.parse", () => {
   it("reads the block between the --- lines, with a BOM, CRLF line ends or trailing spaces", () => {
@@ -49,5 +50,32 @@ describe("Frontmatter.parse", () => {
     expect(Frontmatter.parse([...bomb, "---"].join("\n"))).toMatch(/not valid YAML/)
     expect(Frontmatter.parse("---\n---\n")).toMatch(/must be a YAML mapping/)
     expect(Frontmatter.parse(`---\nname: a\ndescription: b\nx: "${"y".repeat(Frontmatter.maxLength)}"\n---\n`)).toMatch(/longer than/)
+  })
+
+  it("reads plain key: value lines as the YAML parser does (the fast path agrees with it)", () => {
+    const blocks = [
+      "name: pdf-processing\ndescription: Extract text and fill forms in PDF files",
+      "name: a\ndescription: Uses (parentheses), commas; it's fine/ok & done!",
+      "name: a\ndescription:    spaced out value\nlicense: Apache-2.0",
+      "name: a\ndescription: v1.2 is current. Ends with a dot.",
+      // not plain: the YAML parser decides (booleans, null, comments, colons, quotes, duplicates)
+      "name: a\ndescription: b\nenabled: true",
+      "name: a\ndescription: b\nextra: Null",
+      "name: a\ndescription: before # a comment",
+      "name: a\ndescription: 'quoted: text'",
+      "name: a\ndescription: b\nversion: 12",
+      "name: a\ndescription: b\nname: a"
+    ]
+    for (const block of blocks) {
+      let expected: unknown
+      try {
+        expected = parseYaml(block, { version: "1.2", schema: "core", uniqueKeys: true })
+      } catch {
+        expected = undefined
+      }
+      const parsed = Frontmatter.parse(`---\n${block}\n---\n`)
+      if (expected === undefined) expect(typeof parsed).toBe("string")
+      else expect(parsed).toEqual(expected)
+    }
   })
 })

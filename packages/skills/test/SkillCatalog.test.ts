@@ -194,6 +194,6 @@ describe("NodeSkillSource", () => {
       expectRefused(yield* layerOf(root), "Source", "git/link.txt", /symbolic links are not served/)
       expectRefused(yield* layerOf(join(root, "missing")), "Source", "", /cannot read/)
       rmSync(join(root, "git/link.txt"))
-      expectRefused(yield* layerOf(root, { maxBytes: 10 }), "Limit", "", /more than 10 bytes/)
+      expectRefused(yield* layerOf(root, { maxBytes: 10 }), "Limit", "git/SKILL.md", /bytes would take the directory past its 10 bytes/)
     }).pipe(Effect.scoped))
 })

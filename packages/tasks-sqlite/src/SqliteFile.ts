@@ -5,7 +5,8 @@
  *   is refused, rather than served until every call fails), and the file must take a write (a
  *   table created and rolled back: a read-only file, or one in a read-only place, is refused
  *   rather than failing every task call). Either failure fails the store's Layer with
- *   {@link SqliteFileUnusable}, naming the file and what to do.
+ *   {@link SqliteFileUnusable}, naming the file and what to do; so does a file the client could
+ *   not open or set up for lack of permission ({@link opening}).
  * - **While serving** ({@link make}'s `ensure`): before every write the store checks that the
  *   path still names the file it opened (same device and inode). A file deleted or replaced under
  *   a running server still takes writes through its open descriptor, and they would be lost at the
@@ -27,18 +28,19 @@
  */
 import { TaskStoreError } from "@snodo/tasks/TaskStore"
 import { Effect, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { statSync } from "node:fs"
 
 /**
- * The SQLite file cannot hold tasks: its pages are corrupt (`corrupt`), or it does not take
- * writes (`readonly`).
+ * The SQLite file cannot hold tasks: its pages are corrupt (`corrupt`), it does not take writes
+ * (`readonly`: the file, or the folder where SQLite keeps its journal beside it, is not writable),
+ * or it cannot be opened at all (`unopenable`: a missing folder, no permission to create it).
  *
  * @category errors
  * @since 0.1.0
  */
 export class SqliteFileUnusable extends Schema.TaggedError<SqliteFileUnusable>()("SqliteFileUnusable", {
-  reason: Schema.Literals(["corrupt", "readonly"]),
+  reason: Schema.Literals(["corrupt", "readonly", "unopenable"]),
   /** The file, as SQLite names it (`""` for an in-memory database). */
   filename: Schema.String,
   message: Schema.String,
@@ -62,6 +64,50 @@ export interface SqliteFile {
 const said = (error: { readonly message: string; readonly reason?: { readonly cause?: unknown } }): string => {
   const native = error.reason?.cause
   return native instanceof Error ? native.message : error.message
+}
+
+/** SQLite's primary result codes that say the file cannot be written or opened by this process. */
+const SQLITE_PERM = 3
+const SQLITE_READONLY = 8
+const SQLITE_CANTOPEN = 14
+
+const nativeCode = (error: SqlError.SqlError): number | undefined => {
+  const native: unknown = (error.reason as { readonly cause?: unknown }).cause
+  const code = typeof native === "object" && native !== null ? (native as { readonly errcode?: unknown }).errcode : undefined
+  return typeof code === "number" ? code & 0xff : undefined
+}
+
+/**
+ * The store's error for a client that failed to open or set up the file at `filename` (for
+ * example `PRAGMA journal_mode = WAL` on a read-only file in a read-only folder, where SQLite
+ * cannot create the `-wal` beside it): {@link SqliteFileUnusable} naming the file and what to do
+ * when SQLite says it may not write (`readonly`) or cannot open it (`unopenable`); any other
+ * failure stays the `SqlError`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const opening = (filename: string, error: SqlError.SqlError): SqliteFileUnusable | SqlError.SqlError => {
+  const code = nativeCode(error)
+  if (code === SQLITE_READONLY || code === SQLITE_PERM) {
+    return new SqliteFileUnusable({
+      reason: "readonly",
+      filename,
+      message: `The SQLite task store ${filename} does not take writes (${said(error)}): ` +
+        "make the file and its directory writable by this process (SQLite writes its journal beside the file)",
+      cause: error
+    })
+  }
+  if (code === SQLITE_CANTOPEN) {
+    return new SqliteFileUnusable({
+      reason: "unopenable",
+      filename,
+      message: `The SQLite task store ${filename} cannot be opened (${said(error)}): ` +
+        "check that its directory exists and that this process may read and write the file and the directory",
+      cause: error
+    })
+  }
+  return error
 }
 
 const identity = (path: string): string | undefined => {

@@ -17,7 +17,7 @@
  */
 import { TaskStore } from "@snodo/tasks/TaskStore"
 import { Effect, Layer } from "effect"
-import type { Migrator, SqlClient, SqlError } from "effect/sql"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { checkSchema, migrate, type SchemaMismatch } from "./Migrations.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 import * as SqliteFile from "./SqliteFile.ts"
@@ -81,6 +81,9 @@ export const layerOnSqlClient = (options: { readonly migrate?: boolean | undefin
  * @since 0.1.0
  */
 export const layer = (config: Config): Layer.Layer<TaskStore, LayerError> =>
-  layerOnSqlClient({ migrate: config.migrate }).pipe(Layer.provide(SqliteClient.layer(config)))
+  layerOnSqlClient({ migrate: config.migrate }).pipe(Layer.provide(
+    // A file this process may not write or open fails as the store's typed error, naming it.
+    SqliteClient.layer(config).pipe(Layer.catchTag("SqlError", (error) => Layer.effect(SqlClient.SqlClient, Effect.fail(SqliteFile.opening(config.filename, error)))))
+  ))
 
 export { checkSchema, migrate }
