@@ -21,7 +21,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Predicate } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { AuthorizationPrompt, InputHandlers, McpClient, OAuthClient, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
+import { AuthorizationPrompt, InputHandlers, McpClient, OAuthClient, Skills, StreamableHttpClientTransport, TokenStore } from "@snodo/client"
 
 const url = process.argv.at(-1) ?? ""
 const scenario = process.env["MCP_CONFORMANCE_SCENARIO"] ?? ""
@@ -40,18 +40,47 @@ const contextCalls = (): ReadonlyArray<ToolCall> | undefined => {
   }))
 }
 
-/** A value for each required property of a schema, by its type. */
+/**
+ * A value for each property of a schema that has a `default` (SEP-1034: a form starts filled with
+ * the defaults) and for each required one, by its type.
+ */
 const argumentsFor = (schema: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   const properties = Predicate.isObject(schema["properties"]) ? schema["properties"] : {}
   const required = Array.isArray(schema["required"]) ? schema["required"].map(String) : []
   const out: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(properties)) {
+    if (Predicate.isObject(property) && property["default"] !== undefined) out[name] = property["default"]
+  }
   for (const name of required) {
+    if (name in out) continue
     const property = properties[name]
     const type = Predicate.isObject(property) ? property["type"] : undefined
     out[name] = type === "number" || type === "integer" ? 1 : type === "boolean" ? true : type === "object" ? {} : type === "array" ? [] : "test"
   }
   return out
 }
+
+/** `json-schema-2020-12-preservation`: the focal tool's inputSchema, as the client holds it, echoed back verbatim. */
+const echoCall = (tools: ReadonlyArray<{ readonly name: string; readonly inputSchema: Readonly<Record<string, unknown>> }>): ToolCall | undefined => {
+  const focal = tools.find((tool) => tool.name === "json_schema_2020_12_tool")
+  return focal === undefined ? undefined : { name: "json_schema_echo", arguments: { schema: focal.inputSchema } }
+}
+
+/**
+ * The Skills scenarios (`sep-2640-client-*`): list the skills and read nothing ahead; in the
+ * `-verify-*` ones, load the first skill (its SKILL.md, verified against the entry) and only then
+ * its other files. A verification failure ends the load: the tampered skill is not used.
+ */
+const skillsProgram = Effect.gen(function*() {
+  const skills = yield* Skills.make
+  const listed = yield* skills.list
+  const first = listed[0]
+  if (scenario === "sep-2640-client-no-prefetch" || first === undefined) return
+  yield* skills.read(first).pipe(
+    Effect.andThen(Effect.forEach(first.resources.filter((entry) => entry.uri !== first.uri), (entry) => skills.read(first, entry.uri))),
+    Effect.catchTag("SkillVerificationError", (error) => Effect.logWarning(`${scenario}: ${error.reason}: ${error.message}`))
+  )
+})
 
 const handlers = InputHandlers.layer({
   elicit: (request) =>
@@ -67,7 +96,9 @@ const handlers = InputHandlers.layer({
 const program = Effect.gen(function*() {
   const client = yield* McpClient
   const tools = yield* client.listTools
-  const calls = contextCalls() ?? tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }))
+  const echo = scenario === "json-schema-2020-12-preservation" ? echoCall(tools) : undefined
+  const calls = contextCalls() ?? (echo === undefined ? undefined : [echo]) ??
+    tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }))
   for (const call of calls) {
     yield* client.callTool(call.name, call.arguments).pipe(
       Effect.tapError((error) => Effect.logWarning(`${scenario}: ${call.name}: ${error._tag}: ${error.message}`)),
@@ -106,4 +137,6 @@ const ClientLayer = McpClient.layer({ clientInfo: { name: "snodo-conformance-cli
   Layer.provide(handlers)
 )
 
-program.pipe(Effect.provide(ClientLayer), NodeRuntime.runMain)
+const main = scenario.startsWith("sep-2640-client-") ? skillsProgram : program
+
+main.pipe(Effect.provide(ClientLayer), NodeRuntime.runMain)
