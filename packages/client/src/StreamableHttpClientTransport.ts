@@ -6,8 +6,10 @@
  *
  * Every POST carries the headers 2026-07-28 servers check against the body (`MCP-Protocol-Version`,
  * `Mcp-Method`, `Mcp-Name`); on the initialize era the negotiated version and the
- * `Mcp-Session-Id` the server gave, a GET stream for the session's own notifications, and a DELETE
- * when the scope closes.
+ * `Mcp-Session-Id` the server gave, a GET stream for the session's own notifications, a DELETE
+ * when the scope closes, and a request's event stream that closed before its answer resumed with
+ * a GET carrying `Last-Event-ID` after the server's `retry`. A JSON-RPC error with a null id in
+ * an HTTP error answers the request its POST carried.
  *
  * The `HttpClient` comes from the Effect context and is never built here: authorization (the
  * OAuth client) is a Layer that wraps it.
@@ -129,10 +131,11 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
         })
 
         /**
-         * A response body's messages to the client. An event stream that ends before the answer to
-         * `awaiting` came is resumed (SEP-1699): a GET with `Last-Event-ID` after the `retry` the
-         * server gave (1 s when none), up to {@link maxResumes} times; the GET is read until the
-         * answer, as the server may keep it open for other messages.
+         * A response body's messages to the client. On the initialize era an event stream that
+         * ends before the answer to `awaiting` came is resumed (SEP-1699): a GET with
+         * `Last-Event-ID` after the `retry` the server gave (1 s when none), up to
+         * {@link maxResumes} times; the GET is read until the answer, as the server may keep it
+         * open for other messages. 2026-07-28 has no resumable streams.
          */
         const deliver = (
           response: HttpClientResponse.HttpClientResponse,
@@ -160,7 +163,8 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
                 ),
                 Effect.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message}` }))
               )
-              if (answered || awaiting === undefined || lastId === undefined || resumes >= maxResumes) return
+              // 2026-07-28 streams are not resumable (the version header is set on the initialize era only)
+              if (answered || awaiting === undefined || lastId === undefined || version === undefined || resumes >= maxResumes) return
               yield* Effect.sleep(Duration.millis(retry ?? 1000))
               const resumed = yield* Effect.mapError(
                 http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...common(), accept: "text/event-stream", "last-event-id": lastId }))),
