@@ -40,19 +40,12 @@ const contextCalls = (): ReadonlyArray<ToolCall> | undefined => {
   }))
 }
 
-/**
- * A value for each property of a schema that has a `default` (SEP-1034: a form starts filled with
- * the defaults) and for each required one, by its type.
- */
+/** A value for each required property of a schema, by its type. */
 const argumentsFor = (schema: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   const properties = Predicate.isObject(schema["properties"]) ? schema["properties"] : {}
   const required = Array.isArray(schema["required"]) ? schema["required"].map(String) : []
   const out: Record<string, unknown> = {}
-  for (const [name, property] of Object.entries(properties)) {
-    if (Predicate.isObject(property) && property["default"] !== undefined) out[name] = property["default"]
-  }
   for (const name of required) {
-    if (name in out) continue
     const property = properties[name]
     const type = Predicate.isObject(property) ? property["type"] : undefined
     out[name] = type === "number" || type === "integer" ? 1 : type === "boolean" ? true : type === "object" ? {} : type === "array" ? [] : "test"
@@ -83,6 +76,8 @@ const skillsProgram = Effect.gen(function*() {
 })
 
 const handlers = InputHandlers.layer({
+  // a form starts filled with the defaults the server declared (SEP-1034)
+  applyDefaults: true,
   elicit: (request) =>
     Effect.succeed(
       request.mode === "url"
