@@ -1,8 +1,9 @@
 /**
  * The Python SDK `mcp` 2.3.0 for the interop tests: a virtual environment under
  * `node_modules/.cache/snodo-python-mcp`, made on first use with `python3 -m venv` and
- * `pip install mcp==2.3.0` (from whatever index pip is configured with; a few minutes on a cold
- * cache), and reused while it holds that version. Fails, saying what to install, when the machine
+ * `pip install mcp==2.3.0` (from whatever indexes pip is configured with, one retry each, so an
+ * unreachable index costs seconds rather than minutes; about 30 s here), and reused while it holds
+ * that version. Fails, saying what to install, when the machine
  * has no `python3` (≥ 3.10) or pip cannot get the package.
  */
 import { spawnSync } from "node:child_process"
@@ -22,7 +23,7 @@ export const pythonWithMcp = (): string => {
   if (installed()) return python
   const steps: ReadonlyArray<ReadonlyArray<string>> = [
     ["python3", "-m", "venv", venv],
-    [`${venv}/bin/pip`, "install", "--quiet", `mcp==${version}`]
+    [`${venv}/bin/pip`, "install", "--quiet", "--retries", "1", "--timeout", "15", `mcp==${version}`]
   ]
   for (const [command, ...args] of steps) {
     const run = spawnSync(command!, args, { encoding: "utf8", timeout: 600_000 })
