@@ -25,7 +25,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Context, Effect, Layer, Option, Result, Schema, Stream } from "effect"
+import { Base64 } from "effect/encoding"
 import { parseDocument } from "yaml"
 import { McpClient } from "./McpClient.ts"
 import { InvalidResult, type McpClientError } from "./McpClientError.ts"
@@ -261,9 +262,11 @@ export const make: Effect.Effect<SkillsClient, never, McpClient> = Effect.gen(fu
       const result = yield* Effect.flatMap(client.readResource(uri), decode(Contents, "resources/read"))
       const content = result.contents.find((item) => item.uri === uri) ?? result.contents[0]
       if (content === undefined) return yield* new InvalidResult({ method: "resources/read", message: `resources/read of ${uri} returned no contents` })
-      const bytes = content.text !== undefined
-        ? new TextEncoder().encode(content.text)
-        : Uint8Array.from(Buffer.from(content.blob ?? "", "base64"))
+      const decoded = content.text !== undefined ? Result.succeed(new TextEncoder().encode(content.text)) : Base64.decode(content.blob ?? "")
+      if (Result.isFailure(decoded)) {
+        return yield* new InvalidResult({ method: "resources/read", message: `resources/read of ${uri} returned a blob that is not base64` })
+      }
+      const bytes = decoded.success
       const checked = yield* verify(skill, uri, bytes, content.text)
       return { uri, mimeType: content.mimeType, bytes, text: content.text, ...checked }
     })
