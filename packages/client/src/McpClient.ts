@@ -606,7 +606,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         Schema.decodeUnknownEffect(spec.output as ToolSpec.Pure)(result.structuredContent),
         (error) => new InvalidResult({ method, message: `structuredContent does not match the output schema: ${error.message}` })
       )
-    }) as never
+    }) as never // the CallToolResult exactly when the spec has no output schema: ToolSpec.Output<O>, which the body cannot name
 
   const list = <K extends keyof Lists>(kind: K): Stream.Stream<Lists[K], McpClientError> =>
     Stream.paginate(undefined as string | undefined, (cursor) =>
