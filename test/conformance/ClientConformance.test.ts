@@ -8,6 +8,9 @@
  * verdict: the `auth/*` scenarios log every request as INFO, and record where the spec leaves the
  * client free (how many authorization attempts, whether `offline_access` was asked for).
  *
+ * Beyond the scored set, each scenario of `extra-scenarios.ts` (the 2025-11-25 client scenarios,
+ * `json-schema-2020-12-preservation`, the four Skills client scenarios) is held to SUCCESS too.
+ *
  * The `auth/*` scenarios run `client.ts` with the OAuth client (`packages/client/src/oauth/`)
  * around its `HttpClient`; `auth-run.ts` prints their check counts one scenario per line.
  */
@@ -16,7 +19,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import * as Extra from "./extra-scenarios.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js")
@@ -101,3 +105,10 @@ it("passes every check of the 2026-07-28 client requirements, the auth/* scenari
     rmSync(output, { recursive: true, force: true })
   }
 }, 420_000)
+
+describe("beyond the scored set: the 2025-11-25 client scenarios, JSON Schema preservation, the Skills client scenarios", () => {
+  it.each(Extra.scenarios.map((scenario) => [scenario]))("%s: every check that ran is SUCCESS", async (scenario) => {
+    const outcome = await Extra.runScenario(Extra.programs.snodo, scenario)
+    expect(Extra.problemsOf(outcome), outcome.output.slice(-3000)).toEqual([])
+  }, 120_000)
+})

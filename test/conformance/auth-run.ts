@@ -36,12 +36,12 @@ const extensions = [
   "auth/dpop-nonce",
   "auth/wif-jwt-bearer"
 ]
-/** `--official`: run the official client 2.4.0 (`official-client.ts`) instead of ours. */
+/** `--official`: run the official client 2.4.0 (`official-auth-client.ts`) instead of ours. */
 const official = process.argv.includes("--official")
 const named = process.argv.slice(2).filter((arg) => arg !== "--official")
 /** The scenarios named on the command line, else every one. */
 const scenarios = named.length > 0 ? named : [...required, ...extensions]
-const program = official ? "test/conformance/official-client.ts" : "test/conformance/client.ts"
+const program = official ? "test/conformance/official-auth-client.ts" : "test/conformance/client.ts"
 const command = `${process.execPath} --conditions=@snodo/source ${join(root, program)}`
 const results = mkdtempSync(join(tmpdir(), "snodo-conformance-auth-"))
 process.on("exit", () => rmSync(results, { recursive: true, force: true }))

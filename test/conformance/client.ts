@@ -29,6 +29,7 @@ import {
   InputHandlers,
   McpClient,
   OAuthClient,
+  Skills,
   StreamableHttpClientTransport,
   TokenExchange,
   TokenStore
@@ -64,7 +65,31 @@ const argumentsFor = (schema: Readonly<Record<string, unknown>>): Record<string,
   return out
 }
 
+/** `json-schema-2020-12-preservation`: the focal tool's inputSchema, as the client holds it, echoed back verbatim. */
+const echoCall = (tools: ReadonlyArray<{ readonly name: string; readonly inputSchema: Readonly<Record<string, unknown>> }>): ToolCall | undefined => {
+  const focal = tools.find((tool) => tool.name === "json_schema_2020_12_tool")
+  return focal === undefined ? undefined : { name: "json_schema_echo", arguments: { schema: focal.inputSchema } }
+}
+
+/**
+ * The Skills scenarios (`sep-2640-client-*`): list the skills and read nothing ahead; in the
+ * `-verify-*` ones, load the first skill (its SKILL.md, verified against the entry) and only then
+ * its other files. A verification failure ends the load: the tampered skill is not used.
+ */
+const skillsProgram = Effect.gen(function*() {
+  const skills = yield* Skills.make
+  const listed = yield* skills.list
+  const first = listed[0]
+  if (scenario === "sep-2640-client-no-prefetch" || first === undefined) return
+  yield* skills.read(first).pipe(
+    Effect.andThen(Effect.forEach(first.resources.filter((entry) => entry.uri !== first.uri), (entry) => skills.read(first, entry.uri))),
+    Effect.catchTag("SkillVerificationError", (error) => Effect.logWarning(`${scenario}: ${error.reason}: ${error.message}`))
+  )
+})
+
 const handlers = InputHandlers.layer({
+  // a form starts filled with the defaults the server declared (SEP-1034)
+  applyDefaults: true,
   elicit: (request) =>
     Effect.succeed(
       request.mode === "url"
@@ -78,7 +103,9 @@ const handlers = InputHandlers.layer({
 const program = Effect.gen(function*() {
   const client = yield* McpClient
   const tools = yield* client.listTools
-  const calls = contextCalls() ?? tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }))
+  const echo = scenario === "json-schema-2020-12-preservation" ? echoCall(tools) : undefined
+  const calls = contextCalls() ?? (echo === undefined ? undefined : [echo]) ??
+    tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }))
   for (const call of calls) {
     yield* client.callTool(call.name, call.arguments).pipe(
       Effect.tapError((error) => Effect.logWarning(`${scenario}: ${call.name}: ${error._tag}: ${error.message}`)),
@@ -156,4 +183,6 @@ const ClientLayer = McpClient.layer({ clientInfo: { name: "snodo-conformance-cli
   Layer.provide(handlers)
 )
 
-program.pipe(Effect.provide(ClientLayer), NodeRuntime.runMain)
+const main = scenario.startsWith("sep-2640-client-") ? skillsProgram : program
+
+main.pipe(Effect.provide(ClientLayer), NodeRuntime.runMain)

@@ -75,25 +75,58 @@ export interface Bridged {
 const outputOf = (result: Tools.CallToolResult): unknown => result.structuredContent ?? result.content
 
 /**
- * Lists the server's tools (every page) and bridges them.
+ * Which of the server's tools to bridge: their names, or a predicate on the listed tool.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly tools: ReadonlyArray<string> | ((tool: Tools.Tool) => boolean)
+}
+
+/**
+ * Lists the server's tools (every page) and bridges those `options` picks (all without options).
+ * A name the server does not list is left out, as the server's list decides what exists.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { AiToolkit } from "@snodo/client"
+ *
+ * const readOnly = AiToolkit.makeWith({ tools: (tool) => tool.annotations?.readOnlyHint === true })
+ * const two = AiToolkit.makeWith({ tools: ["search", "fetch"] })
+ * ```
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make: Effect.Effect<Bridged, McpClientError, McpClient> = Effect.gen(function*() {
-  const client = yield* McpClient
-  const tools = yield* client.listTools
-  const aiTools = tools.map((tool) =>
-    Tool.dynamic(tool.name, {
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      parameters: tool.inputSchema as JsonSchema.JsonSchema,
-      success: ToolOutput
-    }) as BridgedTool
-  )
-  const toolkit = Toolkit.make(...aiTools) as unknown as Toolkit.Toolkit<BridgedTools>
-  const handlers = Object.fromEntries(tools.map((tool) => [
-    tool.name,
-    (params: unknown) => Effect.orDie(Effect.map(client.callTool(tool.name, (params ?? {}) as Readonly<Record<string, unknown>>), outputOf))
-  ]))
-  return { toolkit, handlers: toolkit.toLayer(handlers as never) as Layer.Layer<Tool.HandlersFor<BridgedTools>>, tools }
-})
+export const makeWith = (options?: Options): Effect.Effect<Bridged, McpClientError, McpClient> =>
+  Effect.gen(function*() {
+    const client = yield* McpClient
+    const listed = yield* client.listTools
+    const pick = options?.tools
+    const tools = pick === undefined
+      ? listed
+      : listed.filter(typeof pick === "function" ? pick : (tool) => pick.includes(tool.name))
+    const aiTools = tools.map((tool) =>
+      Tool.dynamic(tool.name, {
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        parameters: tool.inputSchema as JsonSchema.JsonSchema,
+        success: ToolOutput
+      }) as BridgedTool
+    )
+    const toolkit = Toolkit.make(...aiTools) as unknown as Toolkit.Toolkit<BridgedTools>
+    const handlers = Object.fromEntries(tools.map((tool) => [
+      tool.name,
+      (params: unknown) => Effect.orDie(Effect.map(client.callTool(tool.name, (params ?? {}) as Readonly<Record<string, unknown>>), outputOf))
+    ]))
+    return { toolkit, handlers: toolkit.toLayer(handlers as never) as Layer.Layer<Tool.HandlersFor<BridgedTools>>, tools }
+  })
+
+/**
+ * Lists the server's tools (every page) and bridges them all ({@link makeWith} picks some).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: Effect.Effect<Bridged, McpClientError, McpClient> = makeWith()

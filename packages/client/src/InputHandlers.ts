@@ -53,6 +53,12 @@ export interface Handlers {
   readonly elicit?: (request: ElicitRequest) => Effect.Effect<Elicitation.ElicitResult>
   /** The elicitation modes the `elicit` handler supports (default both). */
   readonly elicitModes?: ReadonlyArray<"form" | "url">
+  /**
+   * When the `elicit` handler accepts a form, fill the fields it left out with the `default`
+   * each property of the requested schema declares (SEP-1034), as a form shown to a user starts
+   * filled with them (default false).
+   */
+  readonly applyDefaults?: boolean
   /** Answers `sampling/createMessage`. */
   readonly sample?: (request: SampleRequest) => Effect.Effect<Sampling.CreateMessageResult>
   /** Answers `roots/list`. */
@@ -94,6 +100,31 @@ export const capabilities = (handlers: Handlers): Record<string, unknown> => {
   return out
 }
 
+/**
+ * A form's content with each field it leaves out set to the `default` its property declares in
+ * the requested schema (SEP-1034); fields given are kept.
+ *
+ * @example
+ * ```ts
+ * import { InputHandlers } from "@snodo/client"
+ *
+ * InputHandlers.withDefaults({ type: "object", properties: { age: { type: "integer", default: 30 } } }, {})
+ * // { age: 30 }
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const withDefaults = <A extends Readonly<Record<string, unknown>>>(requestedSchema: Readonly<Record<string, unknown>>, content: A): A => {
+  const properties = requestedSchema["properties"]
+  if (typeof properties !== "object" || properties === null) return content
+  const defaults: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(properties)) {
+    if (typeof property === "object" && property !== null && "default" in property && !(name in content)) defaults[name] = property.default
+  }
+  return Object.keys(defaults).length === 0 ? content : { ...defaults, ...content }
+}
+
 const isElicit = Schema.is(Elicitation.ElicitRequestParams)
 const isSample = Schema.is(Sampling.CreateMessageRequestParams)
 
@@ -118,7 +149,13 @@ export const answer = (
         return Effect.fail(missing(method, `${mode} elicitation`))
       }
       if (!isElicit(params)) return Effect.fail(new InvalidResult({ method, message: "The server's elicitation request is malformed" }))
-      return handlers.elicit(params)
+      const answered = handlers.elicit(params)
+      if (handlers.applyDefaults !== true || params.mode === "url") return answered
+      const schema = params["requestedSchema"]
+      return Effect.map(answered, (result) =>
+        result.action === "accept" && typeof schema === "object" && schema !== null
+          ? { ...result, content: withDefaults(schema as Readonly<Record<string, unknown>>, result.content ?? {}) }
+          : result)
     }
     case Methods.SamplingCreateMessage.name: {
       if (handlers.sample === undefined) return Effect.fail(missing(method, "sampling"))

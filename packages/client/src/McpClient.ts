@@ -145,6 +145,12 @@ export interface Options {
    * `tools/call` with a task, which `callTool` waits out and `startTool` hands back.
    */
   readonly tasks?: boolean
+  /**
+   * Extensions the client declares in its capabilities (`capabilities.extensions`), by identifier:
+   * in every request's `_meta` on 2026-07-28, in `initialize` on 2025-11-25. E.g.
+   * `Apps.extensions` to tell a server the client renders MCP Apps views.
+   */
+  readonly extensions?: Readonly<Record<string, unknown>>
 }
 
 /**
@@ -229,14 +235,15 @@ export interface Client {
   ) => Effect.Effect<Tools.CallToolResult, McpClientError>
   /**
    * `tools/call` through a {@link ToolSpec}: the input encoded, `structuredContent` decoded to
-   * the output type; an `isError` result fails with the declared failure (decoded), or with
-   * `ToolError`.
+   * the output type (the whole `CallToolResult` for a spec without `output`); an `isError` result
+   * fails with the declared failure (decoded from `structuredContent`, else from the text content
+   * as JSON, else from the text itself), or with `ToolError`, whose message carries the text.
    */
-  readonly call: <I extends ToolSpec.Pure, O extends ToolSpec.Pure, F extends ToolSpec.Pure = never>(
+  readonly call: <I extends ToolSpec.Pure, O extends ToolSpec.Pure = never, F extends ToolSpec.Pure = never>(
     spec: ToolSpec.ToolSpec<I, O, F>,
     input: I["Type"],
     options?: RequestOptions
-  ) => Effect.Effect<O["Type"], McpClientError | ToolError | F["Type"]>
+  ) => Effect.Effect<ToolSpec.Output<O>, McpClientError | ToolError | F["Type"]>
   /** Every entry of a paginated list, page by page. */
   readonly list: <K extends keyof Lists>(kind: K) => Stream.Stream<Lists[K], McpClientError>
   readonly listTools: Effect.Effect<ReadonlyArray<Tools.Tool>, McpClientError>
@@ -262,6 +269,20 @@ export interface Client {
    * the request cancelled).
    */
   readonly listen: (filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) => Effect.Effect<Stream.Stream<ListenChange.ListenChange, McpClientError>, McpClientError, Scope.Scope>
+  /**
+   * The next change a listen stream delivers, in one call: opens the stream (acknowledged when
+   * this returns, so what the application does next is seen) and hands back the wait for its
+   * first change. The stream closes with the scope, or once the change came.
+   *
+   * ```ts
+   * const next = yield* client.nextChange({ toolsListChanged: true })
+   * yield* client.callTool("add_tool")
+   * const change = yield* next // ToolsListChanged
+   * ```
+   */
+  readonly nextChange: (
+    filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }
+  ) => Effect.Effect<Effect.Effect<ListenChange.ListenChange, McpClientError>, McpClientError, Scope.Scope>
   /** Every notification the server writes, from the moment the stream is run. */
   readonly notifications: Stream.Stream<Notification>
 }
@@ -328,8 +349,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const services = yield* Effect.context<never>()
   const runFork = Effect.runForkWith(services)
   const clientInfo = options.clientInfo ?? { name: "snodo-client", version: "0.1.0" }
-  const capabilities = InputHandlers.capabilities(handlers)
-  const modernCapabilities = options.tasks === false ? capabilities : { ...capabilities, extensions: { [TaskHandle.extensionId]: {} } }
+  const handled = InputHandlers.capabilities(handlers)
+  const capabilities = options.extensions === undefined ? handled : { ...handled, extensions: options.extensions }
+  const modernCapabilities = options.tasks === false
+    ? capabilities
+    : { ...capabilities, extensions: { [TaskHandle.extensionId]: {}, ...options.extensions } }
   const timeout = options.requestTimeout ?? "5 minutes"
   const maxRounds = options.maxRounds ?? 10
   const caching = options.cache ?? true
@@ -523,7 +547,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       let probe = yield* probeOnce
       // -32022 naming 2026-07-28 among the supported versions: a retry is what the spec asks for
       if (Exit.isFailure(probe) && supportedOf(probe.cause)?.includes(latestVersion) === true) probe = yield* probeOnce
-      if (Exit.isSuccess(probe) && probe.value.supportedVersions.includes(latestVersion)) {
+      // a result without `supportedVersions` (an initialize-era server's generic `{}`) is not a 2026-07-28 answer
+      if (Exit.isSuccess(probe) && Array.isArray(probe.value.supportedVersions) && probe.value.supportedVersions.includes(latestVersion)) {
         const result = probe.value
         const info = record(result._meta)[Meta.ServerInfoKey] ?? record(result)["serverInfo"]
         return {
@@ -590,16 +615,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       const result = yield* callTool(spec.name, record(args), requestOptions)
       if (result.isError === true) {
         if (spec.failure !== undefined) {
-          const failure = yield* Effect.option(Schema.decodeUnknownEffect(spec.failure as ToolSpec.Pure)(result.structuredContent))
+          const failure = yield* ToolSpec.decodeFailure(spec.failure as ToolSpec.Pure, result)
           if (Option.isSome(failure)) return yield* Effect.fail(failure.value)
         }
-        return yield* new ToolError({ name: spec.name, message: `${spec.name} failed`, result })
+        const said = ToolSpec.textOf(result)
+        return yield* new ToolError({ name: spec.name, message: `${spec.name} failed${said === "" ? "" : `: ${said}`}`, result })
       }
+      if (spec.output === undefined) return result
       return yield* Effect.mapError(
         Schema.decodeUnknownEffect(spec.output as ToolSpec.Pure)(result.structuredContent),
         (error) => new InvalidResult({ method, message: `structuredContent does not match the output schema: ${error.message}` })
       )
-    })
+    }) as never // the CallToolResult exactly when the spec has no output schema: ToolSpec.Output<O>, which the body cannot name
 
   const list = <K extends keyof Lists>(kind: K): Stream.Stream<Lists[K], McpClientError> =>
     Stream.paginate(undefined as string | undefined, (cursor) =>
@@ -642,6 +669,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       return typed(mine).pipe(Stream.interruptWhen(Fiber.join(open)))
     })
 
+  const nextChange: Client["nextChange"] = (filter) =>
+    Effect.gen(function*() {
+      const changes = yield* listenTo(filter)
+      const first = yield* Effect.forkScoped(Stream.runHead(changes))
+      return Effect.flatMap(Fiber.join(first), (change) =>
+        Option.isSome(change)
+          ? Effect.succeed(change.value)
+          : Effect.fail(new TransportError({ reason: "Closed", message: "The listen stream ended before a change came" })))
+    })
+
   return {
     server,
     request,
@@ -676,6 +713,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       ) as Effect.Effect<Completion.CompleteResult, McpClientError>,
     ping: Effect.asVoid(request(Methods.Ping.name)),
     listen,
+    nextChange,
     notifications: Stream.unwrap(Effect.map(PubSub.subscribe(notifications), Stream.fromSubscription))
   }
 })
@@ -690,5 +728,5 @@ export class McpClient extends Context.Service<McpClient, Client>()("@snodo/clie
   /** A client connected through the {@link Transport} in context, for the Layer's lifetime. */
   static readonly layer = (options?: Options): Layer.Layer<McpClient, McpClientError, Transport> => Layer.effect(McpClient, make(options))
   /** `ToolSpec.make`: a tool's typed contract for `call`. */
-  static readonly tool = ToolSpec.make
+  static readonly tool: typeof ToolSpec.make = ToolSpec.make
 }

@@ -6,8 +6,10 @@
  *
  * Every POST carries the headers 2026-07-28 servers check against the body (`MCP-Protocol-Version`,
  * `Mcp-Method`, `Mcp-Name`); on the initialize era the negotiated version and the
- * `Mcp-Session-Id` the server gave, a GET stream for the session's own notifications, and a DELETE
- * when the scope closes.
+ * `Mcp-Session-Id` the server gave, a GET stream for the session's own notifications, a DELETE
+ * when the scope closes, and a request's event stream that closed before its answer resumed with
+ * a GET carrying `Last-Event-ID` after the server's `retry`. A JSON-RPC error with a null id in
+ * an HTTP error answers the request its POST carried.
  *
  * The `HttpClient` comes from the Effect context and is never built here: authorization (the
  * OAuth client) is a Layer that wraps it.
@@ -26,14 +28,14 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Predicate, Stream } from "effect"
+import { Duration, Effect, Layer, Predicate, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Method from "@snodo/protocol/methods/Method"
 import * as Methods from "@snodo/protocol/methods/Methods"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 import { type ClientTransport, Transport } from "./ClientTransport.ts"
-import { events } from "./internal/sse.ts"
+import * as Sse from "./internal/sse.ts"
 import { TransportError } from "./McpClientError.ts"
 
 /**
@@ -82,6 +84,25 @@ const isJsonRpc = (text: string): boolean => {
   }
 }
 
+/** How many times a request's event stream is resumed before its answer is given up. */
+const maxResumes = 5
+
+/** Whether the frame is the answer (a result or an error) to request `id`. */
+const answers = (frame: string, id: string | number): boolean => {
+  try {
+    const message: unknown = JSON.parse(frame)
+    return Predicate.isObject(message) && message["id"] === id && ("result" in message || "error" in message)
+  } catch {
+    return false
+  }
+}
+
+/** An error frame whose `id` is null, given the id of the request its POST carried. */
+const withId = (text: string, id: unknown): string => {
+  const message: unknown = JSON.parse(text)
+  return Predicate.isObject(message) && message["id"] === null && "error" in message ? JSON.stringify({ ...message, id }) : text
+}
+
 /**
  * A transport to the endpoint at `options.url`, through the `HttpClient` in context.
  *
@@ -104,15 +125,55 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
           ...(version === undefined ? {} : { "mcp-protocol-version": version })
         })
 
-        const deliver = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void, TransportError> => {
+        /**
+         * A response body's messages to the client. On the initialize era an event stream that
+         * ends before the answer to `awaiting` came is resumed (SEP-1699): a GET with
+         * `Last-Event-ID` after the `retry` the server gave (1 s when none), up to
+         * {@link maxResumes} times; the GET is read until the answer, as the server may keep it
+         * open for other messages. 2026-07-28 has no resumable streams.
+         */
+        const deliver = (
+          response: HttpClientResponse.HttpClientResponse,
+          awaiting?: string | number,
+          resumes = 0
+        ): Effect.Effect<void, TransportError> => {
           const type = response.headers["content-type"] ?? ""
           if (type.startsWith("text/event-stream")) {
-            return response.stream.pipe(
-              Stream.decodeText,
-              events,
-              Stream.runForEach((data) => Effect.sync(() => receive(data))),
-              Effect.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message}` }))
-            )
+            return Effect.gen(function*() {
+              let lastId: string | undefined
+              let retry: number | undefined
+              let answered = false
+              yield* response.stream.pipe(
+                Stream.decodeText,
+                Sse.parse,
+                Stream.runForEachWhile((event) =>
+                  Effect.sync(() => {
+                    if (event.id !== undefined) lastId = event.id
+                    if (event.retry !== undefined) retry = event.retry
+                    if (event.data === "") return true
+                    if (awaiting !== undefined && answers(event.data, awaiting)) answered = true
+                    receive(event.data)
+                    return !(answered && resumes > 0)
+                  })
+                ),
+                Effect.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message}` }))
+              )
+              // 2026-07-28 streams are not resumable (the version header is set on the initialize era only)
+              if (answered || awaiting === undefined || lastId === undefined || version === undefined || resumes >= maxResumes) return
+              yield* Effect.sleep(Duration.millis(retry ?? 1000))
+              const resumed = yield* Effect.mapError(
+                http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...common(), accept: "text/event-stream", "last-event-id": lastId }))),
+                (error) => new TransportError({ reason: "Http", message: `GET ${url.href} (resuming after event ${lastId}) failed: ${error.message}` })
+              )
+              if (resumed.status !== 200) {
+                return yield* new TransportError({
+                  reason: "Http",
+                  status: resumed.status,
+                  message: `GET ${url.href} (resuming after event ${lastId}) answered ${resumed.status}`
+                })
+              }
+              yield* deliver(resumed, awaiting, resumes + 1)
+            })
           }
           return Effect.flatMap(
             Effect.mapError(response.text, (error) => new TransportError({ reason: "Http", message: error.message, status: response.status })),
@@ -154,10 +215,14 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
             const given = response.headers["mcp-session-id"]
             if (given !== undefined && method === Methods.Initialize.name) session = given
             if (response.status === 202) return
-            if (response.status >= 200 && response.status < 300) return yield* deliver(response)
+            const id = message["id"]
+            if (response.status >= 200 && response.status < 300) {
+              return yield* deliver(response, typeof id === "string" || typeof id === "number" ? id : undefined)
+            }
             // an error status: a JSON-RPC answer in the body is the answer; anything else fails the write
             const text = yield* Effect.orElseSucceed(response.text, () => "")
-            if (isJsonRpc(text) && "id" in message) return receive(text)
+            // a JSON-RPC error with a null id (the server could not read the request's id) answers this request
+            if (isJsonRpc(text) && "id" in message) return receive(withId(text, message["id"]))
             return yield* new TransportError({
               reason: "Http",
               status: response.status,
