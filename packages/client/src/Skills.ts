@@ -28,6 +28,8 @@
 import { Context, Effect, Layer, Option, Result, Schema, Stream } from "effect"
 import { Base64 } from "effect/encoding"
 import { parseDocument } from "yaml"
+import * as Methods from "@snodo/protocol/methods/Methods"
+import * as SkillsWire from "@snodo/protocol/wire/Skills"
 import { McpClient } from "./McpClient.ts"
 import { InvalidResult, type McpClientError } from "./McpClientError.ts"
 
@@ -37,7 +39,7 @@ import { InvalidResult, type McpClientError } from "./McpClientError.ts"
  * @category constants
  * @since 0.1.0
  */
-export const extensionName = "io.modelcontextprotocol/skills"
+export const extensionName = SkillsWire.extensionId
 
 /**
  * The `mimeType` of a folder in a directory read.
@@ -48,63 +50,47 @@ export const extensionName = "io.modelcontextprotocol/skills"
 export const directoryMimeType = "inode/directory"
 
 /**
- * One file of a skill: what a read is verified against.
+ * A file of a skill as its entry lists it (`uri`, `sha256:` `digest`, `size`): the method table's.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const ResourceEntry = Schema.Struct({ uri: Schema.String, digest: Schema.String, size: Schema.Int })
+export const ResourceEntry = SkillsWire.ResourceEntry
 
 /**
- * @category schemas
+ * @category models
  * @since 0.1.0
  */
-export type ResourceEntry = typeof ResourceEntry.Type
+export type ResourceEntry = SkillsWire.ResourceEntry
 
 /**
- * A skill entry of `skills/list` and `skills/get`: the `SKILL.md` URI, its frontmatter as JSON
- * (`name` and `description` at least) and every file with its digest and size.
+ * A skill entry, as `skills/list` and `skills/get` carry it: the method table's.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Skill = Schema.Struct({
-  uri: Schema.String,
-  frontmatter: Schema.StructWithRest(
-    Schema.Struct({ name: Schema.String, description: Schema.String }),
-    [Schema.Record(Schema.String, Schema.Unknown)]
-  ),
-  resources: Schema.Array(ResourceEntry)
-})
+export const Skill = SkillsWire.Skill
 
 /**
- * @category schemas
+ * @category models
  * @since 0.1.0
  */
-export type Skill = typeof Skill.Type
+export type Skill = SkillsWire.Skill
 
 /**
- * A child of a skill folder (`resources/directory/read`); a subfolder has the `mimeType`
- * {@link directoryMimeType}.
+ * An entry of a skill directory (`resources/directory/read`).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const DirectoryResource = Schema.Struct({
-  uri: Schema.String,
-  name: Schema.optionalKey(Schema.String),
-  mimeType: Schema.optionalKey(Schema.String)
-})
+export const DirectoryResource = SkillsWire.DirectoryEntry
 
 /**
- * @category schemas
+ * @category models
  * @since 0.1.0
  */
-export type DirectoryResource = typeof DirectoryResource.Type
+export type DirectoryResource = SkillsWire.DirectoryEntry
 
-const ListResult = Schema.Struct({ skills: Schema.Array(Skill), nextCursor: Schema.optionalKey(Schema.String) })
-const GetResult = Schema.Struct({ skill: Skill })
-const DirectoryResult = Schema.Struct({ resources: Schema.Array(DirectoryResource), nextCursor: Schema.optionalKey(Schema.String) })
 const Contents = Schema.Struct({
   contents: Schema.Array(Schema.Struct({
     uri: Schema.String,
@@ -166,6 +152,7 @@ export interface SkillsClient {
   readonly readDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryResource>, McpClientError>
 }
 
+/** Narrows a result the client already checked against the method table (`resources/read`'s contents). */
 const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, method: string) => (value: unknown) =>
   Effect.mapError(
     Schema.decodeUnknownEffect(schema)(value),
@@ -259,12 +246,12 @@ export const make: Effect.Effect<SkillsClient, never, McpClient> = Effect.gen(fu
   const extension = typeof declared === "object" && declared !== null ? (declared as Record<string, unknown>)[extensionName] : undefined
   const read: SkillsClient["read"] = (skill, uri = skill.uri) =>
     Effect.gen(function*() {
-      const result = yield* Effect.flatMap(client.readResource(uri), decode(Contents, "resources/read"))
+      const result = yield* Effect.flatMap(client.readResource(uri), decode(Contents, Methods.ResourcesRead.name))
       const content = result.contents.find((item) => item.uri === uri) ?? result.contents[0]
-      if (content === undefined) return yield* new InvalidResult({ method: "resources/read", message: `resources/read of ${uri} returned no contents` })
+      if (content === undefined) return yield* new InvalidResult({ method: Methods.ResourcesRead.name, message: `${Methods.ResourcesRead.name} of ${uri} returned no contents` })
       const decoded = content.text !== undefined ? Result.succeed(new TextEncoder().encode(content.text)) : Base64.decode(content.blob ?? "")
       if (Result.isFailure(decoded)) {
-        return yield* new InvalidResult({ method: "resources/read", message: `resources/read of ${uri} returned a blob that is not base64` })
+        return yield* new InvalidResult({ method: Methods.ResourcesRead.name, message: `${Methods.ResourcesRead.name} of ${uri} returned a blob that is not base64` })
       }
       const bytes = decoded.success
       const checked = yield* verify(skill, uri, bytes, content.text)
@@ -273,13 +260,18 @@ export const make: Effect.Effect<SkillsClient, never, McpClient> = Effect.gen(fu
   return {
     supported: extension !== undefined,
     directoryRead: typeof extension === "object" && extension !== null && (extension as Record<string, unknown>)["directoryRead"] === true,
-    list: pages(client, "skills/list", {}, (result) =>
-      Effect.map(decode(ListResult, "skills/list")(result), (page) => ({ items: page.skills, nextCursor: page.nextCursor }))),
-    get: (uri) => Effect.map(Effect.flatMap(client.request("skills/get", { uri }), decode(GetResult, "skills/get")), (result) => result.skill),
+    // results are checked against the method table by the client; these only read them
+    list: pages(client, Methods.SkillsList.name, {}, (result) => {
+      const page = result as SkillsWire.ListSkillsResult
+      return Effect.succeed({ items: page.skills, nextCursor: page.nextCursor })
+    }),
+    get: (uri) => Effect.map(client.request(Methods.SkillsGet.name, { uri }), (result) => (result as unknown as SkillsWire.GetSkillResult).skill),
     read,
     readDirectory: (uri) =>
-      pages(client, "resources/directory/read", { uri }, (result) =>
-        Effect.map(decode(DirectoryResult, "resources/directory/read")(result), (page) => ({ items: page.resources, nextCursor: page.nextCursor })))
+      pages(client, Methods.ResourcesDirectoryRead.name, { uri }, (result) => {
+        const page = result as SkillsWire.ReadDirectoryResult
+        return Effect.succeed({ items: page.resources, nextCursor: page.nextCursor })
+      })
   }
 })
 

@@ -17,7 +17,6 @@
 import { Schema } from "effect"
 import { OpenStruct } from "./Json.ts"
 import { CacheableResultFields, ListResultFields } from "./Meta.ts"
-import { Resource } from "./Resources.ts"
 
 /**
  * The extension's identifier.
@@ -132,12 +131,32 @@ export const GetSkillResult = OpenStruct({ ...CacheableResultFields, skill: Skil
 export type GetSkillResult = typeof GetSkillResult.Type
 
 /**
+ * An entry of a skill directory: a file (with its `mimeType` and `size`) or a subfolder
+ * (`inode/directory`).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const DirectoryEntry = OpenStruct({
+  uri: Schema.String,
+  name: Schema.optionalKey(Schema.String),
+  mimeType: Schema.optionalKey(Schema.String),
+  size: Schema.optionalKey(Schema.Int)
+})
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type DirectoryEntry = typeof DirectoryEntry.Type
+
+/**
  * The result of `resources/directory/read`: the entries of one directory, a page at a time.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const ReadDirectoryResult = OpenStruct({ ...ListResultFields, resources: Schema.Array(Resource) })
+export const ReadDirectoryResult = OpenStruct({ ...ListResultFields, resources: Schema.Array(DirectoryEntry) })
 
 /**
  * @category models
