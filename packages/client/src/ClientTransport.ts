@@ -50,6 +50,11 @@ export interface Channel {
    * reading, end the process or the streams. Closing the scope still releases the rest.
    */
   readonly end?: () => void
+  /**
+   * Told that the client stopped waiting for a request's answer (it came, the request was
+   * cancelled or timed out): HTTP closes the stream that carried it.
+   */
+  readonly settled?: (requestId: string) => void
 }
 
 /**

@@ -628,6 +628,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
           if (id === undefined) return
           pending.delete(id)
           failures.delete(id)
+          channel.settled?.(id)
         }))
       )
     })

@@ -26,16 +26,16 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Predicate, Stream } from "effect"
+import { Deferred, Duration, Effect, Exit, FiberMap, Layer, Predicate, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import * as HeaderParams from "@snodo/core/extension/HeaderParams"
 import { ProtocolVersionKey } from "@snodo/core/wire/Meta"
-import { type ClientTransport, Transport } from "./ClientTransport.ts"
-import { events } from "./internal/sse.ts"
+import { type ClientTransport, type FailRequest, Transport } from "./ClientTransport.ts"
+import * as Sse from "./internal/sse.ts"
 import { TransportError } from "./McpClientError.ts"
 
 /**
- * Where the server is.
+ * Where the server is, and the bounds of what it may send.
  *
  * @category models
  * @since 0.1.0
@@ -44,7 +44,22 @@ export interface Options {
   readonly url: string | URL
   /** Headers added to every request. */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * The largest JSON body, SSE line or SSE event the server may send (default 16 MiB, as stdio's
+   * `maxLineBytes`): a larger one fails the request it answers with `TransportError` `TooLarge`.
+   */
+  readonly maxResponseBytes?: number
+  /** How long closing waits for the session's DELETE (initialize era; default 2 seconds). */
+  readonly closeTimeout?: Duration.Input
 }
+
+/**
+ * The default bound of a body, an SSE line or an SSE event (16 MiB), the same as stdio's line.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultMaxResponseBytes = 16 * 1024 * 1024
 
 /** Which param a method's `Mcp-Name` header mirrors. */
 const nameParams: Readonly<Record<string, string>> = {
@@ -78,13 +93,42 @@ const paramHeader = (value: unknown): string | undefined => {
   }
 }
 
-const isJsonRpc = (text: string): boolean => {
+type Message = Readonly<Record<string, unknown>>
+
+/** The first line of a body, at most 200 characters. */
+const firstLine = (text: string): string => {
+  const line = (text.trim().split(/\r?\n/, 1)[0] ?? "").trim()
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
+/** The JSON-RPC message a body holds, if it is one. */
+const jsonRpc = (text: string): Message | undefined => {
   try {
     const message: unknown = JSON.parse(text)
-    return Predicate.isObject(message) && message["jsonrpc"] === "2.0"
+    return Predicate.isObject(message) && message["jsonrpc"] === "2.0" ? message : undefined
   } catch {
-    return false
+    return undefined
   }
+}
+
+/** The system error code (`ECONNREFUSED`, …) somewhere down a failure's causes. */
+const codeOf = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && Predicate.isObject(current); depth++) {
+    const code = current["code"]
+    if (typeof code === "string") return code
+    current = current["cause"]
+  }
+  return undefined
+}
+
+const hints: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "is the server running, on that port?",
+  ENOTFOUND: "is the host name right?",
+  ECONNRESET: "the server closed the connection",
+  "404": "is the URL the server's MCP endpoint?",
+  "401": "the server wants authorization (the OAuth client wraps the HttpClient)",
+  "405": "the server does not take POST at this URL"
 }
 
 /**
@@ -95,13 +139,17 @@ const isJsonRpc = (text: string): boolean => {
  */
 export const make = (options: Options): Effect.Effect<ClientTransport, never, HttpClient.HttpClient> =>
   Effect.map(Effect.service(HttpClient.HttpClient), (http): ClientTransport => ({
-    open: (receive) =>
+    open: (receive, fail) =>
       Effect.gen(function*() {
         const url = new URL(options.url)
+        const maxBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
         let session: string | undefined
         let version: string | undefined
         /** The `x-mcp-header` parameters of each listed tool. */
         const mirrors = new Map<string, ReadonlyArray<HeaderParams.HeaderParam>>()
+        /** The body of each request's POST, read in a fiber of its own until the client stops waiting. */
+        const bodies = yield* FiberMap.make<string>()
+        const failRequest: FailRequest = fail ?? (() => undefined)
 
         const common = (): Record<string, string> => ({
           ...options.headers,
@@ -109,83 +157,190 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
           ...(version === undefined ? {} : { "mcp-protocol-version": version })
         })
 
-        const deliver = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void, TransportError> => {
-          const type = response.headers["content-type"] ?? ""
-          if (type.startsWith("text/event-stream")) {
+        const tooLarge = (what: string, method: string | undefined) =>
+          new TransportError({
+            reason: "TooLarge",
+            message: `The server's ${what}${method === undefined ? "" : ` answering ${method}`} is larger than ${maxBytes} bytes (maxResponseBytes) (${url.href})`
+          })
+
+        /** A body's text, refused past the bound (from its Content-Length, or as it arrives). */
+        const text = (response: HttpClientResponse.HttpClientResponse, method: string | undefined): Effect.Effect<string, TransportError> =>
+          Effect.suspend(() => {
+            const length = Number(response.headers["content-length"] ?? "0")
+            if (length > maxBytes) return Effect.fail(tooLarge("body", method))
+            const chunks: Array<Uint8Array> = []
+            let bytes = 0
             return response.stream.pipe(
-              Stream.decodeText,
-              events,
-              Stream.runForEach((data) => Effect.sync(() => receive(data))),
-              Effect.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message}` }))
+              Stream.mapError((error) => new TransportError({ reason: "Closed", message: `Reading the server's answer failed: ${error.message} (${url.href})` })),
+              Stream.runForEach((chunk) =>
+                Effect.suspend(() => {
+                  bytes += chunk.length
+                  if (bytes > maxBytes) return Effect.fail(tooLarge("body", method))
+                  chunks.push(chunk)
+                  return Effect.void
+                })
+              ),
+              Effect.map(() => Buffer.concat(chunks).toString("utf8"))
             )
+          })
+
+        /** Hands a frame to the client; an error with a null id in the answer to a request answers that request. */
+        const hand = (frame: string, requestId: unknown): void => {
+          if (requestId !== undefined && frame.includes("null")) {
+            const message = jsonRpc(frame)
+            if (message !== undefined && message["id"] === null && "error" in message && !("method" in message)) {
+              return receive(JSON.stringify({ ...message, id: requestId }))
+            }
           }
-          return Effect.flatMap(
-            Effect.mapError(response.text, (error) => new TransportError({ reason: "Http", message: error.message, status: response.status })),
-            (text) => Effect.sync(() => text.trim() === "" ? undefined : receive(text))
-          )
+          receive(frame)
         }
 
-        const write = (frame: string): Effect.Effect<void, TransportError> =>
+        /** The messages of a 2xx body: one JSON message, or an event stream's (bounded). */
+        const deliver = (
+          response: HttpClientResponse.HttpClientResponse,
+          requestId: unknown,
+          method: string | undefined
+        ): Effect.Effect<void, TransportError> => {
+          const type = response.headers["content-type"] ?? ""
+          if (type.startsWith("text/event-stream")) {
+            const parser = Sse.make(maxBytes)
+            return response.stream.pipe(
+              Stream.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message} (${url.href})` })),
+              Stream.runForEach((chunk) =>
+                Effect.suspend(() => {
+                  const pushed = parser.push(chunk)
+                  for (const event of pushed.events) hand(event, requestId)
+                  return pushed.tooLarge === undefined ? Effect.void : Effect.fail(tooLarge(`SSE ${pushed.tooLarge}`, method))
+                })
+              )
+            )
+          }
+          return Effect.map(text(response, method), (body) => body.trim() === "" ? undefined : hand(body, requestId))
+        }
+
+        const post = (frame: string, message: Message, method: string | undefined) => {
+          const params = record(message["params"])
+          const bodyVersion = record(params["_meta"])[ProtocolVersionKey]
+          const headers: Record<string, string> = {
+            ...common(),
+            accept: "application/json, text/event-stream",
+            ...(typeof bodyVersion === "string" ? { "mcp-protocol-version": bodyVersion } : {}),
+            ...(method === undefined ? {} : { "mcp-method": method })
+          }
+          const nameParam = method === undefined ? undefined : nameParams[method]
+          const name = nameParam === undefined ? undefined : params[nameParam]
+          if (typeof name === "string") headers["mcp-name"] = headerValue(name)
+          if (method === "tools/call" && typeof name === "string") {
+            const args = record(params["arguments"])
+            for (const mirror of mirrors.get(name) ?? []) {
+              const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
+              if (value !== undefined) headers[mirror.header] = value
+            }
+          }
+          const request = HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(frame, "application/json")
+          )
+          const what = method === undefined ? "" : ` (${method})`
+          return Effect.mapError(http.execute(request), (error) => {
+            const code = codeOf(error)
+            const hint = code === undefined ? undefined : hints[code]
+            return new TransportError({
+              reason: "Http",
+              message: `POST ${url.href}${what} failed: ${code ?? error.message}${hint === undefined ? "" : ` (${hint})`}`
+            })
+          })
+        }
+
+        /**
+         * The response's status: 2xx goes on; an error status whose body is the JSON-RPC answer to
+         * the request is that answer; any other fails the request with the status and the body's
+         * first line.
+         */
+        const admit = (
+          response: HttpClientResponse.HttpClientResponse,
+          requestId: unknown,
+          method: string | undefined
+        ): Effect.Effect<boolean, TransportError> =>
           Effect.gen(function*() {
-            const message = record(JSON.parse(frame))
-            const method = typeof message["method"] === "string" ? message["method"] : undefined
-            const params = record(message["params"])
-            const bodyVersion = record(params["_meta"])[ProtocolVersionKey]
-            const headers: Record<string, string> = {
-              ...common(),
-              accept: "application/json, text/event-stream",
-              ...(typeof bodyVersion === "string" ? { "mcp-protocol-version": bodyVersion } : {}),
-              ...(method === undefined ? {} : { "mcp-method": method })
+            if (response.status >= 200 && response.status < 300) return true
+            const body = yield* Effect.orElseSucceed(text(response, method), () => "")
+            const answer = jsonRpc(body)
+            if (answer !== undefined && requestId !== undefined && answer["id"] === requestId) {
+              receive(body)
+              return false
             }
-            const nameParam = method === undefined ? undefined : nameParams[method]
-            const name = nameParam === undefined ? undefined : params[nameParam]
-            if (typeof name === "string") headers["mcp-name"] = headerValue(name)
-            if (method === "tools/call" && typeof name === "string") {
-              const args = record(params["arguments"])
-              for (const mirror of mirrors.get(name) ?? []) {
-                const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
-                if (value !== undefined) headers[mirror.header] = value
-              }
-            }
-            const request = HttpClientRequest.post(url).pipe(
-              HttpClientRequest.setHeaders(headers),
-              HttpClientRequest.bodyText(frame, "application/json")
-            )
-            const response = yield* Effect.mapError(
-              http.execute(request),
-              (error) => new TransportError({ reason: "Http", message: `POST ${url.href} failed: ${error.message}` })
-            )
-            const given = response.headers["mcp-session-id"]
-            if (given !== undefined && method === "initialize") session = given
-            if (response.status === 202) return
-            if (response.status >= 200 && response.status < 300) return yield* deliver(response)
-            // an error status: a JSON-RPC answer in the body is the answer; anything else fails the write
-            const text = yield* Effect.orElseSucceed(response.text, () => "")
-            if (isJsonRpc(text) && "id" in message) return receive(text)
+            const error = record(answer?.["error"])
+            const said = typeof error["message"] === "string" ? `${error["code"]} ${error["message"]}` : firstLine(body)
+            const hint = hints[String(response.status)]
             return yield* new TransportError({
               reason: "Http",
               status: response.status,
-              message: `POST ${url.href} answered ${response.status}${text === "" ? "" : `: ${text.slice(0, 200)}`}`
+              message: `POST ${url.href}${method === undefined ? "" : ` (${method})`} answered HTTP ${response.status}${said === "" ? "" : `: ${said}`}` +
+                (hint === undefined ? "" : ` (${hint})`)
             })
-          }).pipe(Effect.scoped)
+          })
+
+        const write = (frame: string): Effect.Effect<void, TransportError> =>
+          Effect.suspend(() => {
+            const message = record(JSON.parse(frame))
+            const method = typeof message["method"] === "string" ? message["method"] : undefined
+            const requestId = method !== undefined && (typeof message["id"] === "string" || typeof message["id"] === "number") ? message["id"] : undefined
+            if (requestId === undefined) {
+              // A notification or a response: the answer is 202, or (rarely) a message to hand over.
+              return Effect.scoped(Effect.gen(function*() {
+                const response = yield* post(frame, message, method)
+                if (response.status === 202) return
+                if (yield* admit(response, undefined, method)) yield* deliver(response, undefined, method)
+              }))
+            }
+            // A request: the write is done once the headers say the answer is coming; the body is
+            // read by a fiber of its own, so the answer reaches the client the moment it arrives,
+            // whatever the stream does after, until the client stops waiting for it (`settled`).
+            const admitted = Deferred.makeUnsafe<void, TransportError>()
+            const key = String(requestId)
+            const exchange = Effect.scoped(Effect.gen(function*() {
+              const response = yield* post(frame, message, method)
+              const given = response.headers["mcp-session-id"]
+              if (given !== undefined && method === "initialize") session = given
+              const goOn = yield* admit(response, requestId, method)
+              Deferred.doneUnsafe(admitted, Exit.void)
+              if (goOn && response.status !== 202) yield* deliver(response, requestId, method)
+            })).pipe(
+              Effect.catch((error: TransportError) =>
+                Effect.sync(() => {
+                  if (!Deferred.doneUnsafe(admitted, Exit.fail(error))) failRequest(requestId, error)
+                })
+              )
+            )
+            return Effect.andThen(FiberMap.run(bodies, key, exchange), Deferred.await(admitted))
+          })
 
         /** The initialize era's stream of the session's own messages (405 when the server has none). */
         const listen = Effect.gen(function*() {
           const response = yield* http.execute(
             HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...common(), accept: "text/event-stream" }))
           )
-          if (response.status === 200) yield* deliver(response)
+          if (response.status === 200) yield* deliver(response, undefined, undefined)
         }).pipe(Effect.scoped, Effect.ignore)
 
         const scope = yield* Effect.scope
+        const closeMillis = Duration.toMillis(Duration.fromInputUnsafe(options.closeTimeout ?? "2 seconds"))
         yield* Effect.addFinalizer(() =>
           session === undefined
             ? Effect.void
-            : http.execute(HttpClientRequest.delete(url).pipe(HttpClientRequest.setHeaders(common()))).pipe(Effect.scoped, Effect.ignore)
+            : http.execute(HttpClientRequest.delete(url).pipe(HttpClientRequest.setHeaders(common()))).pipe(
+              Effect.scoped,
+              // closing never waits unbounded for a server that does not answer the DELETE
+              Effect.timeout(closeMillis),
+              Effect.ignore
+            )
         )
         return {
           write,
           closed: Effect.never,
+          label: url.href,
+          settled: (requestId) => Effect.runFork(FiberMap.remove(bodies, requestId)),
           toolsListed: (tools) => {
             for (const tool of tools) {
               const declared = HeaderParams.declarations(tool.inputSchema as never)

@@ -1,24 +1,93 @@
 /**
  * Server-sent events, as far as the Streamable HTTP transport needs them: the `data` of each
- * event (multi-line data joined with `\n`), from a stream of text chunks.
+ * event (multi-line data joined with `\n`), from the body's bytes as they arrive, with bounds.
+ *
+ * Lines are split on the bytes (`\n`, `\r\n`, `\r` are ASCII, never inside a UTF-8 sequence), so
+ * a line is held as its chunks until it ends: a line longer than `maxBytes`, or an event whose
+ * `data` grows past `maxBytes` without the blank line that ends it, is refused at once instead of
+ * being held (a server streaming 300 MiB of `data:` would otherwise grow the client by as much).
  */
-import { Predicate, Stream } from "effect"
 
-/** The data of each event of an `text/event-stream` body. */
-export const events = <E>(text: Stream.Stream<string, E>): Stream.Stream<string, E> =>
-  Stream.suspend(() => {
-    let data: Array<string> = []
-    return text.pipe(
-      Stream.splitLines,
-      Stream.map((line): string | undefined => {
-        if (line === "") {
-          const event = data.length > 0 ? data.join("\n") : undefined
-          data = []
-          return event
+/** What one chunk gave: the events it completed, and the bound it broke (then nothing more is read). */
+export interface Pushed {
+  readonly events: ReadonlyArray<string>
+  readonly tooLarge?: "line" | "event"
+}
+
+/** A parser of one event stream. */
+export interface Parser {
+  readonly push: (chunk: Uint8Array) => Pushed
+}
+
+const LF = 10
+const CR = 13
+const decoder = new TextDecoder()
+
+/** A parser whose lines and events hold at most `maxBytes`. */
+export const make = (maxBytes: number): Parser => {
+  let partial: Array<Uint8Array> = []
+  let partialBytes = 0
+  let data: Array<string> = []
+  let dataBytes = 0
+  let afterCR = false
+
+  /** Handles one complete line; `false` when the event grew past the bound. */
+  const line = (bytes: Uint8Array, events: Array<string>): boolean => {
+    if (bytes.length === 0) {
+      if (data.length > 0) events.push(data.join("\n"))
+      data = []
+      dataBytes = 0
+      return true
+    }
+    // "data:" is 5 ASCII bytes; other fields (event, id, retry) and comments are not needed.
+    if (bytes.length < 5 || bytes[0] !== 100 || bytes[1] !== 97 || bytes[2] !== 116 || bytes[3] !== 97 || bytes[4] !== 58) return true
+    const start = bytes.length > 5 && bytes[5] === 32 ? 6 : 5
+    dataBytes += bytes.length - start + 1
+    if (dataBytes > maxBytes) return false
+    data.push(decoder.decode(bytes.subarray(start)))
+    return true
+  }
+
+  const joined = (tail: Uint8Array): Uint8Array => {
+    if (partial.length === 0) return tail
+    const whole = new Uint8Array(partialBytes + tail.length)
+    let at = 0
+    for (const piece of partial) {
+      whole.set(piece, at)
+      at += piece.length
+    }
+    whole.set(tail, at)
+    partial = []
+    partialBytes = 0
+    return whole
+  }
+
+  return {
+    push: (chunk) => {
+      const events: Array<string> = []
+      let start = 0
+      if (afterCR && chunk.length > 0 && chunk[0] === LF) start = 1
+      afterCR = false
+      for (let i = start; i < chunk.length; i++) {
+        const byte = chunk[i]
+        if (byte !== LF && byte !== CR) continue
+        if (partialBytes + (i - start) > maxBytes) return { events, tooLarge: "line" }
+        if (!line(joined(chunk.subarray(start, i)), events)) return { events, tooLarge: "event" }
+        if (byte === CR) {
+          if (i + 1 < chunk.length) {
+            if (chunk[i + 1] === LF) i++
+          } else {
+            afterCR = true
+          }
         }
-        if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5))
-        return undefined
-      }),
-      Stream.filter(Predicate.isNotUndefined)
-    )
-  })
+        start = i + 1
+      }
+      if (start < chunk.length) {
+        partialBytes += chunk.length - start
+        if (partialBytes > maxBytes) return { events, tooLarge: "line" }
+        partial.push(chunk.slice(start))
+      }
+      return { events }
+    }
+  }
+}
