@@ -559,14 +559,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     if (ended === undefined) peer?.receiveUnsafe(frame)
   }, failRequest)
   label = channel.label ?? ""
-  const responses: OutgoingRequests.OutgoingRequests = { ...outgoing, receive: (response) => outgoing.receive(response) || stray(response) }
+  const answers: OutgoingRequests.OutgoingRequests = { ...outgoing, receive: (response) => outgoing.receive(response) || stray(response) }
   peer = yield* Peer.make({
     sink: { write: (frame: string) => Effect.mapError(channel.write(frame), (error) => new SinkClosed({ message: error.message })) },
     onRequest,
     reject: (id, error) => Encoder.error(id, toWire(error)),
     refuse,
     onNotification,
-    outgoing: responses
+    outgoing: answers
   })
   yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(refusals), (frame) => Effect.ignore(channel.write(frame)))), scope)
   yield* Effect.forkIn(Effect.catch(channel.closed, (error) => Effect.sync(() => endWith(error))), scope)
