@@ -121,7 +121,7 @@ export interface RequestOptions {
  * @since 0.1.0
  */
 export interface ListenOptions {
-  /** Changes held for the application (default the client's `notificationBuffer`, 1024). */
+  /** Changes held for the application (default the client's `listenBuffer`, 64). */
   readonly buffer?: number
   /**
    * What a full buffer does with one more change: `"dropOldest"` (default: the stream goes on
@@ -172,8 +172,10 @@ export interface Options {
    * the client ends the connection with `TransportError` `Protocol` (default 16).
    */
   readonly maxInvalidFrames?: number
-  /** Notifications held for each reader of `notifications`, and the default listen buffer (default 1024). */
+  /** Notifications held for each reader of `notifications` (default 1024; the oldest go first). */
   readonly notificationBuffer?: number
+  /** Changes each listen stream holds for the application (default 64; see {@link ListenOptions}). */
+  readonly listenBuffer?: number
   /** Honour `ttlMs` of lists, reads and discover results (default true). */
   readonly cache?: boolean
   /**
@@ -437,6 +439,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const maxServerRequests = options.maxServerRequests ?? 64
   const maxInvalidFrames = options.maxInvalidFrames ?? 16
   const notificationBuffer = options.notificationBuffer ?? 1024
+  const listenBuffer = options.listenBuffer ?? 64
   const taskTimeout = options.taskTimeout ?? "1 hour"
   const caching = options.cache ?? true
 
@@ -475,9 +478,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   /**
    * Refusals (frames that are not JSON-RPC, the server's requests past `maxServerRequests`) wait
    * here for the one fiber that writes them, with the channel's backpressure; a server that does
-   * not read loses the refusals past 64, never the client's memory.
+   * not read loses the refusals past 1024, never the client's memory.
    */
-  const refusals = yield* Queue.dropping<string>(64)
+  const refusals = yield* Queue.dropping<string>(1024)
   let invalidFrames = 0
   let firstInvalid: string | undefined
 
@@ -873,7 +876,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   }
   const listenTo: Client["listen"] = (filter, listenOptions) =>
     Effect.gen(function*() {
-      const capacity = listenOptions?.buffer ?? notificationBuffer
+      const capacity = listenOptions?.buffer ?? listenBuffer
       const overflow = listenOptions?.overflow ?? "dropOldest"
       const changes = yield* (overflow === "fail"
         ? Queue.bounded<ListenChange.ListenChange, McpClientError>(capacity)
