@@ -131,6 +131,13 @@ const errorOf = (exit: Exit.Exit<unknown, unknown>): unknown => {
   return error === undefined ? { _tag: "Defect", message: String(exit.cause) } : { _tag: error._tag, reason: error.reason, message: error.message }
 }
 
+/** What a scenario returned besides its exit. */
+const detailOf = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null || Exit.isExit(value)) return undefined
+  const { exit: _exit, ...rest } = value as Record<string, unknown>
+  return rest
+}
+
 const main = Effect.gen(function*() {
   const warm = yield* wellBehaved
   gc()
@@ -179,7 +186,7 @@ const main = Effect.gen(function*() {
     peakHeapTotalMiB: Math.round(peakHeap / MiB),
     peakExternalMiB: Math.round(peakExternal / MiB),
     heapRetainedMiB: heapAfter === 0 ? undefined : Math.round((heapAfter - idleHeap) / MiB),
-    detail: typeof value === "object" && value !== null && !Exit.isExit(value) && !("exit" in value) ? value : undefined,
+    detail: detailOf(value),
     wellBehaved: warm === after ? after : `${warm} / ${after}`
   })}\n`)
 })
