@@ -879,8 +879,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       const capacity = listenOptions?.buffer ?? listenBuffer
       const overflow = listenOptions?.overflow ?? "dropOldest"
       const changes = yield* (overflow === "fail"
-        ? Queue.bounded<ListenChange.ListenChange, McpClientError>(capacity)
-        : Queue.sliding<ListenChange.ListenChange, McpClientError>(capacity))
+        ? Queue.bounded<ListenChange.ListenChange, McpClientError | Cause.Done>(capacity)
+        : Queue.sliding<ListenChange.ListenChange, McpClientError | Cause.Done>(capacity))
       const asked = askedKeys(filter)
       let id: string | undefined
       const acknowledged = Deferred.makeUnsafe<Readonly<Record<string, unknown>>>()
@@ -917,7 +917,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         })
       )
       if (honoured !== undefined && asked.length > 0 && !asked.some((key) => honours(honoured, key))) return yield* unsupported("acknowledged")
-      return Stream.fromQueue(changes).pipe(Stream.interruptWhen(Fiber.join(open)))
+      // The server ending the listen request ends the stream after the changes it holds; its failure fails it.
+      yield* Effect.forkScoped(Effect.flatMap(Fiber.await(open), (exit) =>
+        Exit.isSuccess(exit) ? Queue.end(changes) : Queue.failCause(changes, exit.cause)))
+      return Stream.fromQueue(changes)
     })
 
   return {

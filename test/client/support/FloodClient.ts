@@ -12,7 +12,7 @@
 import { Effect, Exit, Layer, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { NodeServices } from "@effect/platform-node"
-import { InputHandlers, McpClient, StdioClientTransport, StreamableHttpClientTransport } from "@snodo/client"
+import { InputHandlers, McpClient, type McpClientModule, StdioClientTransport, StreamableHttpClientTransport } from "@snodo/client"
 
 const [scenario = "", url = ""] = process.argv.slice(2)
 const hostile = new URL("./HostileStdioServer.mjs", import.meta.url).pathname
@@ -21,9 +21,9 @@ const MiB = 1024 * 1024
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined)
 
-const overStdio = (name: string, count: number, options?: McpClient.Options) =>
+const overStdio = (name: string, count: number, options?: McpClientModule.Options) =>
   McpClient.layer(options).pipe(Layer.provide(StdioClientTransport.layerNode({ command: process.execPath, args: [hostile, name, String(count)] })))
-const overHttp = (options?: McpClient.Options) =>
+const overHttp = (options?: McpClientModule.Options) =>
   McpClient.layer(options).pipe(Layer.provide(StreamableHttpClientTransport.layer({ url })), Layer.provide(FetchHttpClient.layer))
 
 /** The everything server answers a tool call. */

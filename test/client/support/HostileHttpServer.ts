@@ -20,9 +20,9 @@ const MiB = 1024 * 1024
 /** Writes `total` bytes of `piece` with the socket's backpressure, until done or the client goes away. */
 const pour = async (res: http.ServerResponse, piece: string, total: number): Promise<void> => {
   let written = 0
-  let closed = false
-  res.once("close", () => closed = true)
-  while (written < total && !closed) {
+  const state = { closed: false }
+  res.once("close", () => state.closed = true)
+  while (written < total && !state.closed) {
     if (!res.write(piece)) {
       await new Promise<void>((resolve) => {
         const done = () => {
