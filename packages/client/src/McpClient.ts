@@ -154,7 +154,11 @@ export interface Options {
   readonly requestTimeout?: Duration.Input
   /** How long the `server/discover` probe waits before falling back (default 10 seconds). */
   readonly probeTimeout?: Duration.Input
-  /** How long connecting (the probe, the fallback `initialize`) may take in all (default 30 seconds). */
+  /**
+   * How long connecting (the probe, the fallback `initialize`) may take in all (default 2 minutes:
+   * generous, for a cold process on a loaded machine; a server that answers nothing fails sooner,
+   * at `probeTimeout` then `requestTimeout`, or at once when it answers with an error).
+   */
   readonly connectTimeout?: Duration.Input
   /** `input_required` rounds allowed per request, and `tasks/update` rounds per task (default 10). */
   readonly maxRounds?: number
@@ -797,7 +801,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       instructions: typeof instructions === "string" ? instructions : undefined
     } satisfies ServerDescription
   })
-  const connectMillis = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "30 seconds"))
+  const connectMillis = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "2 minutes"))
   const server: ServerDescription = yield* Effect.timeoutOrElse(negotiate, {
     duration: connectMillis,
     orElse: () =>
