@@ -156,8 +156,8 @@ export interface Options {
   readonly probeTimeout?: Duration.Input
   /**
    * How long connecting (the probe, the fallback `initialize`) may take in all (default 2 minutes:
-   * generous, for a cold process on a loaded machine; a server that answers nothing fails sooner,
-   * at `probeTimeout` then `requestTimeout`, or at once when it answers with an error).
+   * generous, for a cold process on a loaded machine; a server that answers with an error fails
+   * at once).
    */
   readonly connectTimeout?: Duration.Input
   /** `input_required` rounds allowed per request, and `tasks/update` rounds per task (default 10). */
