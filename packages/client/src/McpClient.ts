@@ -13,6 +13,14 @@
  * ways. Interrupting a request is cancellation: the server is sent `notifications/cancelled` (and
  * over HTTP the request's connection closes).
  *
+ * The client holds against a hostile server as the server does against a client: the server's own
+ * requests answered at once are capped (`maxServerRequests`, the rest refused busy), frames that
+ * are not JSON-RPC are counted (`maxInvalidFrames`, then the connection ends) and refused through
+ * one bounded writer, an answer the strict parser refuses ends its request at once, listen
+ * streams and `notifications` readers hold bounded buffers, questions per round and rounds per
+ * task are bounded, and every wait (connect, probe, request, task) is bounded and named in its
+ * error. docs/reliability.md lists each bound with its default.
+ *
  * @example
  * ```ts
  * import { Effect, Layer } from "effect"
@@ -46,6 +54,8 @@ import type * as Resources from "@snodo/core/wire/Resources"
 import type * as Tools from "@snodo/core/wire/Tools"
 import { Transport } from "./ClientTransport.ts"
 import * as InputHandlers from "./InputHandlers.ts"
+import { idsIn, preview } from "./internal/frames.ts"
+import { askedKeys, declares, honours } from "./internal/listenFilter.ts"
 import * as ListenChange from "./ListenChange.ts"
 import * as ResultCache from "./internal/resultCache.ts"
 import * as TaskHandle from "./TaskHandle.ts"
@@ -344,48 +354,6 @@ const listenMethods: Readonly<Record<string, keyof Notifications.SubscriptionFil
   "notifications/prompts/list_changed": "promptsListChanged",
   "notifications/resources/list_changed": "resourcesListChanged",
   "notifications/resources/updated": "resourceSubscriptions"
-}
-
-/** The kinds of change a filter asks for, by their filter key. */
-const askedKeys = (filter: Notifications.SubscriptionFilter): ReadonlyArray<keyof Notifications.SubscriptionFilter> =>
-  (["toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"] as const).filter((key) =>
-    key === "resourceSubscriptions" ? (filter.resourceSubscriptions ?? []).length > 0 : filter[key] === true
-  )
-
-/** Whether an initialize-era server's capabilities declare the change a filter key asks for. */
-const declares = (capabilities: Readonly<Record<string, unknown>>, key: keyof Notifications.SubscriptionFilter): boolean => {
-  switch (key) {
-    case "toolsListChanged":
-      return record(capabilities["tools"])["listChanged"] === true
-    case "promptsListChanged":
-      return record(capabilities["prompts"])["listChanged"] === true
-    case "resourcesListChanged":
-      return record(capabilities["resources"])["listChanged"] === true
-    default:
-      return record(capabilities["resources"])["subscribe"] === true
-  }
-}
-
-/** Whether a 2026-07-28 acknowledgement honours a filter key. */
-const honours = (acknowledged: Readonly<Record<string, unknown>>, key: keyof Notifications.SubscriptionFilter): boolean => {
-  const value = acknowledged[key]
-  return Array.isArray(value) ? value.length > 0 : value === true
-}
-
-/** A frame as an error message shows it: its first line, at most 200 characters. */
-const preview = (frame: string): string => {
-  const line = frame.split(/\r?\n/, 1)[0] ?? ""
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line
-}
-
-/** The ids of requests this client sent that a frame names (`"id":"snodo-7"`): at most the first 8. */
-const idsIn = (frame: string): ReadonlyArray<string> => {
-  const found: Array<string> = []
-  for (const match of frame.matchAll(/"id"\s*:\s*"(snodo-[0-9]+)"/g)) {
-    if (match[1] !== undefined) found.push(match[1])
-    if (found.length >= 8) break
-  }
-  return found
 }
 
 /**
