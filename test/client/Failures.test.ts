@@ -164,6 +164,8 @@ describe("failures are immediate, typed errors that say what happened (issue 36)
       }))
       expect(error?._tag).toBe("TransportError")
       expect(error?.message).toMatch(/^The server did not answer tools\/call within 2000 ms \(requestTimeout\) \(.*HostileStdioServer\.mjs silent/)
+      // the era the request was sent in
+      expect(error?.message).toContain("HostileStdioServer.mjs silent 100; 2026-07-28)")
     }), 30_000)
 
   it.live("connecting is bounded as a whole (connectTimeout), and the probe's own wait is named (probeTimeout)", () =>

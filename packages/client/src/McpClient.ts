@@ -430,8 +430,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   /** Requests the transport (or a refused frame) failed, by id: the reason, read once the request ends. */
   const failures = new Map<string, TransportError>()
   let label = ""
-  /** Who the client talks to, for messages: " (node server.ts)" or " (http://…)". */
-  const where = () => label === "" ? "" : ` (${label})`
+  /** Who the client talks to and in which era, for messages: " (node server.ts; 2026-07-28)". */
+  const where = () => ` (${label === "" ? "" : `${label}; `}${era === "modern" ? latestVersion : legacyVersion})`
 
   const onNotification = (message: Envelope.Notification) => {
     const notification: Notification = { method: message.method, params: message.params }
