@@ -189,7 +189,7 @@ beforeAll(() => {
   // The client alone: @snodo/client and what it depends on, nothing else of ours.
   clientApp = join(work, "client-app")
   mkdirSync(clientApp)
-  const clientTarballs = tarballs.filter(({ manifest }) => manifest.name === "@snodo/client" || manifest.name === "@snodo/protocol")
+  const clientTarballs = tarballs.filter((tarball) => tarball.manifest.name === "@snodo/client" || tarball.manifest.name === "@snodo/protocol")
   const clientManifest = {
     name: "snodo-client-app",
     version: "1.0.0",

@@ -43,7 +43,27 @@ export interface Channel {
    * `Mcp-Param-*` headers of `tools/call`).
    */
   readonly toolsListed?: (tools: ReadonlyArray<Tools.Tool>) => void
+  /** Who the channel talks to, for error messages: the command line, or the URL. */
+  readonly label?: string
+  /**
+   * Ends the connection now (the client saw the server break the protocol past its budget): stop
+   * reading, end the process or the streams. Closing the scope still releases the rest.
+   */
+  readonly end?: () => void
+  /**
+   * Told that the client stopped waiting for a request's answer (it came, the request was
+   * cancelled or timed out): HTTP closes the stream that carried it.
+   */
+  readonly settled?: (requestId: string) => void
 }
+
+/**
+ * Fails the request with this id (the one a POST carried) with the transport's reason.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type FailRequest = (requestId: string | number, error: TransportError) => void
 
 /**
  * A way to reach a server.
@@ -52,8 +72,11 @@ export interface Channel {
  * @since 0.1.0
  */
 export interface ClientTransport {
-  /** Opens a channel for the current scope; frames the server writes go to `receive`, in order. */
-  readonly open: (receive: (frame: string) => void) => Effect.Effect<Channel, TransportError, Scope.Scope>
+  /**
+   * Opens a channel for the current scope; frames the server writes go to `receive`, in order; a
+   * request whose answer the transport could not read goes to `fail` (when given).
+   */
+  readonly open: (receive: (frame: string) => void, fail?: FailRequest) => Effect.Effect<Channel, TransportError, Scope.Scope>
 }
 
 /**

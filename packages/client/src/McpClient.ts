@@ -15,6 +15,14 @@
  * in the method table (`@snodo/protocol/methods/Methods`): a server that answers the wrong shape
  * is an {@link InvalidResult} naming the method and the path.
  *
+ * The client holds against a hostile server as the server does against a client: the server's own
+ * requests answered at once are capped (`maxServerRequests`, the rest refused busy), frames that
+ * are not JSON-RPC are counted (`maxInvalidFrames`, then the connection ends) and refused through
+ * one bounded writer, an answer the strict parser refuses ends its request at once, listen
+ * streams and `notifications` readers hold bounded buffers, questions per round and rounds per
+ * task are bounded, and every wait (connect, probe, request, task) is bounded and named in its
+ * error. docs/reliability.md lists each bound with its default.
+ *
  * @example
  * ```ts
  * import { Effect, Layer } from "effect"
@@ -31,12 +39,12 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Result, Schema, Scope, Stream } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, PubSub, Queue, Result, Schema, Scope, Stream } from "effect"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import type * as Method from "@snodo/protocol/methods/Method"
 import * as Methods from "@snodo/protocol/methods/Methods"
 import * as ResultCheck from "@snodo/protocol/methods/ResultCheck"
-import { toWire } from "@snodo/protocol/jsonrpc/McpError"
+import { type McpError, toWire } from "@snodo/protocol/jsonrpc/McpError"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
@@ -51,6 +59,8 @@ import type * as Resources from "@snodo/protocol/wire/Resources"
 import type * as Tools from "@snodo/protocol/wire/Tools"
 import { Transport } from "./ClientTransport.ts"
 import * as InputHandlers from "./InputHandlers.ts"
+import { idsIn, preview } from "./internal/frames.ts"
+import { askedKeys, declares, honours } from "./internal/listenFilter.ts"
 import * as ListenChange from "./ListenChange.ts"
 import * as ResultCache from "./internal/resultCache.ts"
 import * as TaskHandle from "./TaskHandle.ts"
@@ -59,10 +69,12 @@ import {
   InvalidResult,
   type McpClientError,
   MissingHandler,
+  Overflow,
   RpcError,
   ToolError,
   TooManyRounds,
-  TransportError
+  TransportError,
+  Unsupported
 } from "./McpClientError.ts"
 
 /**
@@ -113,6 +125,24 @@ export interface RequestOptions {
   readonly maxRounds?: number
   /** Skips the result cache (a fresh answer, which is then cached). */
   readonly fresh?: boolean
+  /** How long `callTool` waits for a task the server made of the call (default: the client's `taskTimeout`). */
+  readonly taskTimeout?: Duration.Input
+}
+
+/**
+ * How a listen stream buffers changes the application has not read yet.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ListenOptions {
+  /** Changes held for the application (default the client's `listenBuffer`, 64). */
+  readonly buffer?: number
+  /**
+   * What a full buffer does with one more change: `"dropOldest"` (default: the stream goes on
+   * with the newest changes) or `"fail"` (the stream fails with {@link Overflow}).
+   */
+  readonly overflow?: "dropOldest" | "fail"
 }
 
 /**
@@ -132,12 +162,39 @@ export interface Options {
    * count what the server wrote.
    */
   readonly probe?: boolean
-  /** How long a request may wait for its answer (default 5 minutes). */
+  /**
+   * How long a request may wait for its answer (default 5 minutes). Listen streams are not
+   * requests that end: they live until the application or the server ends them.
+   */
   readonly requestTimeout?: Duration.Input
   /** How long the `server/discover` probe waits before falling back (default 10 seconds). */
   readonly probeTimeout?: Duration.Input
-  /** `input_required` rounds allowed per request (default 10). */
+  /**
+   * How long connecting (the probe, the fallback `initialize`) may take in all (default 2 minutes:
+   * generous, for a cold process on a loaded machine; a server that answers with an error fails
+   * at once).
+   */
+  readonly connectTimeout?: Duration.Input
+  /** `input_required` rounds allowed per request, and `tasks/update` rounds per task (default 10). */
   readonly maxRounds?: number
+  /** Questions (`inputRequests`) one round may ask (default 32); more fail with `InvalidResult`. */
+  readonly maxInputRequests?: number
+  /** How long `callTool` waits for a task the server made of the call before cancelling it (default 1 hour). */
+  readonly taskTimeout?: Duration.Input
+  /**
+   * The server's own requests (2025-11-25 elicitation, sampling, roots, ping) answered at once
+   * (default 64); more are refused with -32603 "busy" until one is answered.
+   */
+  readonly maxServerRequests?: number
+  /**
+   * Frames the server may write that are not JSON-RPC (or that the strict parser refuses) before
+   * the client ends the connection with `TransportError` `Protocol` (default 16).
+   */
+  readonly maxInvalidFrames?: number
+  /** Notifications held for each reader of `notifications` (default 1024; the oldest go first). */
+  readonly notificationBuffer?: number
+  /** Changes each listen stream holds for the application (default 64; see {@link ListenOptions}). */
+  readonly listenBuffer?: number
   /** Honour `ttlMs` of lists, reads and discover results (default true). */
   readonly cache?: boolean
   /**
@@ -268,7 +325,10 @@ export interface Client {
    * delivers, typed ({@link ListenChange.ListenChange}). Closing the scope ends it (the server sees
    * the request cancelled).
    */
-  readonly listen: (filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) => Effect.Effect<Stream.Stream<ListenChange.ListenChange, McpClientError>, McpClientError, Scope.Scope>
+  readonly listen: (
+    filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> },
+    options?: ListenOptions
+  ) => Effect.Effect<Stream.Stream<ListenChange.ListenChange, McpClientError>, McpClientError, Scope.Scope>
   /**
    * The next change a listen stream delivers, in one call: opens the stream (acknowledged when
    * this returns, so what the application does next is seen) and hands back the wait for its
@@ -308,13 +368,6 @@ const supportedOf = (cause: Cause.Cause<McpClientError>): ReadonlyArray<unknown>
 /** A listed tool a client must not call: its `x-mcp-header` declarations break the rules. */
 const hasValidHeaders = (listed: Tools.Tool): boolean => !("_tag" in HeaderParams.declarations(listed.inputSchema as never))
 
-/** The changes of a stream of notifications, typed; other notifications (the acknowledgement) are left out. */
-const typed = <E>(notifications: Stream.Stream<Notification, E>): Stream.Stream<ListenChange.ListenChange, E> =>
-  Stream.filterMap(notifications, (notification) => {
-    const change = ListenChange.fromNotification(notification)
-    return change === undefined ? Result.fail(notification) : Result.succeed(change)
-  })
-
 const subscriptionIdOf = (notification: Notification): unknown => record(notification.params["_meta"])[Meta.SubscriptionIdKey]
 
 /** Whether an initialize-era change notification is one the listen filter asked for (the table's `listenKey`). */
@@ -337,6 +390,33 @@ const checkOf = (method: Method.AnyRequest): ResultCheck.Check => {
 }
 
 /**
+ * Whether a failed probe is an answer (the server said something: an HTTP status, a JSON-RPC
+ * error, a frame that is not one): the client falls back to `initialize` at once. No answer in time
+ * falls back too; a connection that failed (refused, exited) does not.
+ */
+const probeAnswered = (error: McpClientError): boolean =>
+  error._tag !== "TransportError" ||
+  error.reason === "Timeout" || error.reason === "Protocol" || error.reason === "TooLarge" ||
+  (error.reason === "Http" && error.status !== undefined)
+
+/** The same error with another message. */
+const withMessage = (error: McpClientError, message: string): McpClientError => {
+  switch (error._tag) {
+    case "RpcError":
+      return new RpcError({ method: error.method, code: error.code, message, ...(error.data === undefined ? {} : { data: error.data }) })
+    case "TransportError":
+      return new TransportError({
+        reason: error.reason,
+        message,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(error.exitCode === undefined ? {} : { exitCode: error.exitCode })
+      })
+    default:
+      return error
+  }
+}
+
+/**
  * Connects, in the current scope, through the {@link Transport} in context.
  *
  * @category constructors
@@ -356,15 +436,31 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     : { ...capabilities, extensions: { [TaskHandle.extensionId]: {}, ...options.extensions } }
   const timeout = options.requestTimeout ?? "5 minutes"
   const maxRounds = options.maxRounds ?? 10
+  const maxInputRequests = options.maxInputRequests ?? 32
+  const maxServerRequests = options.maxServerRequests ?? 64
+  const maxInvalidFrames = options.maxInvalidFrames ?? 16
+  const notificationBuffer = options.notificationBuffer ?? 1024
+  const listenBuffer = options.listenBuffer ?? 64
+  const taskTimeout = options.taskTimeout ?? "1 hour"
   const caching = options.cache ?? true
 
   const outgoing = OutgoingRequests.make({ maxPending: 1024 })
-  const notifications = yield* PubSub.unbounded<Notification>()
+  // Each reader of `notifications` holds at most `notificationBuffer` of them (the oldest go first).
+  const notifications = yield* PubSub.sliding<Notification>(notificationBuffer)
+  /** The open listen streams, each with a bounded buffer of its own. */
+  const listeners = new Set<(notification: Notification) => void>()
   const progress = new Map<string, (progress: Notifications.ProgressNotificationParams) => Effect.Effect<void>>()
   const cache = ResultCache.make()
   let era: "modern" | "legacy" = "modern"
   let ended: TransportError | undefined
   let nextProgress = 0
+  /** The requests waiting for their answer, by id: their method. */
+  const pending = new Map<string, string>()
+  /** Requests the transport (or a refused frame) failed, by id: the reason, read once the request ends. */
+  const failures = new Map<string, TransportError>()
+  let label = ""
+  /** Who the client talks to and in which era, for messages: " (node server.ts; 2026-07-28)". */
+  const where = () => ` (${label === "" ? "" : `${label}; `}${era === "modern" ? latestVersion : legacyVersion})`
 
   const onNotification = (message: Envelope.Notification) => {
     const notification: Notification = { method: message.method, params: message.params }
@@ -374,40 +470,111 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     }
     for (const stale of Methods.findNotification(message.method)?.invalidates ?? []) cache.dropMethod(stale)
     PubSub.publishUnsafe(notifications, notification)
+    for (const listener of listeners) listener(notification)
   }
 
-  /** The server's own requests (2025-11-25): answered by the same handlers as input rounds. */
-  const onRequest = (request: Envelope.Request): Effect.Effect<string> => {
-    if (request.method === Methods.Ping.name) return Effect.succeed(Encoder.result(request.id, {}))
-    return InputHandlers.answer(handlers, request.method, request.params).pipe(
-      Effect.map((result) => Encoder.result(request.id, result)),
-      Effect.catch((error) =>
-        Effect.succeed(Encoder.error(request.id, { code: error._tag === "MissingHandler" ? -32601 : -32602, message: error.message }))
+  // --- what the server sends that is not an answer: bounded ---
+  /**
+   * Refusals (frames that are not JSON-RPC, the server's requests past `maxServerRequests`) wait
+   * here for the one fiber that writes them, with the channel's backpressure; a server that does
+   * not read loses the refusals past 1024, never the client's memory.
+   */
+  const refusals = yield* Queue.dropping<string>(1024)
+  let invalidFrames = 0
+  let firstInvalid: string | undefined
+
+  /** Ends the connection: every request waiting and every later one fail with `error`. */
+  const endWith = (error: TransportError): void => {
+    if (ended !== undefined) return
+    ended = error
+    outgoing.close()
+    channel.end?.()
+  }
+
+  /** Fails the request with this id with the transport's reason (it fails at once, not at its timeout). */
+  const failRequest = (requestId: string | number, error: TransportError): void => {
+    const id = String(requestId)
+    if (!pending.has(id)) return
+    failures.set(id, error)
+    outgoing.receive({ _tag: "Response", id, result: undefined, error: { code: -32603, message: error.message } })
+  }
+
+  /** A frame refused (not JSON-RPC, strict parsing, a duplicate id): counted, answered, and the request it answers ended. */
+  const refuse = (id: Envelope.RequestId | null, error: McpError, frame: string): void => {
+    if (ended !== undefined) return
+    invalidFrames++
+    firstInvalid ??= preview(frame)
+    for (const answered of idsIn(frame)) {
+      const method = pending.get(answered)
+      if (method === undefined) continue
+      failRequest(answered, new TransportError({
+        reason: "Protocol",
+        message: `The server's answer to ${method} was refused (${error.message})${where()}: ${preview(frame)}`
+      }))
+      break
+    }
+    if (invalidFrames > maxInvalidFrames) {
+      return endWith(new TransportError({
+        reason: "Protocol",
+        message: `The server wrote ${invalidFrames} frames that are not valid JSON-RPC (maxInvalidFrames ${maxInvalidFrames})${where()}; ` +
+          `the first: ${firstInvalid}; the last: ${preview(frame)}. A server writes only JSON-RPC to stdout (logs go to stderr).`
+      }))
+    }
+    Queue.offerUnsafe(refusals, Encoder.error(id, toWire(error)))
+  }
+
+  /** A response that answers nothing this client waits for: a null-id error answers the only request waiting, if one is. */
+  const stray = (response: Envelope.Response): boolean => {
+    if (response.id === undefined && response.error !== undefined && pending.size === 1) {
+      const [only] = pending.keys()
+      if (only !== undefined) return outgoing.receive({ ...response, id: only })
+    }
+    return false
+  }
+
+  /** The server's own requests (2025-11-25): answered by the same handlers as input rounds, at most `maxServerRequests` at once. */
+  let serving = 0
+  const onRequest = (request: Envelope.Request): Effect.Effect<undefined> => {
+    if (serving >= maxServerRequests) {
+      Queue.offerUnsafe(refusals, Encoder.error(request.id, { code: -32603, message: `Client busy: ${maxServerRequests} requests of the server are being answered` }))
+      return Effect.succeed(undefined)
+    }
+    serving++
+    const answer: Effect.Effect<string> = request.method === Methods.Ping.name
+      ? Effect.succeed(Encoder.result(request.id, {}))
+      : InputHandlers.answer(handlers, request.method, request.params).pipe(
+        Effect.map((result) => Encoder.result(request.id, result)),
+        Effect.catch((error) =>
+          Effect.succeed(Encoder.error(request.id, { code: error._tag === "MissingHandler" ? -32601 : -32602, message: error.message }))
+        )
       )
+    // The answer is written before the request stops counting: a server that does not read holds its slot.
+    return answer.pipe(
+      Effect.flatMap((frame) => Effect.ignore(channel.write(frame))),
+      Effect.as(undefined),
+      Effect.ensuring(Effect.sync(() => void serving--))
     )
   }
 
   let peer: Peer.Peer | undefined
-  const channel = yield* transport.open((frame) => peer?.receiveUnsafe(frame))
-  const sink = { write: (frame: string) => Effect.mapError(channel.write(frame), (error) => new SinkClosed({ message: error.message })) }
+  const channel = yield* transport.open((frame) => {
+    if (ended === undefined) peer?.receiveUnsafe(frame)
+  }, failRequest)
+  label = channel.label ?? ""
+  const answers: OutgoingRequests.OutgoingRequests = { ...outgoing, receive: (response) => outgoing.receive(response) || stray(response) }
   peer = yield* Peer.make({
-    sink,
+    sink: { write: (frame: string) => Effect.mapError(channel.write(frame), (error) => new SinkClosed({ message: error.message })) },
     onRequest,
     reject: (id, error) => Encoder.error(id, toWire(error)),
+    refuse,
     onNotification,
-    outgoing
+    outgoing: answers
   })
-  yield* Effect.forkIn(
-    Effect.catch(channel.closed, (error) =>
-      Effect.sync(() => {
-        ended = error
-        outgoing.close()
-      })),
-    scope
-  )
+  yield* Effect.forkIn(Effect.forever(Effect.flatMap(Queue.take(refusals), (frame) => Effect.ignore(channel.write(frame)))), scope)
+  yield* Effect.forkIn(Effect.catch(channel.closed, (error) => Effect.sync(() => endWith(error))), scope)
   yield* Scope.addFinalizer(scope, Effect.sync(() => outgoing.close()))
 
-  const failureOf = (method: string) => (error: OutgoingRequests.OutgoingRequestError): McpClientError => {
+  const failureOf = (method: string, millis: number) => (error: OutgoingRequests.OutgoingRequestError): McpClientError => {
     switch (error.reason) {
       case "Refused":
         return new RpcError({
@@ -417,11 +584,56 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
           ...(error.error?.data === undefined ? {} : { data: error.error.data })
         })
       case "Timeout":
-        return new TransportError({ reason: "Timeout", message: error.message })
+        return new TransportError({ reason: "Timeout", message: `The server did not answer ${method} within ${millis} ms (requestTimeout)${where()}` })
+      case "Busy":
+        return new TransportError({ reason: "Busy", message: `${error.message} (${method} not sent)${where()}` })
       default:
-        return ended ?? new TransportError({ reason: "Closed", message: error.message })
+        return ended ?? new TransportError({ reason: "Closed", message: `${method}: the connection has ended${where()}` })
     }
   }
+
+  /**
+   * Sends one request and waits for its answer: the transport's own reason when it failed the
+   * request (a write that failed, a body over its bound, a refused answer), else the peer's.
+   */
+  const send = (
+    method: string,
+    params: Readonly<Record<string, unknown>>,
+    wait: Duration.Input,
+    sendOptions?: OutgoingRequests.SendOptions
+  ): Effect.Effect<unknown, McpClientError> =>
+    Effect.suspend(() => {
+      let id: string | undefined
+      let writeError: TransportError | undefined
+      const sink = {
+        write: (frame: string) =>
+          channel.write(frame).pipe(
+            Effect.tapError((error) => Effect.sync(() => void (writeError ??= error))),
+            Effect.mapError((error) => new SinkClosed({ message: error.message }))
+          )
+      }
+      const millis = Duration.toMillis(Duration.fromInputUnsafe(wait))
+      return outgoing.send(sink, method, params, wait, {
+        onId: (sent) => {
+          id = sent
+          pending.set(sent, method)
+          sendOptions?.onId?.(sent)
+        }
+      }).pipe(
+        Effect.mapError((error): McpClientError => {
+          const failed = id === undefined ? undefined : failures.get(id)
+          if (failed !== undefined) return failed
+          if (error.reason === "Closed" && writeError !== undefined && ended === undefined) return writeError
+          return failureOf(method, millis)(error)
+        }),
+        Effect.ensuring(Effect.sync(() => {
+          if (id === undefined) return
+          pending.delete(id)
+          failures.delete(id)
+          channel.settled?.(id)
+        }))
+      )
+    })
 
   const metaFor = (requestOptions: RequestOptions | undefined, token: string | undefined): Record<string, unknown> => ({
     ...(era === "modern"
@@ -440,14 +652,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     method: string,
     params: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions,
-    sendOptions?: OutgoingRequests.SendOptions
+    sendOptions?: OutgoingRequests.SendOptions,
+    wait: Duration.Input = timeout
   ): Effect.Effect<Result, McpClientError> =>
     Effect.suspend(() => {
       const onProgress = requestOptions?.onProgress
       const token = onProgress === undefined ? undefined : `progress-${++nextProgress}`
       if (token !== undefined && onProgress !== undefined) progress.set(token, onProgress)
-      return outgoing.send(sink, method, { ...params, _meta: metaFor(requestOptions, token) }, timeout, sendOptions).pipe(
-        Effect.mapError(failureOf(method)),
+      return send(method, { ...params, _meta: metaFor(requestOptions, token) }, wait, sendOptions).pipe(
         Effect.flatMap((result) => checked(method, result)),
         Effect.ensuring(Effect.sync(() => token !== undefined && progress.delete(token)))
       )
@@ -476,11 +688,22 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     return Effect.succeed((typeof written["resultType"] === "string" ? written : { ...written, resultType: "complete" }) as Result)
   }
 
-  const answerAll = (requests: Readonly<Record<string, unknown>>) =>
-    Effect.forEach(Object.entries(requests), ([key, inputRequest]) => {
-      const { method, params } = record(inputRequest)
-      return Effect.map(InputHandlers.answer(handlers, String(method), record(params)), (response) => [key, response] as const)
-    }).pipe(Effect.map((entries) => Object.fromEntries(entries)))
+  const answerAll = (requests: Readonly<Record<string, unknown>>, asker = "the server") =>
+    Effect.suspend(() => {
+      const entries = Object.entries(requests)
+      if (entries.length > maxInputRequests) {
+        return Effect.fail(
+          new InvalidResult({
+            method: asker,
+            message: `${asker} asked ${entries.length} questions in one round; the client answers at most ${maxInputRequests} (maxInputRequests)`
+          })
+        )
+      }
+      return Effect.forEach(entries, ([key, inputRequest]) => {
+        const { method, params } = record(inputRequest)
+        return Effect.map(InputHandlers.answer(handlers, String(method), record(params)), (response) => [key, response] as const)
+      }).pipe(Effect.map((found) => Object.fromEntries(found)))
+    })
 
   /** A -32021 refusal names capabilities the application has no handler for. */
   const missingHandler = (error: McpClientError): McpClientError => {
@@ -506,7 +729,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         if (round > allowed) {
           return yield* new TooManyRounds({ method, rounds: allowed, message: `${method} still asked for input after ${allowed} rounds` })
         }
-        const responses = yield* answerAll(record(result["inputRequests"]))
+        const responses = yield* answerAll(record(result["inputRequests"]), method)
         const state = result["requestState"]
         retry = {
           ...(Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),
@@ -540,9 +763,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     }
     const wantLegacy = options.protocolVersion === legacyVersion
     if (!wantLegacy) {
+      const probeMillis = Duration.toMillis(Duration.fromInputUnsafe(options.probeTimeout ?? "10 seconds"))
       const probeOnce = Effect.exit(Effect.timeoutOrElse(discover, {
-        duration: options.probeTimeout ?? "10 seconds",
-        orElse: () => Effect.fail(new TransportError({ reason: "Timeout", message: "server/discover got no answer" }))
+        duration: probeMillis,
+        orElse: () =>
+          Effect.fail(new TransportError({ reason: "Timeout", message: `The server did not answer server/discover within ${probeMillis} ms (probeTimeout)${where()}` }))
       }))
       let probe = yield* probeOnce
       // -32022 naming 2026-07-28 among the supported versions: a retry is what the spec asks for
@@ -559,12 +784,20 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
           instructions: result.instructions
         } satisfies ServerDescription
       }
+      const failed = Exit.isFailure(probe) ? Option.getOrUndefined(Cause.findErrorOption(probe.cause)) : undefined
       if (options.protocolVersion === latestVersion) {
-        return yield* Exit.isFailure(probe)
-          ? Effect.failCause(probe.cause)
-          : Effect.fail(new RpcError({ method: Methods.ServerDiscover.name, code: -32022, message: "The server does not support 2026-07-28" }))
+        const pinned = "protocolVersion is pinned to 2026-07-28; pass protocolVersion: \"auto\" (the default) to fall back to 2025-11-25 (initialize)"
+        if (Exit.isFailure(probe) && failed === undefined) return yield* Effect.failCause(probe.cause)
+        return yield* Effect.fail(
+          failed === undefined
+            ? new RpcError({ method: Methods.ServerDiscover.name, code: -32022, message: `The server does not support 2026-07-28${where()}; ${pinned}` })
+            : probeAnswered(failed)
+            ? withMessage(failed, `The server does not speak 2026-07-28: server/discover failed: ${failed.message}; ${pinned}`)
+            : failed
+        )
       }
-      if (Exit.isFailure(probe) && ended !== undefined) return yield* Effect.fail(ended)
+      if (ended !== undefined) return yield* Effect.fail(ended)
+      if (Exit.isFailure(probe) && (failed === undefined || !probeAnswered(failed))) return yield* Effect.failCause(probe.cause)
     }
     era = "legacy"
     const result = yield* once(Methods.Initialize.name, { protocolVersion: legacyVersion, capabilities, clientInfo })
@@ -581,12 +814,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       instructions: typeof instructions === "string" ? instructions : undefined
     } satisfies ServerDescription
   })
-  const server: ServerDescription = yield* negotiate
+  const connectMillis = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "2 minutes"))
+  const server: ServerDescription = yield* Effect.timeoutOrElse(negotiate, {
+    duration: connectMillis,
+    orElse: () =>
+      Effect.fail(new TransportError({ reason: "Timeout", message: `Connecting to the server took longer than ${connectMillis} ms (connectTimeout)${where()}` }))
+  })
 
   // --- typed calls ---
   const driver: TaskHandle.Driver = {
     request: (method, params) => request(method, params),
-    answer: answerAll,
+    answer: (requests) => answerAll(requests, "tools/call (a task)"),
+    maxRounds,
     changed: (taskId) =>
       Effect.scoped(Effect.flatMap(PubSub.subscribe(notifications), (subscription) =>
         Stream.runHead(Stream.filter(
@@ -595,11 +834,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         )))).pipe(Effect.asVoid),
     watch: (taskId) => Effect.ignore(listen({ taskIds: [taskId] }))
   }
+  const taskDriver = (requestOptions: RequestOptions | undefined): TaskHandle.Driver => ({
+    ...driver,
+    timeout: requestOptions?.taskTimeout ?? taskTimeout,
+    maxRounds: requestOptions?.maxRounds ?? maxRounds
+  })
 
   const startTool: Client["startTool"] = (name, args = {}, requestOptions) =>
     Effect.map(request(Methods.ToolsCall.name, { name, arguments: args }, requestOptions), (result): Started =>
       result.resultType === "task"
-        ? { _tag: "Task", task: TaskHandle.make(driver, result) }
+        ? { _tag: "Task", task: TaskHandle.make(taskDriver(requestOptions), result) }
         : { _tag: "Complete", result: result as Tools.CallToolResult })
 
   const callTool: Client["callTool"] = (name, args = {}, requestOptions) =>
@@ -646,27 +890,56 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       }))
   const all = <K extends keyof Lists>(kind: K) => Stream.runCollect(list(kind))
 
-  function listen(filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }) {
-    return listenTo(filter)
+  function listen(filter: Notifications.SubscriptionFilter & { readonly taskIds?: ReadonlyArray<string> }, listenOptions?: ListenOptions) {
+    return listenTo(filter, listenOptions)
   }
-  const listenTo: Client["listen"] = (filter) =>
+  const listenTo: Client["listen"] = (filter, listenOptions) =>
     Effect.gen(function*() {
-      const subscription = yield* PubSub.subscribe(notifications)
-      const incoming = Stream.fromSubscription(subscription)
-      if (era === "legacy") {
-        yield* Effect.forEach(filter.resourceSubscriptions ?? [], (uri) => request(Methods.ResourcesSubscribe.name, { uri }), { discard: true })
-        return typed(Stream.filter(incoming, (notification) => wanted(filter, notification)))
-      }
+      const capacity = listenOptions?.buffer ?? listenBuffer
+      const overflow = listenOptions?.overflow ?? "dropOldest"
+      const changes = yield* (overflow === "fail"
+        ? Queue.bounded<ListenChange.ListenChange, McpClientError | Cause.Done>(capacity)
+        : Queue.sliding<ListenChange.ListenChange, McpClientError | Cause.Done>(capacity))
+      const asked = askedKeys(filter)
       let id: string | undefined
-      const open = yield* Effect.forkScoped(once(Methods.SubscriptionsListen.name, { notifications: filter }, undefined, { onId: (sent) => id = sent }))
-      const mine = Stream.filter(incoming, (notification) => subscriptionIdOf(notification) === id)
-      // The stream is open once acknowledged (or the request failed first).
-      const acknowledged = yield* Effect.raceFirst(
-        Effect.map(Stream.runHead(Stream.filter(mine, (n) => n.method === Methods.SubscriptionsAcknowledged.name)), () => undefined),
-        Fiber.join(open)
+      const acknowledged = Deferred.makeUnsafe<Readonly<Record<string, unknown>>>()
+      const listener = (notification: Notification) => {
+        if (era === "modern") {
+          if (id === undefined || subscriptionIdOf(notification) !== id) return
+          if (notification.method === Methods.SubscriptionsAcknowledged.name) {
+            return void Deferred.doneUnsafe(acknowledged, Exit.succeed(record(notification.params["notifications"])))
+          }
+        } else if (!wanted(filter, notification)) return
+        const change = ListenChange.fromNotification(notification)
+        if (change === undefined || Queue.offerUnsafe(changes, change)) return
+        Queue.failCauseUnsafe(changes, Cause.fail(new Overflow({ capacity, message: `The application read this listen stream too slowly: ${capacity} changes were waiting (buffer)` })))
+      }
+      listeners.add(listener)
+      yield* Effect.addFinalizer(() => Effect.sync(() => void listeners.delete(listener)))
+      const unsupported = (what: string) =>
+        new Unsupported({ method: Methods.SubscriptionsListen.name, message: `The server ${what} none of the changes asked for (${asked.join(", ")}); the stream would never deliver one${where()}` })
+      if (era === "legacy") {
+        if (asked.length > 0 && !asked.some((key) => declares(server.capabilities, key))) return yield* unsupported("declares")
+        yield* Effect.forEach(filter.resourceSubscriptions ?? [], (uri) => request(Methods.ResourcesSubscribe.name, { uri }), { discard: true })
+        return Stream.fromQueue(changes)
+      }
+      // A listen stream lives until the application or the server ends it: no requestTimeout.
+      const open = yield* Effect.forkScoped(once(Methods.SubscriptionsListen.name, { notifications: filter }, undefined, { onId: (sent) => id = sent }, Duration.infinity))
+      // The stream is open once acknowledged (or the request failed first), within the request timeout.
+      const honoured = yield* Effect.raceFirst(
+        Deferred.await(acknowledged),
+        Effect.flatMap(Fiber.join(open), () => Effect.succeed(undefined))
+      ).pipe(
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () => Effect.fail(new TransportError({ reason: "Timeout", message: `The server did not acknowledge subscriptions/listen in time (requestTimeout)${where()}` }))
+        })
       )
-      void acknowledged
-      return typed(mine).pipe(Stream.interruptWhen(Fiber.join(open)))
+      if (honoured !== undefined && asked.length > 0 && !asked.some((key) => honours(honoured, key))) return yield* unsupported("acknowledged")
+      // The server ending the listen request ends the stream after the changes it holds; its failure fails it.
+      yield* Effect.forkScoped(Effect.flatMap(Fiber.await(open), (exit) =>
+        Exit.isSuccess(exit) ? Queue.end(changes) : Queue.failCause(changes, exit.cause)))
+      return Stream.fromQueue(changes)
     })
 
   const nextChange: Client["nextChange"] = (filter) =>
@@ -686,12 +959,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     roundTrip: (method, params = {}, roundTripOptions) =>
       roundTripOptions?.meta === undefined
         ? once(method, params)
-        : Effect.suspend(() =>
-          outgoing.send(sink, method, { ...params, _meta: roundTripOptions.meta }, timeout).pipe(
-            Effect.mapError(failureOf(method)),
-            Effect.map((result) => (Predicate.isObject(result) ? result : {}) as Result)
-          )
-        ),
+        : Effect.map(send(method, { ...params, _meta: roundTripOptions.meta }, timeout), (result) => (Predicate.isObject(result) ? result : {}) as Result),
     meta: metaFor(undefined, undefined),
     notify,
     discover,

@@ -20,7 +20,8 @@
 import { Schema } from "effect"
 
 /**
- * The server answered with a JSON-RPC error.
+ * The server answered with a JSON-RPC error. `message` is the server's text; `toString` (what a
+ * log prints) names the method and the code too.
  *
  * @category errors
  * @since 0.1.0
@@ -30,17 +31,23 @@ export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
   code: Schema.Number,
   message: Schema.String,
   data: Schema.optional(Schema.Unknown)
-}) {}
+}) {
+  override toString(): string {
+    return `RpcError: ${this.method} answered ${this.code}: ${this.message}`
+  }
+}
 
 /**
  * The transport failed: the process exited, the connection closed, an HTTP status that carries no
- * JSON-RPC answer, a request that got no answer in time.
+ * JSON-RPC answer, a request that got no answer in time, the server broke the protocol
+ * (`Protocol`: frames that are not JSON-RPC past the budget, an answer refused by the strict
+ * parser) or wrote more than a bound allows (`TooLarge`: `maxResponseBytes`).
  *
  * @category errors
  * @since 0.1.0
  */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
-  reason: Schema.Literals(["Closed", "Exited", "Http", "Timeout", "Spawn", "Busy"]),
+  reason: Schema.Literals(["Closed", "Exited", "Http", "Timeout", "Spawn", "Busy", "Protocol", "TooLarge"]),
   message: Schema.String,
   status: Schema.optional(Schema.Number),
   exitCode: Schema.optional(Schema.Number)
@@ -109,9 +116,41 @@ export class TaskCancelled extends Schema.TaggedError<TaskCancelled>()("TaskCanc
 }) {}
 
 /**
+ * A listen stream's buffer filled up because the application read more slowly than the server
+ * wrote (the listen's `overflow: "fail"`; the default drops the oldest change instead).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Overflow extends Schema.TaggedError<Overflow>()("Overflow", {
+  capacity: Schema.Number,
+  message: Schema.String
+}) {}
+
+/**
+ * The server does not offer what was asked: a listen for changes it declares (or acknowledges)
+ * none of.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Unsupported extends Schema.TaggedError<Unsupported>()("Unsupported", {
+  method: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * Every failure of a request.
  *
  * @category errors
  * @since 0.1.0
  */
-export type McpClientError = RpcError | TransportError | MissingHandler | TooManyRounds | InvalidResult | TaskCancelled
+export type McpClientError =
+  | RpcError
+  | TransportError
+  | MissingHandler
+  | TooManyRounds
+  | InvalidResult
+  | TaskCancelled
+  | Overflow
+  | Unsupported

@@ -21,6 +21,7 @@
  * @since 0.1.0
  */
 import { Effect, Fiber, Layer, Queue, Stream } from "effect"
+import * as LineFramer from "@snodo/protocol/peer/LineFramer"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { type ClientTransport, Transport } from "./ClientTransport.ts"
 import * as NodeStdio from "./internal/nodeStdio.ts"
@@ -44,9 +45,12 @@ export interface Options {
   readonly onStderr?: (line: string) => void
   /** Lines of stderr kept for the exit error (default 20). */
   readonly stderrTail?: number
-  /** {@link layerNode}: the longest line the server may write (default 16 MiB); a longer one ends the connection. */
+  /** The longest line the server may write (default 16 MiB, as `maxResponseBytes` over HTTP); a longer one ends the connection. */
   readonly maxLineBytes?: number
-  /** {@link layerNode}: how long closing waits for the process after closing its stdin, and after SIGTERM (default 2000 ms). */
+  /**
+   * How long closing waits for the process: {@link layerNode} after closing its stdin, and again
+   * after SIGTERM, before SIGKILL; {@link layer} after SIGTERM before SIGKILL (default 2000 ms).
+   */
   readonly shutdownMillis?: number
 }
 
@@ -65,35 +69,63 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ch
           ...(options.env === undefined ? {} : { env: { ...options.env }, extendEnv: true }),
           stdin: "pipe",
           stdout: "pipe",
-          stderr: "pipe"
+          stderr: "pipe",
+          // closing never waits unbounded for a child that ignores SIGTERM
+          forceKillAfter: options.shutdownMillis ?? 2000
         })
+        const label = NodeStdio.commandLine(options.command, options.args)
         const handle = yield* Effect.mapError(
           spawner.spawn(command),
           (error) => new TransportError({ reason: "Spawn", message: `Could not start ${options.command}: ${error.message}` })
         )
         const tail: Array<string> = []
         const keep = options.stderrTail ?? 20
-        yield* handle.stderr.pipe(
-          Stream.decodeText,
-          Stream.splitLines,
-          Stream.runForEach((line) =>
-            Effect.sync(() => {
-              tail.push(line)
+        // stderr is diagnostics: lines over 64 KiB (or not UTF-8) are skipped, never held.
+        const stderrLines = LineFramer.make(64 * 1024)
+        const surface = (frames: ReadonlyArray<LineFramer.Frame>) =>
+          Effect.sync(() => {
+            for (const frame of frames) {
+              if (frame._tag !== "Line") continue
+              tail.push(frame.text)
               if (tail.length > keep) tail.shift()
-              options.onStderr?.(line)
-            })
-          ),
+              options.onStderr?.(frame.text)
+            }
+          })
+        yield* handle.stderr.pipe(
+          Stream.runForEach((chunk) => surface(stderrLines.push(chunk))),
+          Effect.andThen(Effect.suspend(() => surface(stderrLines.end()))),
           Effect.ignore,
           Effect.forkScoped
         )
+        // stdout: the core's framer holds at most `maxLineBytes` of a line; a longer one ends the connection.
+        const maxLineBytes = options.maxLineBytes ?? 16 * 1024 * 1024
+        const framer = LineFramer.make(maxLineBytes)
+        let refused: TransportError | undefined
+        const deliver = (frames: ReadonlyArray<LineFramer.Frame>): Effect.Effect<void, TransportError> =>
+          Effect.suspend(() => {
+            for (const frame of frames) {
+              if (frame._tag === "Line") {
+                if (frame.text.trim() !== "") receive(frame.text)
+                continue
+              }
+              refused = new TransportError({
+                reason: "Closed",
+                message: frame._tag === "TooLong"
+                  ? `The server wrote a line longer than ${maxLineBytes} bytes (maxLineBytes) (${label})`
+                  : `The server wrote a line that is not UTF-8 (${label})`
+              })
+              return Effect.fail(refused)
+            }
+            return Effect.void
+          })
         const stdoutDone = yield* handle.stdout.pipe(
-          Stream.decodeText,
-          Stream.splitLines,
-          Stream.runForEach((line) => Effect.sync(() => line.trim() === "" ? undefined : receive(line))),
-          Effect.ignore,
+          Stream.mapError((error) => new TransportError({ reason: "Closed", message: `Reading the server's stdout failed: ${error.message} (${label})` })),
+          Stream.runForEach((chunk) => deliver(framer.push(chunk))),
+          Effect.andThen(Effect.suspend(() => deliver(framer.end()))),
           Effect.forkScoped
         )
-        const frames = yield* Queue.unbounded<string>()
+        // Frames wait for the child's stdin here; a writer past 1024 waiting frames waits too.
+        const frames = yield* Queue.bounded<string>(1024)
         yield* Stream.fromQueue(frames).pipe(
           Stream.map((frame) => encoder.encode(`${frame}\n`)),
           Stream.run(handle.stdin),
@@ -104,25 +136,35 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ch
           const stderr = tail.length === 0 ? "" : `; its stderr ended with:\n${tail.join("\n")}`
           return new TransportError({
             reason: "Exited",
-            message: `The server process exited${code === undefined ? "" : ` with code ${code}`}${stderr}`,
+            message: `The server process (${label}) exited${code === undefined ? "" : ` with code ${code}`}${stderr}`,
             ...(code === undefined ? {} : { exitCode: code })
           })
         }
         let exit: TransportError | undefined
-        const closed: Effect.Effect<never, TransportError> = handle.exitCode.pipe(
+        const ran: Effect.Effect<never, TransportError> = handle.exitCode.pipe(
           Effect.matchEffect({
             onFailure: () => Effect.fail(exited(undefined)),
             // the frames it wrote before exiting are delivered first
             onSuccess: (code) => Effect.andThen(Fiber.await(stdoutDone), Effect.fail(exited(code)))
-          }),
-          Effect.tapError((error) => Effect.sync(() => void (exit = error)))
+          })
+        )
+        // A line over the bound ends the connection as the process exiting does.
+        const closed: Effect.Effect<never, TransportError> = Effect.raceFirst(
+          ran,
+          Effect.flatMap(Fiber.join(stdoutDone), () => Effect.never)
+        ).pipe(
+          Effect.tapError((error) =>
+            Effect.sync(() => void (exit = error)).pipe(Effect.andThen(refused === undefined ? Effect.void : Effect.ignore(handle.kill())))
+          )
         )
         return {
           write: (frame) =>
             Effect.suspend(() =>
               exit === undefined ? Effect.asVoid(Queue.offer(frames, frame)) : Effect.fail(exit)
             ),
-          closed: Effect.flatMap(Effect.cached(closed), (effect) => effect)
+          closed: Effect.flatMap(Effect.cached(closed), (effect) => effect),
+          label,
+          end: () => Effect.runFork(Effect.ignore(handle.kill()))
         }
       })
   }))

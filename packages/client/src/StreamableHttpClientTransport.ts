@@ -6,10 +6,8 @@
  *
  * Every POST carries the headers 2026-07-28 servers check against the body (`MCP-Protocol-Version`,
  * `Mcp-Method`, `Mcp-Name`); on the initialize era the negotiated version and the
- * `Mcp-Session-Id` the server gave, a GET stream for the session's own notifications, a DELETE
- * when the scope closes, and a request's event stream that closed before its answer resumed with
- * a GET carrying `Last-Event-ID` after the server's `retry`. A JSON-RPC error with a null id in
- * an HTTP error answers the request its POST carried.
+ * `Mcp-Session-Id` the server gave, a GET stream for the session's own notifications, and a DELETE
+ * when the scope closes.
  *
  * The `HttpClient` comes from the Effect context and is never built here: authorization (the
  * OAuth client) is a Layer that wraps it.
@@ -28,18 +26,18 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Layer, Predicate, Stream } from "effect"
+import { Deferred, Duration, Effect, Exit, FiberMap, Layer, Predicate, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Method from "@snodo/protocol/methods/Method"
 import * as Methods from "@snodo/protocol/methods/Methods"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
-import { type ClientTransport, Transport } from "./ClientTransport.ts"
+import { type ClientTransport, type FailRequest, Transport } from "./ClientTransport.ts"
 import * as Sse from "./internal/sse.ts"
 import { TransportError } from "./McpClientError.ts"
 
 /**
- * Where the server is.
+ * Where the server is, and the bounds of what it may send.
  *
  * @category models
  * @since 0.1.0
@@ -48,7 +46,25 @@ export interface Options {
   readonly url: string | URL
   /** Headers added to every request. */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * The largest JSON body, SSE line or SSE event the server may send (default 16 MiB, as stdio's
+   * `maxLineBytes`): a larger one fails the request it answers with `TransportError` `TooLarge`.
+   */
+  readonly maxResponseBytes?: number
+  /** How long closing waits for the session's DELETE (initialize era; default 2 seconds). */
+  readonly closeTimeout?: Duration.Input
 }
+
+/**
+ * The default bound of a body, an SSE line or an SSE event (16 MiB), the same as stdio's line.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultMaxResponseBytes = 16 * 1024 * 1024
+
+/** How many times a request's event stream is resumed before its answer is given up (2025-11-25). */
+const maxResumes = 5
 
 const record = (value: unknown): Readonly<Record<string, unknown>> => Predicate.isObject(value) ? value : {}
 
@@ -75,32 +91,48 @@ const paramHeader = (value: unknown): string | undefined => {
   }
 }
 
-const isJsonRpc = (text: string): boolean => {
-  try {
-    const message: unknown = JSON.parse(text)
-    return Predicate.isObject(message) && message["jsonrpc"] === "2.0"
-  } catch {
-    return false
-  }
-}
-
-/** How many times a request's event stream is resumed before its answer is given up. */
-const maxResumes = 5
+type Message = Readonly<Record<string, unknown>>
 
 /** Whether the frame is the answer (a result or an error) to request `id`. */
-const answers = (frame: string, id: string | number): boolean => {
+const answers = (frame: string, id: unknown): boolean => {
+  const message = jsonRpc(frame)
+  return message !== undefined && message["id"] === id && ("result" in message || "error" in message)
+}
+
+/** The first line of a body, at most 200 characters. */
+const firstLine = (text: string): string => {
+  const line = (text.trim().split(/\r?\n/, 1)[0] ?? "").trim()
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
+/** The JSON-RPC message a body holds, if it is one. */
+const jsonRpc = (text: string): Message | undefined => {
   try {
-    const message: unknown = JSON.parse(frame)
-    return Predicate.isObject(message) && message["id"] === id && ("result" in message || "error" in message)
+    const message: unknown = JSON.parse(text)
+    return Predicate.isObject(message) && message["jsonrpc"] === "2.0" ? message : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 
-/** An error frame whose `id` is null, given the id of the request its POST carried. */
-const withId = (text: string, id: unknown): string => {
-  const message: unknown = JSON.parse(text)
-  return Predicate.isObject(message) && message["id"] === null && "error" in message ? JSON.stringify({ ...message, id }) : text
+/** The system error code (`ECONNREFUSED`, …) somewhere down a failure's causes. */
+const codeOf = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && Predicate.isObject(current); depth++) {
+    const code = current["code"]
+    if (typeof code === "string") return code
+    current = current["cause"]
+  }
+  return undefined
+}
+
+const hints: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "is the server running, on that port?",
+  ENOTFOUND: "is the host name right?",
+  ECONNRESET: "the server closed the connection",
+  "404": "is the URL the server's MCP endpoint?",
+  "401": "the server wants authorization (the OAuth client wraps the HttpClient)",
+  "405": "the server does not take POST at this URL"
 }
 
 /**
@@ -111,13 +143,17 @@ const withId = (text: string, id: unknown): string => {
  */
 export const make = (options: Options): Effect.Effect<ClientTransport, never, HttpClient.HttpClient> =>
   Effect.map(Effect.service(HttpClient.HttpClient), (http): ClientTransport => ({
-    open: (receive) =>
+    open: (receive, fail) =>
       Effect.gen(function*() {
         const url = new URL(options.url)
+        const maxBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
         let session: string | undefined
         let version: string | undefined
         /** The `x-mcp-header` parameters of each listed tool. */
         const mirrors = new Map<string, ReadonlyArray<HeaderParams.HeaderParam>>()
+        /** The body of each request's POST, read in a fiber of its own until the client stops waiting. */
+        const bodies = yield* FiberMap.make<string>()
+        const failRequest: FailRequest = fail ?? (() => undefined)
 
         const common = (): Record<string, string> => ({
           ...options.headers,
@@ -125,128 +161,227 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
           ...(version === undefined ? {} : { "mcp-protocol-version": version })
         })
 
+        const tooLarge = (what: string, method: string | undefined) =>
+          new TransportError({
+            reason: "TooLarge",
+            message: `The server's ${what}${method === undefined ? "" : ` answering ${method}`} is larger than ${maxBytes} bytes (maxResponseBytes) (${url.href})`
+          })
+
+        /** A body's text, refused past the bound (from its Content-Length, or as it arrives). */
+        const text = (response: HttpClientResponse.HttpClientResponse, method: string | undefined): Effect.Effect<string, TransportError> =>
+          Effect.suspend(() => {
+            const length = Number(response.headers["content-length"] ?? "0")
+            if (length > maxBytes) return Effect.fail(tooLarge("body", method))
+            const chunks: Array<Uint8Array> = []
+            let bytes = 0
+            return response.stream.pipe(
+              Stream.mapError((error) => new TransportError({ reason: "Closed", message: `Reading the server's answer failed: ${error.message} (${url.href})` })),
+              Stream.runForEach((chunk) =>
+                Effect.suspend(() => {
+                  bytes += chunk.length
+                  if (bytes > maxBytes) return Effect.fail(tooLarge("body", method))
+                  chunks.push(chunk)
+                  return Effect.void
+                })
+              ),
+              Effect.map(() => Buffer.concat(chunks).toString("utf8"))
+            )
+          })
+
+        /** Hands a frame to the client; an error with a null id in the answer to a request answers that request. */
+        const hand = (frame: string, requestId: unknown): void => {
+          if (requestId !== undefined && frame.includes("null")) {
+            const message = jsonRpc(frame)
+            if (message !== undefined && message["id"] === null && "error" in message && !("method" in message)) {
+              return receive(JSON.stringify({ ...message, id: requestId }))
+            }
+          }
+          receive(frame)
+        }
+
         /**
-         * A response body's messages to the client. On the initialize era an event stream that
-         * ends before the answer to `awaiting` came is resumed (SEP-1699): a GET with
-         * `Last-Event-ID` after the `retry` the server gave (1 s when none), up to
-         * {@link maxResumes} times; the GET is read until the answer, as the server may keep it
-         * open for other messages. 2026-07-28 has no resumable streams.
+         * The messages of a 2xx body: one JSON message, or an event stream's (bounded). On the
+         * initialize era an event stream that ends before the answer to `requestId` came is resumed
+         * (SEP-1699): a GET with `Last-Event-ID` after the `retry` the server gave (1 s when none),
+         * up to {@link maxResumes} times. 2026-07-28 has no resumable streams.
          */
         const deliver = (
           response: HttpClientResponse.HttpClientResponse,
-          awaiting?: string | number,
+          requestId: unknown,
+          method: string | undefined,
           resumes = 0
         ): Effect.Effect<void, TransportError> => {
           const type = response.headers["content-type"] ?? ""
           if (type.startsWith("text/event-stream")) {
-            return Effect.gen(function*() {
-              let lastId: string | undefined
-              let retry: number | undefined
-              let answered = false
-              yield* response.stream.pipe(
-                Stream.decodeText,
-                Sse.parse,
-                Stream.runForEachWhile((event) =>
-                  Effect.sync(() => {
-                    if (event.id !== undefined) lastId = event.id
-                    if (event.retry !== undefined) retry = event.retry
-                    if (event.data === "") return true
-                    if (awaiting !== undefined && answers(event.data, awaiting)) answered = true
-                    receive(event.data)
-                    return !(answered && resumes > 0)
-                  })
-                ),
-                Effect.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message}` }))
-              )
-              // 2026-07-28 streams are not resumable (the version header is set on the initialize era only)
-              if (answered || awaiting === undefined || lastId === undefined || version === undefined || resumes >= maxResumes) return
-              yield* Effect.sleep(Duration.millis(retry ?? 1000))
-              const resumed = yield* Effect.mapError(
-                http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...common(), accept: "text/event-stream", "last-event-id": lastId }))),
-                (error) => new TransportError({ reason: "Http", message: `GET ${url.href} (resuming after event ${lastId}) failed: ${error.message}` })
-              )
-              if (resumed.status !== 200) {
-                return yield* new TransportError({
-                  reason: "Http",
-                  status: resumed.status,
-                  message: `GET ${url.href} (resuming after event ${lastId}) answered ${resumed.status}`
+            const parser = Sse.make(maxBytes)
+            let answered = false
+            return response.stream.pipe(
+              Stream.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message} (${url.href})` })),
+              Stream.runForEach((chunk) =>
+                Effect.suspend(() => {
+                  const pushed = parser.push(chunk)
+                  for (const event of pushed.events) {
+                    if (requestId !== undefined && !answered && answers(event, requestId)) answered = true
+                    hand(event, requestId)
+                  }
+                  return pushed.tooLarge === undefined ? Effect.void : Effect.fail(tooLarge(`SSE ${pushed.tooLarge}`, method))
                 })
-              }
-              yield* deliver(resumed, awaiting, resumes + 1)
-            })
+              ),
+              Effect.andThen(Effect.suspend(() => {
+                const lastId = parser.lastEventId()
+                // 2026-07-28 streams are not resumable (the version header is set on the initialize era only)
+                if (answered || requestId === undefined || lastId === undefined || version === undefined || resumes >= maxResumes) return Effect.void
+                return resume(lastId, parser.retry(), requestId, method, resumes)
+              }))
+            )
           }
-          return Effect.flatMap(
-            Effect.mapError(response.text, (error) => new TransportError({ reason: "Http", message: error.message, status: response.status })),
-            (text) => Effect.sync(() => text.trim() === "" ? undefined : receive(text))
-          )
+          return Effect.map(text(response, method), (body) => body.trim() === "" ? undefined : hand(body, requestId))
         }
 
-        const write = (frame: string): Effect.Effect<void, TransportError> =>
+        /** A GET with `Last-Event-ID` after `retry`, read as the rest of the request's stream. */
+        const resume = (lastId: string, retry: number | undefined, requestId: unknown, method: string | undefined, resumes: number) =>
           Effect.gen(function*() {
-            const message = record(JSON.parse(frame))
-            const method = typeof message["method"] === "string" ? message["method"] : undefined
-            const params = record(message["params"])
-            const bodyVersion = record(params["_meta"])[ProtocolVersionKey]
-            const headers: Record<string, string> = {
-              ...common(),
-              accept: "application/json, text/event-stream",
-              ...(typeof bodyVersion === "string" ? { "mcp-protocol-version": bodyVersion } : {}),
-              ...(method === undefined ? {} : { "mcp-method": method })
-            }
-            // the method table says which param is `Mcp-Name` and whether a tool's parameters are mirrored
-            const entry = method === undefined ? undefined : Methods.findRequest(method)
-            const name = entry === undefined ? undefined : Method.nameOf(entry, params)
-            if (name !== undefined) headers["mcp-name"] = headerValue(name)
-            if (entry?.mirrorsArguments === true && name !== undefined) {
-              const args = record(params["arguments"])
-              for (const mirror of mirrors.get(name) ?? []) {
-                const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
-                if (value !== undefined) headers[mirror.header] = value
-              }
-            }
-            const request = HttpClientRequest.post(url).pipe(
-              HttpClientRequest.setHeaders(headers),
-              HttpClientRequest.bodyText(frame, "application/json")
+            yield* Effect.sleep(Duration.millis(retry ?? 1000))
+            const resumed = yield* Effect.mapError(
+              http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...common(), accept: "text/event-stream", "last-event-id": lastId }))),
+              (error) => new TransportError({ reason: "Http", message: `GET ${url.href} (resuming after event ${lastId}) failed: ${error.message}` })
             )
-            const response = yield* Effect.mapError(
-              http.execute(request),
-              (error) => new TransportError({ reason: "Http", message: `POST ${url.href} failed: ${error.message}` })
-            )
-            const given = response.headers["mcp-session-id"]
-            if (given !== undefined && method === Methods.Initialize.name) session = given
-            if (response.status === 202) return
-            const id = message["id"]
-            if (response.status >= 200 && response.status < 300) {
-              return yield* deliver(response, typeof id === "string" || typeof id === "number" ? id : undefined)
+            if (resumed.status !== 200) {
+              return yield* new TransportError({
+                reason: "Http",
+                status: resumed.status,
+                message: `GET ${url.href} (resuming after event ${lastId}) answered ${resumed.status}`
+              })
             }
-            // an error status: a JSON-RPC answer in the body is the answer; anything else fails the write
-            const text = yield* Effect.orElseSucceed(response.text, () => "")
-            // a JSON-RPC error with a null id (the server could not read the request's id) answers this request
-            if (isJsonRpc(text) && "id" in message) return receive(withId(text, message["id"]))
+            yield* deliver(resumed, requestId, method, resumes + 1)
+          })
+
+        const post = (frame: string, message: Message, method: string | undefined) => {
+          const params = record(message["params"])
+          const bodyVersion = record(params["_meta"])[ProtocolVersionKey]
+          const headers: Record<string, string> = {
+            ...common(),
+            accept: "application/json, text/event-stream",
+            ...(typeof bodyVersion === "string" ? { "mcp-protocol-version": bodyVersion } : {}),
+            ...(method === undefined ? {} : { "mcp-method": method })
+          }
+          // the method table says which param is `Mcp-Name` and whether a tool's parameters are mirrored
+          const entry = method === undefined ? undefined : Methods.findRequest(method)
+          const name = entry === undefined ? undefined : Method.nameOf(entry, params)
+          if (name !== undefined) headers["mcp-name"] = headerValue(name)
+          if (entry?.mirrorsArguments === true && name !== undefined) {
+            const args = record(params["arguments"])
+            for (const mirror of mirrors.get(name) ?? []) {
+              const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
+              if (value !== undefined) headers[mirror.header] = value
+            }
+          }
+          const request = HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(frame, "application/json")
+          )
+          const what = method === undefined ? "" : ` (${method})`
+          return Effect.mapError(http.execute(request), (error) => {
+            const code = codeOf(error)
+            const hint = code === undefined ? undefined : hints[code]
+            return new TransportError({
+              reason: "Http",
+              message: `POST ${url.href}${what} failed: ${code ?? error.message}${hint === undefined ? "" : ` (${hint})`}`
+            })
+          })
+        }
+
+        /**
+         * The response's status: 2xx goes on; an error status whose body is the JSON-RPC answer to
+         * the request is that answer; any other fails the request with the status and the body's
+         * first line.
+         */
+        const admit = (
+          response: HttpClientResponse.HttpClientResponse,
+          requestId: unknown,
+          method: string | undefined
+        ): Effect.Effect<boolean, TransportError> =>
+          Effect.gen(function*() {
+            if (response.status >= 200 && response.status < 300) return true
+            const body = yield* Effect.orElseSucceed(text(response, method), () => "")
+            const answer = jsonRpc(body)
+            // the JSON-RPC answer to the request, or an error whose id is null (the server could not read
+            // the request's id, as the official SDK's stateless set-up answers server/discover): that answer
+            if (answer !== undefined && requestId !== undefined && (answer["id"] === requestId || (answer["id"] === null && "error" in answer))) {
+              hand(body, requestId)
+              return false
+            }
+            const error = record(answer?.["error"])
+            const said = typeof error["message"] === "string" ? `${error["code"]} ${error["message"]}` : firstLine(body)
+            const hint = hints[String(response.status)]
             return yield* new TransportError({
               reason: "Http",
               status: response.status,
-              message: `POST ${url.href} answered ${response.status}${text === "" ? "" : `: ${text.slice(0, 200)}`}`
+              message: `POST ${url.href}${method === undefined ? "" : ` (${method})`} answered HTTP ${response.status}${said === "" ? "" : `: ${said}`}` +
+                (hint === undefined ? "" : ` (${hint})`)
             })
-          }).pipe(Effect.scoped)
+          })
+
+        const write = (frame: string): Effect.Effect<void, TransportError> =>
+          Effect.suspend(() => {
+            const message = record(JSON.parse(frame))
+            const method = typeof message["method"] === "string" ? message["method"] : undefined
+            const requestId = method !== undefined && (typeof message["id"] === "string" || typeof message["id"] === "number") ? message["id"] : undefined
+            if (requestId === undefined) {
+              // A notification or a response: the answer is 202, or (rarely) a message to hand over.
+              return Effect.scoped(Effect.gen(function*() {
+                const response = yield* post(frame, message, method)
+                if (response.status === 202) return
+                if (yield* admit(response, undefined, method)) yield* deliver(response, undefined, method)
+              }))
+            }
+            // A request: the write is done once the headers say the answer is coming; the body is
+            // read by a fiber of its own, so the answer reaches the client the moment it arrives,
+            // whatever the stream does after, until the client stops waiting for it (`settled`).
+            const admitted = Deferred.makeUnsafe<void, TransportError>()
+            const key = String(requestId)
+            const exchange = Effect.scoped(Effect.gen(function*() {
+              const response = yield* post(frame, message, method)
+              const given = response.headers["mcp-session-id"]
+              if (given !== undefined && method === Methods.Initialize.name) session = given
+              const goOn = yield* admit(response, requestId, method)
+              Deferred.doneUnsafe(admitted, Exit.void)
+              if (goOn && response.status !== 202) yield* deliver(response, requestId, method)
+            })).pipe(
+              Effect.catch((error: TransportError) =>
+                Effect.sync(() => {
+                  if (!Deferred.doneUnsafe(admitted, Exit.fail(error))) failRequest(requestId, error)
+                })
+              )
+            )
+            return Effect.andThen(FiberMap.run(bodies, key, exchange), Deferred.await(admitted))
+          })
 
         /** The initialize era's stream of the session's own messages (405 when the server has none). */
         const listen = Effect.gen(function*() {
           const response = yield* http.execute(
             HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...common(), accept: "text/event-stream" }))
           )
-          if (response.status === 200) yield* deliver(response)
+          if (response.status === 200) yield* deliver(response, undefined, undefined)
         }).pipe(Effect.scoped, Effect.ignore)
 
         const scope = yield* Effect.scope
+        const closeMillis = Duration.toMillis(Duration.fromInputUnsafe(options.closeTimeout ?? "2 seconds"))
         yield* Effect.addFinalizer(() =>
           session === undefined
             ? Effect.void
-            : http.execute(HttpClientRequest.delete(url).pipe(HttpClientRequest.setHeaders(common()))).pipe(Effect.scoped, Effect.ignore)
+            : http.execute(HttpClientRequest.delete(url).pipe(HttpClientRequest.setHeaders(common()))).pipe(
+              Effect.scoped,
+              // closing never waits unbounded for a server that does not answer the DELETE
+              Effect.timeout(closeMillis),
+              Effect.ignore
+            )
         )
         return {
           write,
           closed: Effect.never,
+          label: url.href,
+          settled: (requestId) => Effect.runFork(FiberMap.remove(bodies, requestId)),
           toolsListed: (tools) => {
             for (const tool of tools) {
               const declared = HeaderParams.declarations(tool.inputSchema as never)

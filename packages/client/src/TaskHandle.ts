@@ -24,7 +24,7 @@ import { Duration, Effect, Option, Predicate, type Scope, Stream } from "effect"
 import * as Methods from "@snodo/protocol/methods/Methods"
 import * as Tasks from "@snodo/protocol/wire/Tasks"
 import type * as Tools from "@snodo/protocol/wire/Tools"
-import { type McpClientError, RpcError, TaskCancelled } from "./McpClientError.ts"
+import { type McpClientError, RpcError, TaskCancelled, TooManyRounds, TransportError } from "./McpClientError.ts"
 
 /**
  * The extension's identifier.
@@ -87,6 +87,10 @@ export interface Driver {
   readonly changed: (taskId: string) => Effect.Effect<void>
   /** Asks the server for the task's `notifications/tasks` for the scope's lifetime (a listen stream). */
   readonly watch: (taskId: string) => Effect.Effect<void, never, Scope.Scope>
+  /** `tasks/update` rounds answered before the task fails with {@link TooManyRounds} (default 10). */
+  readonly maxRounds?: number
+  /** How long `await` waits for a terminal state before cancelling the task (default: no bound). */
+  readonly timeout?: Duration.Input
 }
 
 const terminal = new Set(["completed", "cancelled", "failed"])
@@ -104,12 +108,22 @@ export const make = (driver: Driver, created: Readonly<Record<string, unknown>>)
   const taskId = first.taskId
   const get = Effect.map(driver.request(Methods.TasksGet.name, { taskId }), stateOf)
   const answered = new Set<string>()
+  const maxRounds = driver.maxRounds ?? 10
+  let rounds = 0
 
   /** Answers the input requests not answered yet. */
   const fulfil = (state: TaskState) =>
     Effect.gen(function*() {
       const pending = Object.fromEntries(Object.entries(state.inputRequests ?? {}).filter(([key]) => !answered.has(key)))
       if (Object.keys(pending).length === 0) return
+      if (++rounds > maxRounds) {
+        yield* Effect.ignore(driver.request(Methods.TasksCancel.name, { taskId }))
+        return yield* new TooManyRounds({
+          method: Methods.ToolsCall.name,
+          rounds: maxRounds,
+          message: `Task ${taskId} still asked for input after ${maxRounds} rounds (maxRounds); it was cancelled`
+        })
+      }
       const responses = yield* driver.answer(pending)
       for (const key of Object.keys(pending)) answered.add(key)
       yield* driver.request(Methods.TasksUpdate.name, { taskId, inputResponses: responses })
@@ -153,12 +167,24 @@ export const make = (driver: Driver, created: Readonly<Record<string, unknown>>)
     }
   })
 
+  const bounded = driver.timeout === undefined ? awaitResult : Effect.suspend(() => {
+    const millis = Duration.toMillis(Duration.fromInputUnsafe(driver.timeout!))
+    return Effect.timeoutOrElse(awaitResult, {
+      duration: millis,
+      orElse: () =>
+        Effect.andThen(
+          Effect.ignore(driver.request(Methods.TasksCancel.name, { taskId })),
+          Effect.fail(new TransportError({ reason: "Timeout", message: `Task ${taskId} did not finish within ${millis} ms (taskTimeout); it was cancelled` }))
+        )
+    })
+  })
+
   return {
     taskId,
     created: first,
     get,
     status,
-    await: awaitResult,
+    await: bounded,
     cancel: Effect.asVoid(driver.request(Methods.TasksCancel.name, { taskId }))
   }
 }

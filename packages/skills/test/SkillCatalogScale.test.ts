@@ -51,7 +51,7 @@ describe("SkillCatalog at scale", () => {
       }, 5)
       const changes = yield* catalog.reload.pipe(
         // One more tick after the reload, so that a stall at its very end is counted too.
-        Effect.andThen((changes) => Effect.as(Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10))), changes)),
+        Effect.andThen((reloaded) => Effect.as(Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10))), reloaded)),
         Effect.ensuring(Effect.sync(() => clearInterval(timer)))
       )
 

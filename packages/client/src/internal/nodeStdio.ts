@@ -43,10 +43,17 @@ const environment = (overrides: Readonly<Record<string, string | undefined>> | u
   return env
 }
 
+/** The command line as error messages show it (at most 200 characters). */
+export const commandLine = (command: string, args: ReadonlyArray<string> | undefined): string => {
+  const text = [command, ...(args ?? [])].map((part) => /[\s"]/.test(part) ? JSON.stringify(part) : part).join(" ")
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text
+}
+
 /** Builds the transport; each `open` spawns one child process for the scope. */
 export const make = (options: NodeOptions): ClientTransport => ({
   open: (receive) =>
     Effect.gen(function*() {
+      const label = commandLine(options.command, options.args)
       const child = spawn(options.command, [...(options.args ?? [])], {
         cwd: options.cwd,
         env: environment(options.env),
@@ -81,8 +88,10 @@ export const make = (options: NodeOptions): ClientTransport => ({
       const end = (error: TransportError) => void Deferred.doneUnsafe(ended, Exit.fail(error))
       const maxLineBytes = options.maxLineBytes ?? 16 * 1024 * 1024
       const framer = LineFramer.make(maxLineBytes)
+      let stopped = false
       const deliver = (frames: ReadonlyArray<LineFramer.Frame>) => {
         for (const frame of frames) {
+          if (stopped) return
           if (frame._tag === "Line") {
             if (frame.text.trim() !== "") receive(frame.text)
             continue
@@ -90,8 +99,8 @@ export const make = (options: NodeOptions): ClientTransport => ({
           end(new TransportError({
             reason: "Closed",
             message: frame._tag === "TooLong"
-              ? `The server wrote a line longer than ${maxLineBytes} bytes (maxLineBytes)`
-              : "The server wrote a line that is not UTF-8"
+              ? `The server wrote a line longer than ${maxLineBytes} bytes (maxLineBytes) (${label})`
+              : `The server wrote a line that is not UTF-8 (${label})`
           }))
           child.kill("SIGTERM")
         }
@@ -103,7 +112,7 @@ export const make = (options: NodeOptions): ClientTransport => ({
         const stderr = tail.length === 0 ? "" : `; its stderr ended with:\n${tail.join("\n")}`
         end(new TransportError({
           reason: "Exited",
-          message: `The server process exited${code === null ? "" : ` with code ${code}`}${stderr}`,
+          message: `The server process (${label}) exited${code === null ? "" : ` with code ${code}`}${stderr}`,
           ...(code === null ? {} : { exitCode: code })
         }))
       })
@@ -143,9 +152,15 @@ export const make = (options: NodeOptions): ClientTransport => ({
         write: (frame) =>
           Effect.suspend(() => {
             const done = Deferred.isDoneUnsafe(ended)
-            return done ? closed : Effect.mapError(writer.write(frame), (error) => new TransportError({ reason: "Closed", message: error.message }))
+            return done ? closed : Effect.mapError(writer.write(frame), (error) => new TransportError({ reason: "Closed", message: `${error.message} (${label})` }))
           }),
-        closed
+        closed,
+        label,
+        end: () => {
+          stopped = true
+          child.stdout.destroy()
+          child.kill("SIGTERM")
+        }
       }
     })
 })

@@ -127,6 +127,13 @@ export interface Options {
   readonly maxWaiting?: number
   /** Called whenever a request in flight has been answered (or interrupted). */
   readonly onSettled?: () => void
+  /**
+   * Takes every refusal of a frame that never became a request in flight (not JSON-RPC, a
+   * duplicate id) instead of the peer writing it from a fiber of its own: a transport that
+   * faces a hostile peer counts them, ends the connection past a budget and writes the refusals
+   * through one bounded writer (the client does). `frame` is the text refused.
+   */
+  readonly refuse?: (id: Envelope.RequestId | null, error: McpError, frame: string) => void
 }
 
 const duplicate = new InvalidRequest({ message: "Invalid request: id is already in flight" })
@@ -160,8 +167,14 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     ...(options.maxWaiting === undefined ? {} : { max: options.maxWaiting })
   })
 
-  const onRequest = (fork: Fork, request: Envelope.Request, chars: number): void => {
-    if (inFlight.has("", request.id)) return writeUnsafe(fork, options.reject(request.id, duplicate))
+  const refuse = (fork: Fork, id: Envelope.RequestId | null, error: McpError, frame: string): void => {
+    if (options.refuse !== undefined) return options.refuse(id, error, frame)
+    writeUnsafe(fork, options.reject(id, error))
+  }
+
+  const onRequest = (fork: Fork, request: Envelope.Request, frame: string): void => {
+    if (inFlight.has("", request.id)) return refuse(fork, request.id, duplicate, frame)
+    const chars = frame.length
     const fiber = fork(Effect.flatMap(options.onRequest(request), writeAll))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
     inFlight.add("", request.id, fiber)
@@ -184,12 +197,12 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     const message = Envelope.decode(frame)
     switch (message._tag) {
       case "Request":
-        return onRequest(fork, message, frame.length)
+        return onRequest(fork, message, frame)
       case "Notification":
       case "Response":
         return accept(message, routes)
       case "Invalid":
-        return writeUnsafe(fork, options.reject(message.id, message.error))
+        return refuse(fork, message.id, message.error, frame)
       case "Ignored":
         return
     }
