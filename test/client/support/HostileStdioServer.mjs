@@ -49,6 +49,8 @@ if (scenario === "invalid-flood") {
   let answers = 0
   let errors = 0
   let taskPolls = 0
+  // a well-formed task (the client checks every result against the method table): the bounds are what is hostile
+  const task = { taskId: "task-1", createdAt: "2026-07-28T00:00:00Z", lastUpdatedAt: "2026-07-28T00:00:00Z", ttlMs: null, pollIntervalMs: 20 }
   let updates = 0
   const lines = createInterface({ input: process.stdin })
   lines.on("line", (line) => {
@@ -122,7 +124,7 @@ if (scenario === "invalid-flood") {
             return
           case "task-asks":
           case "task-forever":
-            return void result(id, { resultType: "task", taskId: "task-1", status: "working", pollIntervalMs: 20 })
+            return void result(id, { resultType: "task", ...task, status: "working" })
           case "long-line":
             return void (async () => {
               const chunk = "x".repeat(1024 * 1024)
@@ -136,13 +138,12 @@ if (scenario === "invalid-flood") {
         if (scenario === "task-asks") {
           return void result(id, {
             resultType: "complete",
-            taskId: "task-1",
+            ...task,
             status: "input_required",
-            pollIntervalMs: 20,
             inputRequests: { [`ask-${taskPolls}`]: elicitation(taskPolls) }
           })
         }
-        return void result(id, { resultType: "complete", taskId: "task-1", status: "working", pollIntervalMs: 20 })
+        return void result(id, { resultType: "complete", ...task, status: "working" })
       case "tasks/update":
         updates++
         seen(`update ${updates}`)
