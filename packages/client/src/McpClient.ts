@@ -378,6 +378,13 @@ const wanted = (filter: Notifications.SubscriptionFilter, notification: Notifica
   return (filter as Readonly<Record<string, unknown>>)[key] === true
 }
 
+/** How many questions an `inputRequests` object holds (counted without copying its keys). */
+const questionCount = (inputRequests: object): number => {
+  let count = 0
+  for (const key in inputRequests) if (Object.hasOwn(inputRequests, key)) count++
+  return count
+}
+
 /** The result checks of the table's requests, compiled at their first use. */
 const checks = new Map<Method.AnyRequest, ResultCheck.Check>()
 const checkOf = (method: Method.AnyRequest): ResultCheck.Check => {
@@ -671,6 +678,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
    * when the server wrote none.
    */
   const checked = (method: string, result: unknown): Effect.Effect<Result, InvalidResult> => {
+    // an input_required round past maxInputRequests is refused before its questions are read
+    const asked = Predicate.isObject(result) && result["resultType"] === "input_required" ? result["inputRequests"] : undefined
+    if (Predicate.isObject(asked)) {
+      const count = questionCount(asked)
+      if (count > maxInputRequests) return Effect.fail(tooManyQuestions(method, count))
+    }
     const entry = Methods.findRequest(method)
     const mismatch = entry === undefined
       ? (Predicate.isObject(result) ? undefined : { path: "", message: "the result is not an object" })
@@ -688,17 +701,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     return Effect.succeed((typeof written["resultType"] === "string" ? written : { ...written, resultType: "complete" }) as Result)
   }
 
+  const tooManyQuestions = (asker: string, count: number) =>
+    new InvalidResult({
+      method: asker,
+      message: `${asker} asked ${count} questions in one round; the client answers at most ${maxInputRequests} (maxInputRequests)`
+    })
+
   const answerAll = (requests: Readonly<Record<string, unknown>>, asker = "the server") =>
     Effect.suspend(() => {
       const entries = Object.entries(requests)
-      if (entries.length > maxInputRequests) {
-        return Effect.fail(
-          new InvalidResult({
-            method: asker,
-            message: `${asker} asked ${entries.length} questions in one round; the client answers at most ${maxInputRequests} (maxInputRequests)`
-          })
-        )
-      }
+      if (entries.length > maxInputRequests) return Effect.fail(tooManyQuestions(asker, entries.length))
       return Effect.forEach(entries, ([key, inputRequest]) => {
         const { method, params } = record(inputRequest)
         return Effect.map(InputHandlers.answer(handlers, String(method), record(params)), (response) => [key, response] as const)

@@ -88,7 +88,7 @@ export const start = (scenario: Scenario, count = 100_000): Promise<{ readonly u
           void (async () => {
             const change = event({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: meta } })
             await pour(res, change.repeat(64), 64 * change.length * Math.ceil(count / 64))
-            res.end(event({ jsonrpc: "2.0", id, result: { resultType: "complete" } })) // the server ends the stream
+            res.end(event({ jsonrpc: "2.0", id, result: { resultType: "complete", _meta: meta } })) // the server ends the stream
           })()
           return
         }

@@ -102,7 +102,7 @@ if (scenario === "invalid-flood") {
         if (scenario === "listen-flood") {
           void (async () => {
             for (let i = 0; i < count; i++) await json({ method: "notifications/tools/list_changed", params: { _meta: meta } })
-            await result(subscriptionId, { resultType: "complete" }) // the server ends the stream
+            await result(subscriptionId, { resultType: "complete", _meta: meta }) // the server ends the stream
           })()
         }
         return

@@ -34,7 +34,8 @@ const decoder = new TextDecoder()
 export const make = (maxBytes: number): Parser => {
   let partial: Array<Uint8Array> = []
   let partialBytes = 0
-  let data: Array<string> = []
+  /** The event's data lines as bytes (each its own copy), decoded once the event ends: a bounded event holds its bytes, not twice as many in UTF-16. */
+  let data: Array<Uint8Array> = []
   let dataBytes = 0
   let afterCR = false
   let lastEventId: string | undefined
@@ -52,7 +53,7 @@ export const make = (maxBytes: number): Parser => {
   /** Handles one complete line; `false` when the event grew past the bound. */
   const line = (bytes: Uint8Array, events: Array<string>): boolean => {
     if (bytes.length === 0) {
-      if (data.length > 0) events.push(data.join("\n"))
+      if (data.length > 0) events.push(data.map((line) => decoder.decode(line)).join("\n"))
       data = []
       dataBytes = 0
       return true
@@ -65,7 +66,7 @@ export const make = (maxBytes: number): Parser => {
     const start = bytes.length > 5 && bytes[5] === 32 ? 6 : 5
     dataBytes += bytes.length - start + 1
     if (dataBytes > maxBytes) return false
-    data.push(decoder.decode(bytes.subarray(start)))
+    data.push(bytes.slice(start))
     return true
   }
 
