@@ -14,6 +14,9 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: ["@snodo/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    // Two test files at a time on these 2-core machines (Vitest's default leaves one core idle):
+    // most files wait on child processes, sockets and PostgreSQL, not on the CPU.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
