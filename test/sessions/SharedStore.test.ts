@@ -19,6 +19,7 @@ import { Duration, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes } from "node:crypto"
+import * as Http from "node:http"
 import { afterAll, describe, expect, it } from "vitest"
 import { ServerLayer } from "../../examples/everything/server.ts"
 import * as RoundRobinProxy from "../support/RoundRobinProxy.ts"
@@ -90,8 +91,49 @@ const initialize = (url: string, headers: Record<string, string> = {}) =>
     params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
   }, headers)
 
+/** `initialize` from a socket bound to `localAddress`: the status and the session id given. */
+const initializeFrom = (url: string, localAddress: string) =>
+  new Promise<{ readonly status: number; readonly session: string | undefined }>((resolve, reject) => {
+    const target = new URL(url)
+    const request = Http.request({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname,
+      method: "POST",
+      localAddress,
+      agent: false,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }
+    }, (response) => {
+      response.resume()
+      response.on("end", () => {
+        const session = response.headers["mcp-session-id"]
+        resolve({ status: response.statusCode ?? 0, session: typeof session === "string" ? session : undefined })
+      })
+    })
+    request.on("error", reject)
+    request.end(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
+    }))
+  })
+
 const contract = (name: string, store: () => Layer.Layer<SessionStore.SessionStore, unknown>) =>
   describe(name, () => {
+    it("anonymous callers are counted per source address across instances (issue 38, A1): one address's share refuses neither another", async () => {
+      const { urls } = await pair(store)
+      const [a, b] = urls as [string, string]
+      // maxPerPrincipal 2: from 127.0.0.2, one session on each instance, then the third is refused (the store counts them)
+      const flood = [await initializeFrom(a, "127.0.0.2"), await initializeFrom(b, "127.0.0.2"), await initializeFrom(a, "127.0.0.2")]
+      expect(flood.map(({ status }) => status)).toEqual([200, 200, 503])
+      expect(flood.filter(({ session }) => session !== undefined)).toHaveLength(2)
+      // another anonymous caller, from another address, on either instance
+      const other = await initializeFrom(b, "127.0.0.1")
+      expect(other.status).toBe(200)
+      expect(other.session).toBeDefined()
+    }, 30_000)
+
     it("a v1 client's session is served by both instances: elicitation answered on the other, log level kept, DELETE everywhere", async () => {
       const { urls, proxy } = await pair(store)
       const client = new Client({ name: "v1-host", version: "1.0.0" }, { capabilities: { elicitation: {} } })

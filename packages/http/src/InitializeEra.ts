@@ -318,7 +318,7 @@ export const prepare = (
   const step: Effect.Effect<HttpSession | Refused | undefined, SessionStoreUnavailable> = typeof named === "string" && named !== ""
     ? Effect.as(shared.hydrate(named, principal), undefined)
     : named === undefined && message?._tag === "Request" && message.method === "initialize"
-    ? shared.reserve(principal.id)
+    ? shared.reserve(principal.id, limitKey(principal.id, head.address))
     : Effect.undefined
   return Effect.catchTag(step, "SessionStoreUnavailable", () => Effect.succeed(unavailable(id)))
 }

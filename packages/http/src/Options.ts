@@ -95,8 +95,8 @@ export interface SessionOptions {
   /**
    * Sessions of one caller at once (default 64): of one authenticated principal, wherever it
    * connects from, or of one source address for anonymous callers (an IPv6 address by its /64;
-   * the address a trusted proxy forwarded, if any). Not per address with a shared `SessionStore`,
-   * which counts per principal (anonymous callers are one there).
+   * the address a trusted proxy forwarded, if any); a shared `SessionStore` counts the same way
+   * across instances.
    */
   readonly maxPerPrincipal?: number
   /** How long a session lives without a request (default 30 minutes); an open GET stream is no request. */

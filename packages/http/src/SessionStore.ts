@@ -127,8 +127,12 @@ export class SessionStoreUnavailable extends Schema.TaggedError<SessionStoreUnav
  * @since 0.1.0
  */
 export class SessionStore extends Context.Service<SessionStore, {
-  /** Records a new session of `principal`, or the bound that refused it. */
-  readonly create: (id: string, principal: string, limits: Limits) => Effect.Effect<Refused | undefined, SessionStoreUnavailable>
+  /**
+   * Records a new session of `principal`, or the bound that refused it. `maxPerPrincipal` counts
+   * the sessions of the same `limitKey` (default the principal; an anonymous caller's is its source
+   * address, `Sessions.limitKey`).
+   */
+  readonly create: (id: string, principal: string, limits: Limits, limitKey?: string) => Effect.Effect<Refused | undefined, SessionStoreUnavailable>
   /** The live session's state, if `principal` created it, marking it used; `undefined` otherwise. */
   readonly touch: (id: string, principal: string, limits: Limits) => Effect.Effect<State | undefined, SessionStoreUnavailable>
   /**
@@ -154,6 +158,8 @@ export const newOrigin = (): string => randomBytes(12).toString("base64url")
 
 interface Row {
   readonly principal: string
+  /** What `maxPerPrincipal` counts this session by. */
+  readonly limitKey: string
   readonly createdAt: number
   lastSeen: number
   state: State
@@ -194,7 +200,7 @@ export const makeMemory = (): SessionStore["Service"] => {
       for (const receive of receivers) receive(event)
     })
   return {
-    create: (id, principal, limits) =>
+    create: (id, principal, limits, limitKey = principal) =>
       Effect.sync(() => {
         const now = Date.now()
         let total = 0
@@ -206,13 +212,13 @@ export const makeMemory = (): SessionStore["Service"] => {
             continue
           }
           total++
-          if (row.principal === principal) mine++
+          if (row.limitKey === limitKey) mine++
           first = Math.min(first, expiresAt(row.createdAt, row.lastSeen, row.state.initialized, limits))
         }
         const retryAfterMillis = Number.isFinite(first) ? Math.max(0, first - now) : limits.initializeMillis
         if (mine >= limits.maxPerPrincipal) return { _tag: "Refused", bound: "sessionsPerPrincipal", limit: limits.maxPerPrincipal, retryAfterMillis } as const
         if (total >= limits.max) return { _tag: "Refused", bound: "sessions", limit: limits.max, retryAfterMillis } as const
-        rows.set(id, { principal, createdAt: now, lastSeen: now, state: empty })
+        rows.set(id, { principal, limitKey, createdAt: now, lastSeen: now, state: empty })
         return undefined
       }),
     touch: (id, principal, limits) =>

@@ -84,7 +84,7 @@ export interface Shared {
   /** Brings this instance's copy of the session up to date with the store (or forgets it: 404). */
   readonly hydrate: (id: string, principal: Principal["Service"]) => Effect.Effect<void, SessionStore.SessionStoreUnavailable>
   /** Records a new session of `principal` in the store (the caps counted there) and here. */
-  readonly reserve: (principal: string) => Effect.Effect<HttpSession | Refused, SessionStore.SessionStoreUnavailable>
+  readonly reserve: (principal: string, limitKey?: string) => Effect.Effect<HttpSession | Refused, SessionStore.SessionStoreUnavailable>
   /** Stores what the session's last request changed, if anything (before its answer leaves). */
   readonly persist: (id: string) => Effect.Effect<void>
   /** Ends the session everywhere: the store forgets it and every instance ends its copy. */
@@ -449,11 +449,11 @@ export const make = (
         // Negotiated elsewhere: from now on it follows the hub here too (once per session).
         return state.version === undefined ? Effect.void : resume(entry.http.session, principal)
       }),
-    reserve: (principal) =>
+    reserve: (principal, key = principal) =>
       Effect.suspend(() => {
         if (closed) return Effect.succeed<HttpSession | Refused>({ _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 })
         const id = newId()
-        return Effect.map(shared.create(id, principal, limits), (refusal): HttpSession | Refused => refusal ?? add(id, principal, Date.now()).http)
+        return Effect.map(shared.create(id, principal, limits, key), (refusal): HttpSession | Refused => refusal ?? add(id, principal, Date.now()).http)
       }),
     persist: (id) =>
       Effect.suspend(() => {

@@ -137,6 +137,13 @@ export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlErro
     yield* sql.unsafe(`CREATE INDEX snodo_tasks_queue ON ${n.tasks} (principal, next_run_at) WHERE status = 'working'`)
     yield* sql.unsafe(`CREATE INDEX snodo_tasks_leased ON ${n.tasks} (principal) WHERE status = 'working' AND lease_owner IS NOT NULL`)
     yield* sql.unsafe(`DROP INDEX ${n.schema}.snodo_tasks_due`)
+  }),
+  "0005_session_limit_keys": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // What sessions.maxPerPrincipal counts a session by: its principal, or, for an anonymous
+    // caller, its source address (@snodo/http's Sessions.limitKey). NULL on rows written before.
+    yield* sql.unsafe(`ALTER TABLE ${n.sessions} ADD COLUMN limit_key text`)
+    yield* sql.unsafe(`CREATE INDEX snodo_sessions_limit_key ON ${n.sessions} (limit_key, expires_at)`)
   })
 })
 

@@ -151,13 +151,14 @@ VALUES (${inline}, ${now}) RETURNING id`
         `CASE WHEN ${initialized} THEN ${nowMs} + ${limits.idleMillis} ELSE LEAST(${nowMs} + ${limits.idleMillis}, created_at + ${limits.initializeMillis}) END`
       )
 
-    const create = (id: string, principal: string, limits: Store.Limits): Effect.Effect<Store.Refused | undefined, SqlError.SqlError> =>
+    const create = (id: string, principal: string, limits: Store.Limits, limitKey = principal): Effect.Effect<Store.Refused | undefined, SqlError.SqlError> =>
       pg.withTransaction(Effect.gen(function*() {
         yield* pg`SELECT pg_advisory_xact_lock(hashtext(${n.sessionsLock}))`
+        // maxPerPrincipal counts by limit key (a row written before the key counts by its principal)
         const [counted] = yield* pg<Counted>`SELECT count(*) AS total,
-  count(*) FILTER (WHERE principal = ${principal}) AS mine,
+  count(*) FILTER (WHERE COALESCE(limit_key, principal) = ${limitKey}) AS mine,
   min(expires_at) AS first,
-  min(expires_at) FILTER (WHERE principal = ${principal}) AS first_mine,
+  min(expires_at) FILTER (WHERE COALESCE(limit_key, principal) = ${limitKey}) AS first_mine,
   ${now} AS now
 FROM ${table} WHERE expires_at > ${now}`
         const at = Number(counted?.now ?? Date.now())
@@ -168,8 +169,8 @@ FROM ${table} WHERE expires_at > ${now}`
         if (Number(counted?.total ?? 0) >= limits.max) {
           return { _tag: "Refused", bound: "sessions", limit: limits.max, retryAfterMillis: wait(counted?.first ?? null) } as const
         }
-        yield* pg`INSERT INTO ${table} (id, principal, state, created_at, last_seen, expires_at)
-VALUES (${id}, ${principal}, ${JSON.stringify(Store.empty)}, ${at}, ${at}, ${at + Math.min(limits.idleMillis, limits.initializeMillis)})`
+        yield* pg`INSERT INTO ${table} (id, principal, limit_key, state, created_at, last_seen, expires_at)
+VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at}, ${at}, ${at + Math.min(limits.idleMillis, limits.initializeMillis)})`
         return undefined
       }))
 
@@ -212,7 +213,7 @@ SELECT state FROM found`
       ))
 
     return SessionStore.of({
-      create: (id, principal, limits) => create(id, principal, limits).pipe(failed("create a session")),
+      create: (id, principal, limits, limitKey) => create(id, principal, limits, limitKey).pipe(failed("create a session")),
       touch: (id, principal, limits) => touch(id, principal, limits).pipe(failed("read a session")),
       save: (id, state, origin, limits) => save(id, state, origin, limits).pipe(logged<void>("save", undefined)),
       remove: (id, origin) => remove(id, origin).pipe(logged<void>("remove", undefined)),
