@@ -67,8 +67,10 @@ describe("the client under a hostile server's flood (issue 38)", () => {
       expect(report.error?.message).toContain("(maxInvalidFrames 16)")
       expect(report.error?.message).toContain("HostileStdioServer.mjs invalid-flood")
       expect(report.error?.message).toContain("the first: not json 0")
-      // the fault is visible from the first line; the time includes spawning the server
-      expect(report.elapsedMs).toBeLessThan(2000)
+      // the fault is visible from the first line; the time includes spawning the server (a cold Node
+      // start, over a second on a loaded 2-core machine), so the bound leaves it room: the old client
+      // read on until its 60 s stall check
+      expect(report.elapsedMs).toBeLessThan(5000)
     }), 120_000)
 
   it.live("C2: 200,000 elicitation/create with a slow handler: at most 64 run, the rest refused busy", () =>
