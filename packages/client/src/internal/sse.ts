@@ -53,7 +53,7 @@ export const make = (maxBytes: number): Parser => {
   /** Handles one complete line; `false` when the event grew past the bound. */
   const line = (bytes: Uint8Array, events: Array<string>): boolean => {
     if (bytes.length === 0) {
-      if (data.length > 0) events.push(data.map((line) => decoder.decode(line)).join("\n"))
+      if (data.length > 0) events.push(data.map((piece) => decoder.decode(piece)).join("\n"))
       data = []
       dataBytes = 0
       return true
