@@ -99,7 +99,8 @@ describe("PostgreSQL across instances", () => {
 
   it.live("old payloads carried by reference are deleted", () =>
     Effect.gen(function*() {
-      const a = yield* instance({ retainMs: 50, cleanupIntervalMs: 100 })
+      // kept long enough for B to read it on a loaded machine (at 50 ms, B sometimes read it after the cleanup)
+      const a = yield* instance({ retainMs: 1_000, cleanupIntervalMs: 100 })
       const b = yield* instance()
       const onB = yield* stream(b.hub, "alice")
       yield* a.hub.publish(SubscriptionHub.topic({ topic: "io.modelcontextprotocol/tasks/t1", method: "notifications/tasks", params: { blob: "x".repeat(9_000) }, principal: undefined }))
