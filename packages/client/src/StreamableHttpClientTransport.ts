@@ -214,6 +214,10 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
           const type = response.headers["content-type"] ?? ""
           if (type.startsWith("text/event-stream")) {
             const parser = Sse.make(maxBytes)
+            // Only an initialize-era request's stream may be resumed (the version header is set on
+            // that era only): only there is each event looked at for the answer, not on a
+            // 2026-07-28 stream (a listen stream's every change would be parsed twice).
+            const resumable = requestId !== undefined && version !== undefined && resumes < maxResumes
             let answered = false
             return response.stream.pipe(
               Stream.mapError((error) => new TransportError({ reason: "Closed", message: `The server's event stream failed: ${error.message} (${url.href})` })),
@@ -221,7 +225,7 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
                 Effect.suspend(() => {
                   const pushed = parser.push(chunk)
                   for (const event of pushed.events) {
-                    if (requestId !== undefined && !answered && answers(event, requestId)) answered = true
+                    if (resumable && !answered && answers(event, requestId)) answered = true
                     hand(event, requestId)
                   }
                   return pushed.tooLarge === undefined ? Effect.void : Effect.fail(tooLarge(`SSE ${pushed.tooLarge}`, method))
@@ -229,8 +233,7 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
               ),
               Effect.andThen(Effect.suspend(() => {
                 const lastId = parser.lastEventId()
-                // 2026-07-28 streams are not resumable (the version header is set on the initialize era only)
-                if (answered || requestId === undefined || lastId === undefined || version === undefined || resumes >= maxResumes) return Effect.void
+                if (!resumable || answered || lastId === undefined) return Effect.void
                 return resume(lastId, parser.retry(), requestId, method, resumes)
               }))
             )
