@@ -13,40 +13,11 @@ import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as McpHttp from "@snodo/http/McpHttp"
-import * as Http from "node:http"
 import { createServer } from "node:http"
 import { describe, expect, it } from "vitest"
+import { postFrom } from "../support/PostFrom.ts"
 
 const echo = Tool.make("echo", { input: Schema.Struct({ text: Schema.String }) }, ({ text }) => Effect.succeed(text))
-
-interface Answer {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-}
-
-/** POSTs one initialize-era message from `localAddress`. */
-const postFrom = (url: string, localAddress: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  new Promise<Answer>((resolve, reject) => {
-    const target = new URL(url)
-    const req = Http.request({
-      host: target.hostname,
-      port: target.port,
-      path: target.pathname,
-      method: "POST",
-      localAddress,
-      agent: false,
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }
-    }, (res) => {
-      let text = ""
-      res.setEncoding("utf8")
-      res.on("data", (chunk: string) => void (text += chunk))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.end(JSON.stringify(body))
-  })
 
 let nextId = 1
 /** `initialize` then `notifications/initialized` (a session that lives for the idle time): the answer and the session id. */

@@ -19,9 +19,9 @@ import { Duration, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes } from "node:crypto"
-import * as Http from "node:http"
 import { afterAll, describe, expect, it } from "vitest"
 import { ServerLayer } from "../../examples/everything/server.ts"
+import { postFrom } from "../support/PostFrom.ts"
 import * as RoundRobinProxy from "../support/RoundRobinProxy.ts"
 import { eventsOf } from "../support/Sse.ts"
 
@@ -92,32 +92,16 @@ const initialize = (url: string, headers: Record<string, string> = {}) =>
   }, headers)
 
 /** `initialize` from a socket bound to `localAddress`: the status and the session id given. */
-const initializeFrom = (url: string, localAddress: string) =>
-  new Promise<{ readonly status: number; readonly session: string | undefined }>((resolve, reject) => {
-    const target = new URL(url)
-    const request = Http.request({
-      host: target.hostname,
-      port: target.port,
-      path: target.pathname,
-      method: "POST",
-      localAddress,
-      agent: false,
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }
-    }, (response) => {
-      response.resume()
-      response.on("end", () => {
-        const session = response.headers["mcp-session-id"]
-        resolve({ status: response.statusCode ?? 0, session: typeof session === "string" ? session : undefined })
-      })
-    })
-    request.on("error", reject)
-    request.end(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
-    }))
+const initializeFrom = async (url: string, localAddress: string) => {
+  const answer = await postFrom(url, localAddress, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
   })
+  const session = answer.headers["mcp-session-id"]
+  return { status: answer.status, session: typeof session === "string" ? session : undefined }
+}
 
 const contract = (name: string, store: () => Layer.Layer<SessionStore.SessionStore, unknown>) =>
   describe(name, () => {
