@@ -11,6 +11,12 @@
  * cancelled its own request, the deadline passed, the transport closed). At most `maxPending`
  * requests wait at once (`Busy` beyond); closing the registry fails every waiting one (`Closed`).
  *
+ * The deadline is hand-written rather than `Effect.timeoutOrElse`: that raced two forked fibers per
+ * request (the write-and-wait and the sleep), ~5 of the ~23 µs of CPU a client spent per
+ * sequential call in process. Here the write runs in one fiber, the wait is the request's
+ * `Deferred`, and the deadline is a plain timer on the live clock (a forked sleep on any other
+ * clock, e.g. `TestClock`); whichever of answer, failed write and deadline comes first settles it.
+ *
  * Handlers do not use this module: `Input.elicit`, `Input.sample` and `Input.roots` reach it
  * through the dialect (see server/ClientInput).
  *
@@ -26,7 +32,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Duration, Effect, Exit, Predicate, Schema } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, type Fiber, Predicate, Schema } from "effect"
 import * as Encoder from "../jsonrpc/Encoder.ts"
 import type * as Envelope from "../jsonrpc/Envelope.ts"
 import type { RequestSink } from "./RequestSink.ts"
@@ -106,6 +112,29 @@ const readError = (error: unknown): { readonly code: number; readonly message: s
   return error["data"] === undefined ? { code, message } : { code, message, data: error["data"] }
 }
 
+/** The clock every fiber has unless a test (`TestClock`) or the application provides another. */
+const liveClock = Context.get(Context.empty(), Clock.Clock)
+
+/** Node's (and the browsers') longest timer; Effect's clock chains longer sleeps. */
+const maxTimerMillis = 2 ** 31 - 1
+
+const noDeadline = () => {}
+
+/**
+ * Calls `expire` once `millis` have passed on the fiber's clock, unless the returned function
+ * is called first. On the live clock a plain timer (no fiber); on another clock (`TestClock`) a
+ * forked sleep, so tests move time as they do for every other wait.
+ */
+const startDeadline = (fiber: Fiber.Fiber<unknown, unknown>, millis: number, expire: () => void): () => void => {
+  if (!(millis < Infinity)) return noDeadline
+  if (fiber.getRef(Clock.Clock) === liveClock && millis <= maxTimerMillis) {
+    const timer = setTimeout(expire, millis)
+    return () => clearTimeout(timer)
+  }
+  const sleeping = Effect.runForkWith(fiber.context)(Effect.andThen(Effect.sleep(millis), Effect.sync(expire)))
+  return () => sleeping.interruptUnsafe()
+}
+
 /**
  * A new registry.
  *
@@ -123,7 +152,7 @@ export const make = (options?: Options): OutgoingRequests => {
     Effect.ignore(sink.write(Encoder.notification("notifications/cancelled", { requestId: id, reason })))
 
   const send: OutgoingRequests["send"] = (sink, method, params, timeout, sendOptions) =>
-    Effect.suspend(() => {
+    Effect.withFiber((fiber) => {
       if (closed) return Effect.fail(new OutgoingRequestError({ reason: "Closed", message: "The session has ended" }))
       if (waiting.size >= maxPending) {
         return Effect.fail(new OutgoingRequestError({ reason: "Busy", message: `At most ${maxPending} requests to the client wait at once` }))
@@ -132,20 +161,34 @@ export const make = (options?: Options): OutgoingRequests => {
       const answer = Deferred.makeUnsafe<unknown, OutgoingRequestError>()
       waiting.set(id, answer)
       sendOptions?.onId?.(id)
-      const millis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
-      return sink.write(Encoder.request(id, method, params)).pipe(
-        Effect.catchTag("SinkClosed", () => Effect.fail(new OutgoingRequestError({ reason: "Closed", message: "The request's stream has ended" }))),
-        Effect.andThen(Deferred.await(answer)),
-        Effect.timeoutOrElse({
-          duration: millis,
-          orElse: () =>
-            Effect.andThen(
-              withdraw(sink, id, "timed out"),
-              Effect.fail(new OutgoingRequestError({ reason: "Timeout", message: `The client did not answer ${method} within ${millis} ms` }))
-            )
-        }),
-        Effect.onInterrupt(() => withdraw(sink, id, "The request that asked was cancelled")),
-        Effect.ensuring(Effect.sync(() => void waiting.delete(id)))
+      const millis = typeof timeout === "number" ? timeout : Duration.toMillis(Duration.fromInputUnsafe(timeout))
+      // The deadline covers the write and the wait for the answer. The write runs in a fiber of
+      // its own (it completes at once unless the channel pushes back): whichever comes first,
+      // the answer, a failed write or the deadline, completes `answer`, which is all the request
+      // waits for, and the rest is called off (see the module header).
+      let expired = false
+      const writing = Effect.runForkWith(fiber.context)(
+        Effect.catchTag(sink.write(Encoder.request(id, method, params)), "SinkClosed", () =>
+          Effect.sync(() =>
+            void Deferred.doneUnsafe(answer, Exit.fail(new OutgoingRequestError({ reason: "Closed", message: "The request's stream has ended" })))
+          ))
+      )
+      const cancelDeadline = startDeadline(fiber, millis, () => {
+        expired = true
+        writing.interruptUnsafe()
+        Deferred.doneUnsafe(answer, Exit.fail(new OutgoingRequestError({ reason: "Timeout", message: `The client did not answer ${method} within ${millis} ms` })))
+      })
+      return Deferred.await(answer).pipe(
+        Effect.onError((cause) =>
+          expired && !Cause.hasInterruptsOnly(cause) ? withdraw(sink, id, "timed out")
+          : Cause.hasInterruptsOnly(cause) ? withdraw(sink, id, "The request that asked was cancelled")
+          : Effect.void
+        ),
+        Effect.ensuring(Effect.sync(() => {
+          cancelDeadline()
+          writing.interruptUnsafe()
+          waiting.delete(id)
+        }))
       )
     })
 
