@@ -442,6 +442,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     ? capabilities
     : { ...capabilities, extensions: { [TaskHandle.extensionId]: {}, ...options.extensions } }
   const timeout = options.requestTimeout ?? "5 minutes"
+  /** The request timeout in milliseconds, read once (not per request). */
+  const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(timeout))
   const maxRounds = options.maxRounds ?? 10
   const maxInputRequests = options.maxInputRequests ?? 32
   const maxServerRequests = options.maxServerRequests ?? 64
@@ -606,7 +608,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const send = (
     method: string,
     params: Readonly<Record<string, unknown>>,
-    wait: Duration.Input,
+    millis: number,
     sendOptions?: OutgoingRequests.SendOptions
   ): Effect.Effect<unknown, McpClientError> =>
     Effect.suspend(() => {
@@ -619,8 +621,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
             Effect.mapError((error) => new SinkClosed({ message: error.message }))
           )
       }
-      const millis = Duration.toMillis(Duration.fromInputUnsafe(wait))
-      return outgoing.send(sink, method, params, wait, {
+      return outgoing.send(sink, method, params, millis, {
         onId: (sent) => {
           id = sent
           pending.set(sent, method)
@@ -642,7 +643,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       )
     })
 
-  const metaFor = (requestOptions: RequestOptions | undefined, token: string | undefined): Record<string, unknown> => ({
+  /** The `_meta` of a request without options of its own, made once per era (every call sends it as it is). */
+  let plainMeta: { readonly era: "modern" | "legacy"; readonly meta: Readonly<Record<string, unknown>> } | undefined
+  const metaFor = (requestOptions: RequestOptions | undefined, token: string | undefined): Readonly<Record<string, unknown>> => {
+    if (requestOptions?.meta !== undefined || token !== undefined) return metaOf(requestOptions, token)
+    if (plainMeta?.era !== era) plainMeta = { era, meta: metaOf(undefined, undefined) }
+    return plainMeta.meta
+  }
+  const metaOf = (requestOptions: RequestOptions | undefined, token: string | undefined): Record<string, unknown> => ({
     ...(era === "modern"
       ? {
         [Meta.ProtocolVersionKey]: latestVersion,
@@ -660,15 +668,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     params: Readonly<Record<string, unknown>>,
     requestOptions?: RequestOptions,
     sendOptions?: OutgoingRequests.SendOptions,
-    wait: Duration.Input = timeout
+    millis: number = timeoutMillis
   ): Effect.Effect<Result, McpClientError> =>
     Effect.suspend(() => {
       const onProgress = requestOptions?.onProgress
-      const token = onProgress === undefined ? undefined : `progress-${++nextProgress}`
-      if (token !== undefined && onProgress !== undefined) progress.set(token, onProgress)
-      return send(method, { ...params, _meta: metaFor(requestOptions, token) }, wait, sendOptions).pipe(
+      if (onProgress === undefined) {
+        return Effect.flatMap(send(method, { ...params, _meta: metaFor(requestOptions, undefined) }, millis, sendOptions), (result) => checked(method, result))
+      }
+      const token = `progress-${++nextProgress}`
+      progress.set(token, onProgress)
+      return send(method, { ...params, _meta: metaFor(requestOptions, token) }, millis, sendOptions).pipe(
         Effect.flatMap((result) => checked(method, result)),
-        Effect.ensuring(Effect.sync(() => token !== undefined && progress.delete(token)))
+        Effect.ensuring(Effect.sync(() => progress.delete(token)))
       )
     })
 
@@ -731,24 +742,25 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
   const rounds = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) =>
     Effect.mapError(roundsOf(method, params, requestOptions), missingHandler)
 
-  const roundsOf = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) =>
-    Effect.gen(function*() {
-      const allowed = requestOptions?.maxRounds ?? maxRounds
-      let retry: Record<string, unknown> = {}
-      for (let round = 1;; round++) {
-        const result = yield* once(method, { ...params, ...retry }, requestOptions)
-        if (result.resultType !== "input_required") return result
-        if (round > allowed) {
-          return yield* new TooManyRounds({ method, rounds: allowed, message: `${method} still asked for input after ${allowed} rounds` })
-        }
-        const responses = yield* answerAll(record(result["inputRequests"]), method)
+  const roundsOf = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) => {
+    const allowed = requestOptions?.maxRounds ?? maxRounds
+    // Round `round` has been answered with `result`: the complete result, or the next round.
+    const next = (round: number, result: Result): Effect.Effect<Result, McpClientError> => {
+      if (result.resultType !== "input_required") return Effect.succeed(result)
+      if (round > allowed) {
+        return Effect.fail(new TooManyRounds({ method, rounds: allowed, message: `${method} still asked for input after ${allowed} rounds` }))
+      }
+      return Effect.flatMap(answerAll(record(result["inputRequests"]), method), (responses) => {
         const state = result["requestState"]
-        retry = {
+        const retry = {
           ...(Object.keys(responses).length > 0 ? { inputResponses: responses } : {}),
           ...(typeof state === "string" ? { requestState: state } : {})
         }
-      }
-    })
+        return Effect.flatMap(once(method, { ...params, ...retry }, requestOptions), (answer) => next(round + 1, answer))
+      })
+    }
+    return Effect.flatMap(once(method, params, requestOptions), (result) => next(1, result))
+  }
 
   /** A cacheable request: served from the cache while its `ttlMs` lasts. */
   const cached = (method: string, params: Readonly<Record<string, unknown>>, requestOptions?: RequestOptions) =>
@@ -859,7 +871,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         : { _tag: "Complete", result: result as Tools.CallToolResult })
 
   const callTool: Client["callTool"] = (name, args = {}, requestOptions) =>
-    Effect.flatMap(startTool(name, args, requestOptions), (started) => started._tag === "Task" ? started.task.await : Effect.succeed(started.result))
+    Effect.flatMap(request(Methods.ToolsCall.name, { name, arguments: args }, requestOptions), (result) =>
+      result.resultType === "task"
+        ? TaskHandle.make(taskDriver(requestOptions), result).await
+        : Effect.succeed(result as Tools.CallToolResult))
 
   const call: Client["call"] = (spec, input, requestOptions) =>
     Effect.gen(function*() {
@@ -936,7 +951,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
         return Stream.fromQueue(changes)
       }
       // A listen stream lives until the application or the server ends it: no requestTimeout.
-      const open = yield* Effect.forkScoped(once(Methods.SubscriptionsListen.name, { notifications: filter }, undefined, { onId: (sent) => id = sent }, Duration.infinity))
+      const open = yield* Effect.forkScoped(once(Methods.SubscriptionsListen.name, { notifications: filter }, undefined, { onId: (sent) => id = sent }, Infinity))
       // The stream is open once acknowledged (or the request failed first), within the request timeout.
       const honoured = yield* Effect.raceFirst(
         Deferred.await(acknowledged),
@@ -971,7 +986,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     roundTrip: (method, params = {}, roundTripOptions) =>
       roundTripOptions?.meta === undefined
         ? once(method, params)
-        : Effect.map(send(method, { ...params, _meta: roundTripOptions.meta }, timeout), (result) => (Predicate.isObject(result) ? result : {}) as Result),
+        : Effect.map(send(method, { ...params, _meta: roundTripOptions.meta }, timeoutMillis), (result) => (Predicate.isObject(result) ? result : {}) as Result),
     meta: metaFor(undefined, undefined),
     notify,
     discover,
