@@ -138,6 +138,9 @@ export interface Options {
 
 const duplicate = new InvalidRequest({ message: "Invalid request: id is already in flight" })
 
+/** A write the channel refused is dropped: the peer is closing, or its sink failed (and said so). */
+const ignoreFailure = () => Effect.void
+
 /**
  * Opens a peer whose requests live in the current scope: closing it interrupts them, and nothing
  * more is written.
@@ -155,7 +158,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   let closed = false
   let inFlightChars = 0
 
-  const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
+  const write = (frame: string): Effect.Effect<void> => Effect.catch(options.sink.write(frame), ignoreFailure)
   const writeAll = (frames: string | ReadonlyArray<string> | undefined): Effect.Effect<void> =>
     frames === undefined ? Effect.void : typeof frames === "string" ? write(frames) : Effect.forEach(frames, write, { discard: true })
   /** Writes from outside a fiber (refusals of frames that are not requests in flight). */
@@ -173,7 +176,9 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   }
 
   const onRequest = (fork: Fork, request: Envelope.Request, frame: string): void => {
-    if (inFlight.has("", request.id)) return refuse(fork, request.id, duplicate, frame)
+    // Nothing in flight (a sequential client, most requests of a burst): no id to collide with,
+    // and no key to build and hash.
+    if (inFlight.size() > 0 && inFlight.has("", request.id)) return refuse(fork, request.id, duplicate, frame)
     const chars = frame.length
     const fiber = fork(Effect.flatMap(options.onRequest(request), writeAll))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
