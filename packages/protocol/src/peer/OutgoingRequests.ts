@@ -178,18 +178,19 @@ export const make = (options?: Options): OutgoingRequests => {
         writing.interruptUnsafe()
         Deferred.doneUnsafe(answer, Exit.fail(new OutgoingRequestError({ reason: "Timeout", message: `The client did not answer ${method} within ${millis} ms` })))
       })
-      return Deferred.await(answer).pipe(
-        Effect.onError((cause) =>
-          expired && !Cause.hasInterruptsOnly(cause) ? withdraw(sink, id, "timed out")
-          : Cause.hasInterruptsOnly(cause) ? withdraw(sink, id, "The request that asked was cancelled")
-          : Effect.void
-        ),
-        Effect.ensuring(Effect.sync(() => {
-          cancelDeadline()
-          writing.interruptUnsafe()
+      return Effect.onExit(Deferred.await(answer), (exit) => {
+        cancelDeadline()
+        writing.interruptUnsafe()
+        const reason = Exit.isSuccess(exit) ? undefined
+          : Cause.hasInterruptsOnly(exit.cause) ? "The request that asked was cancelled"
+          : expired ? "timed out"
+          : undefined
+        if (reason === undefined) {
           waiting.delete(id)
-        }))
-      )
+          return Effect.void
+        }
+        return Effect.ensuring(withdraw(sink, id, reason), Effect.sync(() => void waiting.delete(id)))
+      })
     })
 
   const receive = (response: Envelope.Response): boolean => {
