@@ -616,10 +616,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
       let writeError: TransportError | undefined
       const sink = {
         write: (frame: string) =>
-          channel.write(frame).pipe(
-            Effect.tapError((error) => Effect.sync(() => void (writeError ??= error))),
-            Effect.mapError((error) => new SinkClosed({ message: error.message }))
-          )
+          Effect.mapError(channel.write(frame), (error) => {
+            writeError ??= error
+            return new SinkClosed({ message: error.message })
+          })
       }
       return outgoing.send(sink, method, params, millis, {
         onId: (sent) => {
