@@ -45,6 +45,21 @@ describe.each([
     interruptionCancels.pipe(Effect.provide(overHttp(dialects))), 30_000)
 })
 
+describe("routing headers over HTTP (2026-07-28)", () => {
+  // The transport takes Mcp-Name and Mcp-Param-* from what the client says it sent, not from a
+  // re-parse of the frame; a value that is not a string is taken as the body carries it (its JSON).
+  it.live("Mcp-Name and Mcp-Param-* match the body the server reads, whatever the values were given as", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient
+      yield* client.listTools // the tools' x-mcp-header declarations
+      expect(textOf(yield* client.callTool("test_x_mcp_header", { region: "eu-west" }))).toBe("Region: eu-west")
+      const region = { toJSON: () => "us-east" }
+      expect(textOf(yield* client.callTool("test_x_mcp_header", { region }))).toBe("Region: us-east")
+      const read = yield* client.request("resources/read", { uri: new URL("test://static-text") })
+      expect(read["contents"]).toMatchObject([{ text: "This is the content of the static text resource." }])
+    }).pipe(Effect.provide(overHttp(["2026-07-28"]))), 30_000)
+})
+
 describe("listen over HTTP (2026-07-28)", () => {
   it.live("a scoped stream of the changes asked for; closing the scope ends it", () =>
     Effect.gen(function*() {

@@ -29,8 +29,13 @@ import type { TransportError } from "./McpClientError.ts"
  * @since 0.1.0
  */
 export interface Channel {
-  /** Writes one JSON-RPC frame; completes once the transport took it, in order. */
-  readonly write: (frame: string) => Effect.Effect<void, TransportError>
+  /**
+   * Writes one JSON-RPC frame; completes once the transport took it, in order. `sent`, when the
+   * client gives it, is what the frame holds (the client encoded it just now): a transport that
+   * reads a frame for its routing (HTTP's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` headers) reads
+   * it there instead of parsing the frame again.
+   */
+  readonly write: (frame: string, sent?: Sent) => Effect.Effect<void, TransportError>
   /** Fails when the connection ends on its own (the process exited, the stream closed); never succeeds. */
   readonly closed: Effect.Effect<never, TransportError>
   /**
@@ -55,6 +60,18 @@ export interface Channel {
    * cancelled or timed out): HTTP closes the stream that carried it.
    */
   readonly settled?: (requestId: string) => void
+}
+
+/**
+ * What a frame the client wrote holds: its method, its id (a request) and its params.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Sent {
+  readonly method: string
+  readonly id?: string | number | undefined
+  readonly params: Readonly<Record<string, unknown>>
 }
 
 /**

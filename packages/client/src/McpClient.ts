@@ -614,12 +614,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
     Effect.suspend(() => {
       let id: string | undefined
       let writeError: TransportError | undefined
+      // The request is the first frame written through its sink (a withdrawal may follow): the
+      // transport is told what it holds, so HTTP takes its headers from here, not from a re-parse.
+      let described = false
       const sink = {
-        write: (frame: string) =>
-          Effect.mapError(channel.write(frame), (error) => {
+        write: (frame: string) => {
+          const sent = described ? undefined : { method, id, params }
+          described = true
+          return Effect.mapError(channel.write(frame, sent), (error) => {
             writeError ??= error
             return new SinkClosed({ message: error.message })
           })
+        }
       }
       return outgoing.send(sink, method, params, millis, {
         onId: (sent) => {
@@ -776,7 +782,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}): Effect.f
 
   const request: Client["request"] = (method, params = {}, requestOptions) => rounds(method, params, requestOptions)
 
-  const notify: Client["notify"] = (method, params = {}) => channel.write(Encoder.notification(method, params))
+  const notify: Client["notify"] = (method, params = {}) => channel.write(Encoder.notification(method, params), { method, params })
 
   const discover = cached(Methods.ServerDiscover.name, {}) as Effect.Effect<Discover.DiscoverResult, McpClientError>
 

@@ -32,7 +32,7 @@ import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Method from "@snodo/protocol/methods/Method"
 import * as Methods from "@snodo/protocol/methods/Methods"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
-import { type ClientTransport, type FailRequest, Transport } from "./ClientTransport.ts"
+import { type ClientTransport, type FailRequest, type Sent, Transport } from "./ClientTransport.ts"
 import * as Sse from "./internal/sse.ts"
 import { TransportError } from "./McpClientError.ts"
 
@@ -259,9 +259,19 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
             yield* deliver(resumed, requestId, method, resumes + 1)
           })
 
-        const post = (frame: string, message: Message, method: string | undefined) => {
-          const params = record(message["params"])
-          const bodyVersion = record(params["_meta"])[ProtocolVersionKey]
+        /**
+         * `described`: `message` is what the client said the frame holds, not the frame parsed. A
+         * header is read from it while the value is what the body carries (a string, or nothing);
+         * any other value (a `URL` as `uri`, a `Date` argument) is read from the frame itself, as
+         * its JSON text.
+         */
+        const post = (frame: string, message: Message, method: string | undefined, described: boolean) => {
+          let parsed: Readonly<Record<string, unknown>> | undefined
+          const inFrame = () => parsed ??= record(record(JSON.parse(frame))["params"])
+          const given = record(message["params"])
+          const exact = (value: unknown) => value === undefined || typeof value === "string"
+          const meta = given["_meta"]
+          const bodyVersion = record(described && !(Predicate.isObject(meta) && exact(meta[ProtocolVersionKey])) ? inFrame()["_meta"] : meta)[ProtocolVersionKey]
           const headers: Record<string, string> = {
             ...common(),
             accept: "application/json, text/event-stream",
@@ -270,11 +280,14 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
           }
           // the method table says which param is `Mcp-Name` and whether a tool's parameters are mirrored
           const entry = method === undefined ? undefined : Methods.findRequest(method)
+          const params = described && entry?.nameParam !== undefined && !exact(given[entry.nameParam]) ? inFrame() : given
           const name = entry === undefined ? undefined : Method.nameOf(entry, params)
           if (name !== undefined) headers["mcp-name"] = headerValue(name)
-          if (entry?.mirrorsArguments === true && name !== undefined) {
-            const args = record(params["arguments"])
-            for (const mirror of mirrors.get(name) ?? []) {
+          const mirrored = entry?.mirrorsArguments === true && name !== undefined ? mirrors.get(name) : undefined
+          if (mirrored !== undefined && mirrored.length > 0) {
+            // mirrored values as the body carries them: an argument given as a Date, say, is its JSON text there
+            const args = record((described ? inFrame() : params)["arguments"])
+            for (const mirror of mirrored) {
               const value = paramHeader(HeaderParams.valueAt(args, mirror.path))
               if (value !== undefined) headers[mirror.header] = value
             }
@@ -325,15 +338,16 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
             })
           })
 
-        const write = (frame: string): Effect.Effect<void, TransportError> =>
+        const write = (frame: string, sent?: Sent): Effect.Effect<void, TransportError> =>
           Effect.suspend(() => {
-            const message = record(JSON.parse(frame))
+            // what the client just encoded, as it said; a frame without that (a response, a refusal) is read
+            const message: Message = sent === undefined ? record(JSON.parse(frame)) : { method: sent.method, id: sent.id, params: sent.params }
             const method = typeof message["method"] === "string" ? message["method"] : undefined
             const requestId = method !== undefined && (typeof message["id"] === "string" || typeof message["id"] === "number") ? message["id"] : undefined
             if (requestId === undefined) {
               // A notification or a response: the answer is 202, or (rarely) a message to hand over.
               return Effect.scoped(Effect.gen(function*() {
-                const response = yield* post(frame, message, method)
+                const response = yield* post(frame, message, method, sent !== undefined)
                 if (response.status === 202) return
                 if (yield* admit(response, undefined, method)) yield* deliver(response, undefined, method)
               }))
@@ -344,7 +358,7 @@ export const make = (options: Options): Effect.Effect<ClientTransport, never, Ht
             const admitted = Deferred.makeUnsafe<void, TransportError>()
             const key = String(requestId)
             const exchange = Effect.scoped(Effect.gen(function*() {
-              const response = yield* post(frame, message, method)
+              const response = yield* post(frame, message, method, sent !== undefined)
               const given = response.headers["mcp-session-id"]
               if (given !== undefined && method === Methods.Initialize.name) session = given
               const goOn = yield* admit(response, requestId, method)
