@@ -158,6 +158,17 @@ interface Recorder {
   readonly updateUnsafe: (input: number, context: Context.Context<never>) => void
 }
 
+/** Attributes of the metrics, built once per attribute set (see `tagged` in {@link make}). */
+const durationAttributes = (method: string, transport: string | undefined, code: number | undefined): Record<string, string> => {
+  const attributes: Record<string, string> = { [Semconv.methodName]: method }
+  if (transport !== undefined) attributes[Semconv.networkTransport] = transport
+  if (code !== undefined) attributes[Semconv.errorType] = String(code)
+  return attributes
+}
+// `outcome` is always given (`record`'s), the parameter optional only to share `tagged`'s shape
+const requestAttributes = (method: string, outcome: string | undefined): Record<string, string> => ({ [Semconv.methodName]: method, outcome: outcome! })
+const refusalAttributes = (reason: string): Record<string, string> => ({ reason })
+
 /**
  * The instrumentation of a runtime over the application's services, or `undefined` when nothing
  * is observed.
@@ -175,12 +186,20 @@ export const make = (services: Context.Context<never>, queued: () => number): In
   if (tracer === undefined && !metrics && events === undefined) return undefined
   const publish = events === undefined ? undefined : (event: McpEvents.McpEvent) => events.publish(event)
 
-  // Metrics with their attributes, made once per attribute set (all bounded by the server).
+  // Metrics with their attributes, made once per attribute set (all bounded by the server); the
+  // attributes are built only then, not per request.
   const cache = new Map<string, Recorder>()
-  const tagged = <S>(metric: Metric.Metric<number, S>, key: string, attributes: Record<string, string>): Recorder => {
+  const tagged = <S>(
+    metric: Metric.Metric<number, S>,
+    key: string,
+    attributes: (a: string, b: string | undefined, c: number | undefined) => Record<string, string>,
+    a: string,
+    b?: string,
+    c?: number
+  ): Recorder => {
     let found = cache.get(key)
     if (found === undefined) {
-      found = Metric.withAttributes(metric, attributes)
+      found = Metric.withAttributes(metric, attributes(a, b, c))
       cache.set(key, found)
     }
     return found
@@ -197,7 +216,7 @@ export const make = (services: Context.Context<never>, queued: () => number): In
   let active = 0
   let streams = 0
 
-  const refused = (reason: string) => tagged(McpMetrics.refusals, `x|${reason}`, { reason }).updateUnsafe(1, services)
+  const refused = (reason: string) => tagged(McpMetrics.refusals, `x|${reason}`, refusalAttributes, reason).updateUnsafe(1, services)
   const record = (
     method: string,
     transport: string | undefined,
@@ -206,11 +225,8 @@ export const make = (services: Context.Context<never>, queued: () => number): In
     seconds: number,
     refusal: string | undefined
   ) => {
-    const durationAttributes: Record<string, string> = { [Semconv.methodName]: method }
-    if (transport !== undefined) durationAttributes[Semconv.networkTransport] = transport
-    if (code !== undefined) durationAttributes[Semconv.errorType] = String(code)
-    tagged(McpMetrics.operationDuration, `d|${method}|${transport}|${code}`, durationAttributes).updateUnsafe(seconds, services)
-    tagged(McpMetrics.requests, `r|${method}|${outcome}`, { [Semconv.methodName]: method, outcome }).updateUnsafe(1, services)
+    tagged(McpMetrics.operationDuration, `d|${method}|${transport}|${code}`, durationAttributes, method, transport, code).updateUnsafe(seconds, services)
+    tagged(McpMetrics.requests, `r|${method}|${outcome}`, requestAttributes, method, outcome).updateUnsafe(1, services)
     if (refusal !== undefined) refused(refusal)
     McpMetrics.activeRequests.updateUnsafe(active, services)
     McpMetrics.executorQueued.updateUnsafe(queued(), services)
