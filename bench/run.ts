@@ -940,7 +940,8 @@ const observability = async (): Promise<void> => {
     progress(`   collector received ${received.traces} trace and ${received.metrics} metric exports, ~${received.spans} spans, ${(received.bytes / 1024 / 1024).toFixed(1)} MiB`)
     if (received.spans === 0) problem("snodo", "observability", "the --otlp server exported no spans")
     else {
-      notes.push(`Observability: with --otlp the server exported ~${received.spans.toLocaleString("en-US")} spans in ` +
+      notes.push(`Observability: the raw floor and both everything servers (no telemetry, --otlp) are up at once, each warmed up ` +
+        `for ${Math.max(warmupS, durationS)} s from its cold start, then loaded in turn; with --otlp the server exported ~${received.spans.toLocaleString("en-US")} spans in ` +
         `${received.traces} OTLP/JSON posts (${(received.bytes / 1024 / 1024).toFixed(1)} MiB) to a local stand-in collector (\`bench/otlp-sink.ts\`) during the scenario.`)
     }
     await sink.close()
