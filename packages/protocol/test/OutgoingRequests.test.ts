@@ -1,6 +1,6 @@
 /**
- * OutgoingRequests: how a request ends. Its deadline is a plain timer on the live clock and a
- * forked sleep on any other (TestClock), so both are driven here: an answer in time, no answer
+ * OutgoingRequests: how a request ends. Its deadline is an entry on the registry's one timer on
+ * the live clock and a forked sleep on any other (TestClock), so both are driven here: an answer in time, no answer
  * (Timeout, withdrawn with "timed out"), the asker interrupted (withdrawn as cancelled), a write
  * the channel refused (Closed, nothing withdrawn), a write that never completes (the deadline
  * still holds), and the bound on requests waiting at once.
@@ -49,6 +49,30 @@ describe("OutgoingRequests", () => {
         method: "notifications/cancelled",
         params: { requestId: request["id"], reason: "timed out" }
       })
+      expect(requests.pending()).toBe(0)
+    }))
+
+  it.live("the deadlines of one registry share a timer: an earlier one re-arms it, a later one outlives a stale firing", () =>
+    Effect.gen(function*() {
+      const { written, sink } = yield* recording
+      const requests = OutgoingRequests.make()
+      const answer = (request: Record<string, unknown>) =>
+        requests.receive({ _tag: "Response", id: request["id"] as string, result: {}, error: undefined })
+      // armed for 150 ms, then answered: the timer stays armed for a deadline nobody waits for
+      const first = yield* Effect.forkChild(requests.send(sink, "roots/list", {}, 150))
+      expect(answer(yield* Queue.take(written))).toBe(true)
+      yield* Fiber.join(first)
+      // later than the armed time: waits through the stale firing, expires at its own deadline
+      const started = performance.now()
+      const late = yield* Effect.forkChild(Effect.flip(requests.send(sink, "roots/list", {}, 400)))
+      // earlier than anything armed: re-arms the timer
+      const early = yield* Effect.flip(requests.send(sink, "roots/list", {}, 50))
+      const earlyAt = performance.now() - started
+      expect(early.reason).toBe("Timeout")
+      expect(earlyAt).toBeGreaterThanOrEqual(45)
+      expect(earlyAt).toBeLessThan(380)
+      expect((yield* Fiber.join(late)).reason).toBe("Timeout")
+      expect(performance.now() - started).toBeGreaterThanOrEqual(395)
       expect(requests.pending()).toBe(0)
     }))
 
