@@ -1015,7 +1015,8 @@ const notes: Array<string> = [
   "(PostgreSQL: `FOR UPDATE SKIP LOCKED` on `@effect/sql-pg`; SQLite: `BEGIN IMMEDIATE` on the same client). Rounds " +
   "alternate the two; the best of 2 is kept. Tasks/s from the first claim to the last completion.",
   "Client: `bench/client.ts`, in its own process (`--expose-gc`): 2,000 sequential `tools/call echo` over stdio per " +
-  "round, `@snodo/client` (the calls in one fiber, as an agent's loop) and the official client 2.4.0 pinned to " +
+  "round, `@snodo/client` (the calls in one fiber, one after the other in an `Effect.gen` loop, as an agent's; not " +
+  "`Effect.repeat`, whose schedule yields to the event loop between calls) and the official client 2.4.0 pinned to " +
   "2026-07-28, each to its own `bench/peers/snodo.ts --stdio`, rounds alternating, the median round kept (the first of " +
   "each a warm-up); then 30 listen streams opened by `@snodo/client` on the everything server, heap after a full GC.",
   "HTTP/2 and TLS: `bench/http2.ts`, in its own process, starts two everything servers (`--h2c`, and " +
