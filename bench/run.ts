@@ -972,7 +972,9 @@ const notes: Array<string> = [
   "sequential calls are awaited one by one (up to 5,000 or the scenario duration, after 5,000 warm-up calls or 2 s, " +
   "whichever ends first: the steady state, as the HTTP loads' warm-up gives); " +
   "the burst issues 1,000 calls at once and reports the fastest of 3 rounds. The client's own cost is in every " +
-  "figure, equally for every peer.",
+  "figure, equally for every peer: the floor's burst is the client's limit (its server spends ~5 µs per call), and " +
+  "on a loaded 2-core machine the client and the server alternate more than they overlap, so a burst's rate is close " +
+  "to 1 / (client + server CPU per call) and moves with the machine's load (bench/PROFILE.md).",
   "RSS is read from `/proc/<pid>/status` of the server process: idle 0.5 s after the first answers, and the peak " +
   "sampled every 100 ms during the 64-connection echo load.",
   "snodo always runs from the packages' build (dist/, compiled JavaScript), as an application installs it: " +
