@@ -320,6 +320,11 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       "@snodo/core/server/Round",
       "@snodo/core/routes/Complete",
       "@snodo/core/internal/StrictJson",
+      "@snodo/core/extension/RateWindow",
+      "@snodo/core/extension/Semconv",
+      "@snodo/core/UriTemplate",
+      "@snodo/core/runtime/internal/Invocation",
+      "@snodo/core/dialect/Admission",
       "@snodo/json-schema/internal/compiler"
     ]
     // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).

@@ -32,7 +32,7 @@ export const defaultPageSize = 100
  * @category constants
  * @since 0.1.0
  */
-export const maxCursorLength = 2048
+const maxCursorLength = 2048
 
 /**
  * A list ready to page: its items, their fingerprint and the page size.
@@ -63,7 +63,7 @@ export interface Page<A> {
  * @category combinators
  * @since 0.1.0
  */
-export const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = ""): string =>
+const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = ""): string =>
   createHash("sha256").update(scope).update("\u0000").update(JSON.stringify(items)).digest("base64url").slice(0, 22)
 
 /**

@@ -35,7 +35,7 @@ import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } fr
  * @category constants
  * @since 0.1.0
  */
-export const defaultTtl: Duration.Duration = Duration.seconds(300)
+const defaultTtl: Duration.Duration = Duration.seconds(300)
 
 /**
  * Longest lifetime a keyring accepts: 900 s.
@@ -51,7 +51,7 @@ export const maxTtl: Duration.Duration = Duration.seconds(900)
  * @category constants
  * @since 0.1.0
  */
-export const maxKeys = 8
+const maxKeys = 8
 
 /**
  * Fewest secret bytes a key needs.
@@ -59,7 +59,7 @@ export const maxKeys = 8
  * @category constants
  * @since 0.1.0
  */
-export const minSecretBytes = 32
+const minSecretBytes = 32
 
 const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/
 

@@ -133,7 +133,7 @@ export const canonicalJson = (value: unknown): string => {
  * @category combinators
  * @since 0.1.0
  */
-export const boundParams = (params: Readonly<Record<string, unknown>>): string => {
+const boundParams = (params: Readonly<Record<string, unknown>>): string => {
   const kept: Record<string, unknown> = {}
   for (const key of Object.keys(params)) if (!excluded.has(key)) kept[key] = params[key]
   return canonicalJson(kept)

@@ -33,7 +33,7 @@ import { Clock, Context, Effect, Layer, Semaphore } from "effect"
 import * as ComponentOptions from "../catalog/ComponentOptions.ts"
 import { InternalError, RateLimited, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import * as Bulkhead from "./Bulkhead.ts"
-import * as RateWindow from "./RateWindow.ts"
+import * as RateWindow from "./internal/RateWindow.ts"
 
 /**
  * Global limits, over every component.
@@ -73,7 +73,7 @@ export interface Component {
  * @category models
  * @since 0.1.0
  */
-export interface RunOptions {
+interface RunOptions {
   /** Without one, the request shares the bulkhead of every request that names none. */
   readonly component?: Component | undefined
   /** Without one, the request counts as the anonymous principal. */

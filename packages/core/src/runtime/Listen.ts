@@ -34,7 +34,7 @@ import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/
 import { SubscriptionIdKey } from "@snodo/protocol/wire/Meta"
 import * as Negotiation from "../pipeline/Negotiation.ts"
 import type { SubscriptionFilter } from "@snodo/protocol/wire/Notifications"
-import type { ListenObserver } from "./Observers.ts"
+import type { ListenObserver } from "./internal/Observers.ts"
 import type { Principal } from "./Principal.ts"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"

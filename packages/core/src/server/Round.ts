@@ -19,21 +19,21 @@ import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
-import * as ElicitationForm from "../mrtr/ElicitationForm.ts"
+import * as ElicitationForm from "../mrtr/internal/ElicitationForm.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
-import * as Semconv from "../observability/Semconv.ts"
+import * as Semconv from "@snodo/protocol/methods/Semconv"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
-import * as Sampling from "../mrtr/Sampling.ts"
+import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
-import type { ProvideWith } from "../runtime/RequestServices.ts"
+import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 
 /** How a handler's effect gets its request services (see routes/Route). */
 export type { Provide } from "../routes/Route.ts"
 /** How the runtime provides a handler's effect with the request's services plus a round's session. */
-export type { ProvideWith } from "../runtime/RequestServices.ts"
+export type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 
 /**
  * What a round produced.

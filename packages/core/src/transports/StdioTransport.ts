@@ -82,7 +82,7 @@ export interface Options {
  * @category constants
  * @since 0.1.0
  */
-export const readBounds = { maxInFlight: 64, maxPendingChars: 1024 * 1024, writeQueueChars: 256 * 1024 } as const
+const readBounds = { maxInFlight: 64, maxPendingChars: 1024 * 1024, writeQueueChars: 256 * 1024 } as const
 
 /**
  * Raised when stdout stopped accepting writes for longer than the write timeout, or failed.
