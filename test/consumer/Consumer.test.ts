@@ -208,9 +208,11 @@ beforeAll(() => {
   must(run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], clientApp, 180_000), "npm ci --offline in the client app")
 }, 300_000)
 
+// Two installed apps (tens of thousands of files): on a busy disk removing them takes longer than
+// vitest's default 30 s hook timeout (seen with other builds running).
 afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true })
-})
+}, 180_000)
 
 /** The client app: `@snodo/client` over stdio to the first app's server, printing what it got. */
 const clientScript = `import { Effect, Layer } from "effect"
