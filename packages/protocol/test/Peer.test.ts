@@ -56,7 +56,7 @@ describe("Outbox", () => {
     const wrote: Array<string> = []
     const outbox = Outbox.makeUnsafe({ max: 2, write: (frames, written) => void (wrote.push(...frames), pending.push(written)) })
     expect([outbox.offer("a"), outbox.offer("b"), outbox.offer("c")]).toEqual([true, true, false])
-    expect(outbox.waiting()).toBe(2)
+    expect([outbox.waiting(), outbox.dropped()]).toEqual([2, 1])
     pending.shift()!()
     expect(outbox.offer("d")).toBe(true)
     expect(wrote).toEqual(["a", "b", "d"])

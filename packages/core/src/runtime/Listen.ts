@@ -6,7 +6,8 @@
  * cap), registers with the {@link SubscriptionHub} for the filter the server honours, writes
  * `notifications/subscriptions/acknowledged` first and then every change it receives, each frame
  * tagged with `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request's id. Changes
- * wait in a bounded queue per stream: a change already waiting is not queued twice (a second
+ * wait in a bounded queue per stream (the peer layer's `Mailbox`, coalescing by change and
+ * bounded by count and characters): a change already waiting is not queued twice (a second
  * `tools/list_changed` tells the client nothing new), and when the queue is full the overflow
  * policy applies: `"drop-oldest"` drops the oldest change and reports how many were dropped in
  * the next frame's `_meta["dev.snodo/dropped"]`, `"close"` ends the stream. A transport may pace
@@ -27,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Exit, Latch } from "effect"
+import { Deferred, Effect, Exit } from "effect"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
@@ -36,6 +37,7 @@ import * as Negotiation from "../pipeline/Negotiation.ts"
 import type { SubscriptionFilter } from "@snodo/protocol/wire/Notifications"
 import type { ListenObserver } from "./internal/Observers.ts"
 import type { Principal } from "./Principal.ts"
+import * as Mailbox from "@snodo/protocol/peer/Mailbox"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
 
@@ -205,10 +207,6 @@ export type End =
   | { readonly _tag: "Graceful" }
   | { readonly _tag: "Overflow"; readonly queue: number }
 
-type Next =
-  | { readonly _tag: "Change"; readonly change: Change; readonly dropped: number }
-  | { readonly _tag: "End"; readonly end: End }
-
 /** What coalesces in a queue: a change already waiting is not queued twice. Topic changes never coalesce. */
 const keyOf = (change: Change): string | undefined => {
   switch (change._tag) {
@@ -230,84 +228,19 @@ const sizeOf = (change: Change): number =>
   change._tag === "ResourceUpdated" ? change.uri.length + 64 : change._tag === "Topic" ? change.method.length + 256 : 64
 
 /**
- * The bounded, coalescing queue of one stream. `offer` is synchronous and never blocks (the hub
- * delivers from the publisher's fiber), and it wakes the stream's fiber at once, so a change
- * published before a handler answers is written before that answer. (Effect's `Queue` was tried
- * here: its strategies neither coalesce nor count what they drop, and its wake-up let the
- * publisher's answer overtake the change.)
+ * The bounded, coalescing queue of one stream: the peer layer's mailbox with the stream's limits.
+ * `offer` is synchronous and never blocks (the hub delivers from the publisher's fiber), and it
+ * wakes the stream's fiber at once, so a change published before a handler answers is written
+ * before that answer.
  */
-class Mailbox {
-  private readonly pending: Array<Change> = []
-  private pendingBytes = 0
-  private readonly keys = new Set<string>()
-  private readonly latch = Latch.makeUnsafe(false)
-  /** Completes on an overflow under `"close"`: a write that is stuck must not hide it. */
-  readonly overflowed = Deferred.makeUnsafe<End>()
-  private dropped = 0
-  private end: End | undefined = undefined
-  private ending = false
-  private readonly limits: Limits
-
-  constructor(limits: Limits) {
-    this.limits = limits
-  }
-
-  offer(change: Change): void {
-    if (this.end !== undefined || this.ending) return
-    const key = keyOf(change)
-    if (key !== undefined && this.keys.has(key)) return
-    const size = sizeOf(change)
-    while (
-      this.pending.length > 0 &&
-      (this.pending.length >= this.limits.queue || this.pendingBytes + size > this.limits.queueBytes)
-    ) {
-      if (this.limits.overflow === "close") {
-        const end: End = { _tag: "Overflow", queue: this.limits.queue }
-        this.end = end
-        Deferred.doneUnsafe(this.overflowed, Exit.succeed(end))
-        this.latch.openUnsafe()
-        return
-      }
-      this.forget(this.pending.shift()!)
-      this.dropped++
-    }
-    this.pending.push(change)
-    this.pendingBytes += size
-    if (key !== undefined) this.keys.add(key)
-    this.latch.openUnsafe()
-  }
-
-  private forget(change: Change): void {
-    this.pendingBytes -= sizeOf(change)
-    const key = keyOf(change)
-    if (key !== undefined) this.keys.delete(key)
-  }
-
-  /** Whether no change waits. */
-  get idle(): boolean {
-    return this.pending.length === 0
-  }
-
-  /** Ends the stream once what is queued has been written. */
-  close(): void {
-    this.ending = true
-    this.latch.openUnsafe()
-  }
-
-  readonly take: Effect.Effect<Next> = Effect.suspend((): Effect.Effect<Next> => {
-    if (this.end !== undefined) return Effect.succeed({ _tag: "End", end: this.end })
-    const change = this.pending.shift()
-    if (change !== undefined) {
-      this.forget(change)
-      const dropped = this.dropped
-      this.dropped = 0
-      return Effect.succeed({ _tag: "Change", change, dropped })
-    }
-    if (this.ending) return Effect.succeed({ _tag: "End", end: { _tag: "Graceful" } })
-    this.latch.closeUnsafe()
-    return Effect.andThen(this.latch.await, this.take)
+const mailboxOf = (limits: Limits): Mailbox.Mailbox<Change> =>
+  Mailbox.makeUnsafe({
+    capacity: limits.queue,
+    maxChars: limits.queueBytes,
+    charsOf: sizeOf,
+    coalesce: keyOf,
+    overflow: limits.overflow
   })
-}
 
 const rawJSON = (JSON as unknown as { readonly rawJSON: (text: string) => unknown }).rawJSON
 
@@ -464,9 +397,15 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const extensions = yield* honourExtensions(input)
   const sink = input.sink
   if (sink === undefined) return yield* new InternalError({ message: "This transport cannot hold a subscription stream" })
-  const mailbox = new Mailbox(input.limits)
+  const mailbox = mailboxOf(input.limits)
+  // Completes on an overflow under "close": a write that is stuck must not hide it.
+  const overflowed = Deferred.makeUnsafe<End>()
+  const overflow: End = { _tag: "Overflow", queue: input.limits.queue }
+  const deliver = (change: Change): void => {
+    if (mailbox.offer(change) === "overflow") Deferred.doneUnsafe(overflowed, Exit.succeed(overflow))
+  }
   const held = (input.decoded.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
-  const release = input.streams.acquire(() => mailbox.close(), held)
+  const release = input.streams.acquire(() => mailbox.end(), held)
   const observer = input.observer
   if (release === "full" || release === "over-budget") observer?.full()
   if (release === "full") {
@@ -494,7 +433,7 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Effect.addFinalizer(() => Effect.sync(release))
     // Registered before the acknowledgement: a change published meanwhile waits in the queue.
-    yield* input.hub.subscribe({ filter, principal: input.principal, deliver: (change) => mailbox.offer(change) })
+    yield* input.hub.subscribe({ filter, principal: input.principal, deliver })
     const notifications = { ...acknowledged, ...extensions.acknowledged }
     yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications }))
     // Until the stream ends itself, an end is the client's (it cancelled, or went away).
@@ -504,29 +443,32 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
       yield* Effect.addFinalizer(() => Effect.sync(() => observer.closed(ending)))
     }
     for (;;) {
-      const next = yield* mailbox.take
-      if (next._tag === "End") {
-        ending = next.end._tag === "Overflow" ? "overflow" : "server"
-        return next.end
+      const change = yield* Effect.orElseSucceed(mailbox.take, () => undefined)
+      if (change === undefined) {
+        // The mailbox ended (the transport ends every stream) or shut down (an overflow under "close").
+        const end: End = Deferred.isDoneUnsafe(overflowed) ? overflow : { _tag: "Graceful" }
+        ending = end._tag === "Overflow" ? "overflow" : "server"
+        return end
       }
-      if (next.dropped > 0) {
-        observer?.dropped(next.dropped)
+      const dropped = mailbox.takeDropped()
+      if (dropped > 0) {
+        observer?.dropped(dropped)
         yield* Effect.logWarning("subscription stream dropped changes: the client is not keeping up").pipe(
-          Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
+          Effect.annotateLogs({ subscriptionId: String(id), dropped })
         )
       }
-      const written = write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
+      const written = write(changeFrame(change, dropped > 0 ? { ...meta, [DroppedKey]: dropped } : meta))
       // Paced: once what waited is written, the stream rests; changes published meanwhile coalesce.
-      const frame = pace > 0 ? Effect.andThen(written, Effect.suspend(() => mailbox.idle ? Effect.sleep(pace) : Effect.void)) : written
+      const frame = pace > 0 ? Effect.andThen(written, Effect.suspend(() => mailbox.waiting() === 0 ? Effect.sleep(pace) : Effect.void)) : written
       if (!closesOnOverflow) {
         yield* frame
         continue
       }
       // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
-      const overflow = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(mailbox.overflowed))
-      if (overflow !== undefined) {
+      const ended = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(overflowed))
+      if (ended !== undefined) {
         ending = "overflow"
-        return overflow
+        return ended
       }
     }
   }))
