@@ -158,9 +158,12 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const write = (frame: string): Effect.Effect<void> => Effect.ignore(options.sink.write(frame))
   const writeAll = (frames: string | ReadonlyArray<string> | undefined): Effect.Effect<void> =>
     frames === undefined ? Effect.void : typeof frames === "string" ? write(frames) : Effect.forEach(frames, write, { discard: true })
-  /** Writes from outside a fiber (refusals of frames that are not requests in flight). */
+  /** Writes from outside a fiber (refusals of frames that are not requests in flight): no fiber where the sink can. */
+  const sinkUnsafe = options.sink.writeUnsafe
   const writeUnsafe = (fork: Fork, frame: string): void => {
-    if (!closed) fork(write(frame))
+    if (closed) return
+    if (sinkUnsafe !== undefined) sinkUnsafe(frame)
+    else fork(write(frame))
   }
   const outbox = Outbox.makeUnsafe({
     write: (frames, written) => void forkHere(Effect.ensuring(writeAll(frames), Effect.sync(written))),

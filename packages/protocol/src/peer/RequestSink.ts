@@ -28,4 +28,10 @@ export class SinkClosed extends Schema.TaggedError<SinkClosed>()("SinkClosed", {
 export interface RequestSink {
   /** Writes one encoded JSON-RPC notification; completes once the transport took it, in order. */
   readonly write: (frame: string) => Effect.Effect<void, SinkClosed>
+  /**
+   * Accepts a frame without waiting, from outside any fiber (a refusal written from a transport's
+   * input callback), where the transport can (`FrameWriter`); without it such a frame is written
+   * from a fiber of its own.
+   */
+  readonly writeUnsafe?: ((frame: string) => void) | undefined
 }
