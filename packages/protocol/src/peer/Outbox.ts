@@ -59,11 +59,13 @@ export interface Outbox {
  * {@link Mailbox.Mailbox} that drops the newest frame past its bounds and counts frames handed to
  * the writer until it calls `written`.
  *
- * With `paceMillis`, it writes at most once per interval: what was offered meanwhile leaves in
- * that one write, and a frame offered while the same frame waits is not queued twice (a second
+ * With `paceMillis`, it writes at most once per interval. A frame offered when nothing was written
+ * within the interval is written at once (leading edge: an idle outbox costs no timer); frames
+ * offered while it rests wait and leave together in one write at the end of the interval (trailing
+ * edge), and a frame offered while the same frame waits is not queued twice (a second
  * `notifications/tools/list_changed` says nothing the first did not). The interval is a plain
- * timer: one per outbox with frames waiting, on a path where a fiber per write would cost more than
- * the write.
+ * timer, armed only while frames wait, on a path where a fiber per write would cost more than the
+ * write.
  *
  * @category constructors
  * @since 0.1.0
@@ -101,8 +103,20 @@ export const makeUnsafe = (options: {
     offer: (frame) => {
       const offered = mailbox.offer(frame)
       if (offered !== "queued") return offered === "coalesced"
-      if (pace <= 0) writeNow()
-      else timer ??= setTimeout(flush, Math.max(0, lastWrite + pace - Date.now()))
+      if (pace <= 0) {
+        writeNow()
+        return true
+      }
+      // Nothing waiting (no timer armed) and nothing written within the interval: at once.
+      if (timer === undefined) {
+        const now = Date.now()
+        if (now - lastWrite >= pace) {
+          lastWrite = now
+          writeNow()
+          return true
+        }
+      }
+      timer ??= setTimeout(flush, Math.max(0, lastWrite + pace - Date.now()))
       return true
     },
     waiting: () => mailbox.size(),
