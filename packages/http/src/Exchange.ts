@@ -102,18 +102,26 @@ export class Exchange {
     this.delivery = delivery
     this.grant = grant
     this.headersOf = headersOf
-    this.sink = notifications ? { write: (frame) => this.write(frame) } : undefined
+    this.sink = notifications
+      ? { write: (frame) => this.write(frame), offer: (frame, written) => this.offer(frame, written) }
+      : undefined
   }
 
   private write(frame: string): Effect.Effect<void, SinkClosed> {
     if (this.state === Ended) return closed
+    return Effect.callback<void, SinkClosed>((resume) => {
+      if (!this.offer(frame, () => resume(Effect.void))) resume(closed)
+    })
+  }
+
+  private offer(frame: string, written: () => void): boolean {
+    if (this.state === Ended) return false
     if (this.state === Pending) {
       this.state = Streaming
       this.delivery.open()
     }
-    return Effect.callback<void, SinkClosed>((resume) => {
-      this.delivery.event(event(frame), () => resume(Effect.void))
-    })
+    this.delivery.event(event(frame), written)
+    return true
   }
 
   /** Settles the exchange; `false` when something else already did. */

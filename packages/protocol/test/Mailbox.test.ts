@@ -91,6 +91,23 @@ describe("Mailbox", () => {
       expect(Exit.isFailure(yield* Fiber.await(stuck))).toBe(true)
     })))
 
+  it("ready waits for an item without taking it, and completes once the mailbox ends", () =>
+    Effect.runPromise(Effect.gen(function*() {
+      const mailbox = Mailbox.makeUnsafe<number>({ capacity: 4, overflow: "drop-newest" })
+      const waiting = yield* Effect.forkChild(mailbox.ready, { startImmediately: true })
+      expect(waiting.pollUnsafe()).toBeUndefined()
+      mailbox.offer(1)
+      yield* Fiber.join(waiting)
+      expect(mailbox.waiting()).toBe(1)
+      yield* mailbox.ready // at once: an item waits
+      expect(yield* mailbox.take).toBe(1)
+      const other = Mailbox.makeUnsafe<number>({ capacity: 1, overflow: "drop-newest" })
+      const stuck = yield* Effect.forkChild(other.ready, { startImmediately: true })
+      other.end()
+      yield* Fiber.join(stuck)
+      expect(other.state()).toBe("closed")
+    })))
+
   it("shutdown discards what waits and wakes takers", () =>
     Effect.runPromise(Effect.gen(function*() {
       const mailbox = Mailbox.makeUnsafe<string>({ capacity: 4, overflow: "drop-newest" })

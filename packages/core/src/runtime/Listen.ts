@@ -11,9 +11,16 @@
  * `tools/list_changed` tells the client nothing new), and when the queue is full the overflow
  * policy applies: `"drop-oldest"` drops the oldest change and reports how many were dropped in
  * the next frame's `_meta["dev.snodo/dropped"]`, `"close"` ends the stream. A transport may pace
- * its streams ({@link Streams.paceMillis}; HTTP does): after writing what waited, a stream rests
- * that long, so a publisher's rate makes at most one batch of writes per stream and interval, the
- * repeated changes of the interval coalesced.
+ * its streams ({@link Streams.paceMillis}; HTTP does): a stream that wrote nothing within the
+ * interval writes a change at once (leading edge); after a write it rests that long, and the
+ * changes published meanwhile wait and leave together at the end of the rest (trailing edge), the
+ * repeated ones coalesced. A publisher's rate makes at most one batch of writes per stream and
+ * interval, and an idle stream costs no timer.
+ *
+ * Fan-out is cheap per stream: a change is encoded once for every stream it reaches (only the
+ * subscription id differs), and when the transport's sink can write synchronously
+ * (`RequestSink.offer`, an HTTP response), an idle stream's change is written straight from the
+ * publisher's loop, without waking the stream's fiber; the fiber writes whatever had to wait.
  *
  * How it ends:
  * - the client cancels (stdio `notifications/cancelled`, HTTP closing the stream) or goes away: the
@@ -28,7 +35,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Exit } from "effect"
+import { Clock, Deferred, Effect, Exit } from "effect"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
@@ -148,9 +155,10 @@ export interface Streams {
   /** Characters the open streams may hold in their filters together. */
   readonly maxBytes: number
   /**
-   * The least time between two writes of one stream, in milliseconds (0: none): changes published
-   * meanwhile wait in its queue, where repeated ones coalesce, and leave together. It bounds the
-   * work one publisher makes per stream, whatever its rate.
+   * The least time between two writes of one stream, in milliseconds (0: none). A stream that wrote
+   * nothing within it writes a change at once; changes published while it rests wait in its queue,
+   * where repeated ones coalesce, and leave together at the end of the interval. It bounds the work
+   * one publisher makes per stream, whatever its rate, and costs nothing while a stream is idle.
    */
   readonly paceMillis: number
   readonly open: () => number
@@ -271,7 +279,7 @@ export const closedResult = (id: RequestId): Record<string, unknown> => ({ _meta
 export const cancelledFrame = (id: RequestId, reason: string): string =>
   Encoder.notification("notifications/cancelled", { _meta: subscriptionMeta(id), requestId: idValue(id), reason })
 
-const changeFrame = (change: Change, meta: Record<string, unknown>): string => {
+const encodeChange = (change: Change, meta: unknown): string => {
   switch (change._tag) {
     case "ToolsListChanged":
       return Encoder.notification("notifications/tools/list_changed", { _meta: meta })
@@ -284,6 +292,41 @@ const changeFrame = (change: Change, meta: Record<string, unknown>): string => {
     case "Topic":
       return Encoder.notification(change.method, { ...change.params, _meta: meta })
   }
+}
+
+/** A change's frame around its `_meta` value (the one part that differs from stream to stream). */
+interface Template {
+  readonly head: string
+  readonly tail: string
+}
+
+const marker = "\u0000"
+const markerJson = JSON.stringify(marker)
+/** `null`: the change is encoded per stream (a topic whose params carry a `_meta` of their own). */
+const templates = new WeakMap<Change, Template | null>()
+
+/**
+ * The template of a change, encoded once for every stream the change reaches (the hub hands the
+ * same object to each): one change to 1,000 streams is one `JSON.stringify`, not 1,000.
+ */
+const templateOf = (change: Change): Template | null => {
+  const known = templates.get(change)
+  if (known !== undefined) return known
+  let template: Template | null = null
+  if (change._tag !== "Topic" || !Object.hasOwn(change.params, "_meta")) {
+    const frame = encodeChange(change, marker)
+    // `_meta` is a list change's first param, and a topic's last.
+    const at = change._tag === "Topic" ? frame.lastIndexOf(markerJson) : frame.indexOf(markerJson)
+    if (at >= 0) template = { head: frame.slice(0, at), tail: frame.slice(at + markerJson.length) }
+  }
+  templates.set(change, template)
+  return template
+}
+
+/** A change's frame for a stream whose `_meta` is `meta`, encoded as `metaJson`. */
+const changeFrame = (change: Change, meta: Record<string, unknown>, metaJson: string): string => {
+  const template = templateOf(change)
+  return template === null ? encodeChange(change, meta) : template.head + metaJson + template.tail
 }
 
 /** The honoured subset of a requested filter: for the hub, and as acknowledged on the wire. */
@@ -401,11 +444,16 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   // Completes on an overflow under "close": a write that is stuck must not hide it.
   const overflowed = Deferred.makeUnsafe<End>()
   const overflow: End = { _tag: "Overflow", queue: input.limits.queue }
-  const deliver = (change: Change): void => {
+  const queue = (change: Change): void => {
     if (mailbox.offer(change) === "overflow") Deferred.doneUnsafe(overflowed, Exit.succeed(overflow))
   }
   const held = (input.decoded.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
-  const release = input.streams.acquire(() => mailbox.end(), held)
+  // Set once the transport ends every stream: the queue is written without resting first.
+  let closing = false
+  const release = input.streams.acquire(() => {
+    closing = true
+    mailbox.end()
+  }, held)
   const observer = input.observer
   if (release === "full" || release === "over-budget") observer?.full()
   if (release === "full") {
@@ -423,6 +471,7 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   if (release === "closing") return yield* new InternalError({ message: "Server shutting down", data: { retryable: true } })
   const id = input.id
   const meta = subscriptionMeta(id)
+  const metaJson = JSON.stringify(meta)
   // The transport is gone (closed connection, ended response): stop without writing anything.
   const write = (frame: string) => Effect.catchTag(sink.write(frame), "SinkClosed", () => Effect.interrupt)
   const { acknowledged, ...honoured } = honour(input.decoded, input.support)
@@ -430,12 +479,40 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   // Under "drop-oldest" nothing ends a stream from the mailbox's side, so a write needs no race.
   const closesOnOverflow = input.limits.overflow === "close"
   const pace = input.streams.paceMillis
+  const clock = yield* Clock.Clock
+  // Paced: the stream rests until then, from the end of its last write; 0 when it never wrote.
+  let restUntil = 0
+  // The fast path of an idle stream: the change is written from the publisher's loop, without
+  // waking the stream's fiber (which stays parked on its empty queue), when the transport can
+  // write synchronously, the acknowledgement is out, nothing waits or is being written, and the
+  // stream is not resting. Everything else queues, and the fiber writes it in order.
+  const offer = sink.offer?.bind(sink)
+  let live = false
+  let writing = 0
+  const directWritten = () => {
+    writing--
+    if (pace > 0) restUntil = clock.currentTimeMillisUnsafe() + pace
+  }
+  const deliver = (change: Change): void => {
+    if (offer !== undefined && live && writing === 0 && mailbox.waiting() === 0 && mailbox.state() === "open") {
+      const now = pace > 0 ? clock.currentTimeMillisUnsafe() : 0
+      if (now >= restUntil) {
+        writing++
+        // Resting from now on: a change before this write is taken waits, as after it.
+        if (pace > 0) restUntil = now + pace
+        if (offer(changeFrame(change, meta, metaJson), directWritten)) return
+        writing--
+      }
+    }
+    queue(change)
+  }
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Effect.addFinalizer(() => Effect.sync(release))
     // Registered before the acknowledgement: a change published meanwhile waits in the queue.
     yield* input.hub.subscribe({ filter, principal: input.principal, deliver })
     const notifications = { ...acknowledged, ...extensions.acknowledged }
     yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications }))
+    live = true
     // Until the stream ends itself, an end is the client's (it cancelled, or went away).
     let ending: "client" | "server" | "overflow" = "client"
     if (observer !== undefined) {
@@ -443,6 +520,16 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
       yield* Effect.addFinalizer(() => Effect.sync(() => observer.closed(ending)))
     }
     for (;;) {
+      // Paced, between batches: an idle stream waits for a change with no timer armed, and writes
+      // it at once (leading edge); only a change that comes while the stream rests waits for the
+      // end of the interval (trailing edge), the changes published meanwhile coalescing.
+      if (pace > 0 && mailbox.waiting() === 0) {
+        yield* mailbox.ready
+        const rest = restUntil - clock.currentTimeMillisUnsafe()
+        if (rest > 0 && !closing) {
+          yield* closesOnOverflow ? Effect.raceFirst(Effect.sleep(rest), Deferred.await(overflowed)) : Effect.sleep(rest)
+        }
+      }
       const change = yield* Effect.orElseSucceed(mailbox.take, () => undefined)
       if (change === undefined) {
         // The mailbox ended (the transport ends every stream) or shut down (an overflow under "close").
@@ -457,19 +544,21 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
           Effect.annotateLogs({ subscriptionId: String(id), dropped })
         )
       }
-      const written = write(changeFrame(change, dropped > 0 ? { ...meta, [DroppedKey]: dropped } : meta))
-      // Paced: once what waited is written, the stream rests; changes published meanwhile coalesce.
-      const frame = pace > 0 ? Effect.andThen(written, Effect.suspend(() => mailbox.waiting() === 0 ? Effect.sleep(pace) : Effect.void)) : written
+      const frame = write(dropped > 0 ? encodeChange(change, { ...meta, [DroppedKey]: dropped }) : changeFrame(change, meta, metaJson))
+      writing++
       if (!closesOnOverflow) {
         yield* frame
-        continue
+        writing--
+      } else {
+        // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
+        const ended = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(overflowed))
+        if (ended !== undefined) {
+          ending = "overflow"
+          return ended
+        }
+        writing--
       }
-      // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
-      const ended = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(overflowed))
-      if (ended !== undefined) {
-        ending = "overflow"
-        return ended
-      }
+      if (pace > 0) restUntil = clock.currentTimeMillisUnsafe() + pace
     }
   }))
 })

@@ -99,6 +99,11 @@ export interface Mailbox<A> {
    */
   readonly take: Effect.Effect<A, Cause.Done>
   /**
+   * Completes once an item waits or the mailbox is no longer open, taking nothing (a consumer that
+   * paces itself waits here while idle, and decides when to take).
+   */
+  readonly ready: Effect.Effect<void>
+  /**
    * Takes every waiting item, oldest first, for one write; they keep counting against the bounds
    * until {@link Mailbox.settle} is called with them.
    */
@@ -149,6 +154,7 @@ class MailboxImpl<A> implements Mailbox<A> {
   private takers: Latch.Latch | undefined = undefined
   private roomWaiters: Latch.Latch | undefined = undefined
   readonly take: Effect.Effect<A, Cause.Done>
+  readonly ready: Effect.Effect<void>
   readonly room: Effect.Effect<void>
 
   constructor(options: Options<A>) {
@@ -166,6 +172,12 @@ class MailboxImpl<A> implements Mailbox<A> {
       this.takers.closeUnsafe()
       return Effect.andThen(this.takers.await, take)
     })
+    const ready: Effect.Effect<void> = Effect.suspend(() => {
+      if (this.head < this.items.length || this.status !== "open") return Effect.void
+      this.takers ??= Latch.makeUnsafe(false)
+      this.takers.closeUnsafe()
+      return Effect.andThen(this.takers.await, ready)
+    })
     const room: Effect.Effect<void> = Effect.suspend(() => {
       if (!this.isOver() || this.status === "shut") return Effect.void
       this.roomWaiters ??= Latch.makeUnsafe(false)
@@ -173,6 +185,7 @@ class MailboxImpl<A> implements Mailbox<A> {
       return Effect.andThen(this.roomWaiters.await, room)
     })
     this.take = take
+    this.ready = ready
     this.room = room
   }
 

@@ -34,4 +34,12 @@ export interface RequestSink {
    * from a fiber of its own.
    */
   readonly writeUnsafe?: ((frame: string) => void) | undefined
+  /**
+   * Writes one frame now, without a fiber, for a caller that has one frame for many sinks (a listen
+   * stream's change, written from the publisher's loop): `written` is called once the transport
+   * took it, as `write` completes; `false` when the transport can no longer write (`write` then
+   * fails with {@link SinkClosed}). Optional (HTTP's exchanges have it): a caller falls back to
+   * `write`.
+   */
+  readonly offer?: ((frame: string, written: () => void) => boolean) | undefined
 }
