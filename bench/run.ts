@@ -215,8 +215,11 @@ declare("memory.stdio.idle", { group: "memory", label: "RSS idle (stdio)", unit:
 declare("listen.rss", { group: "memory", label: `RSS with ${listenStreams.toLocaleString("en-US")} open listen streams (HTTP)`, unit: "MiB", better: "lower" })
 declare("listen.perStream", { group: "memory", label: "RSS per open listen stream", unit: "KiB", better: "lower" })
 declare("listen.open", { group: "listen", label: `open ${listenStreams.toLocaleString("en-US")} listen streams`, unit: "ms", better: "lower" })
-declare("listen.fanOut.median", { group: "listen", label: "one change to every open stream, median", unit: "ms", better: "lower" })
-declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream, slowest", unit: "ms", better: "lower" })
+declare("listen.fanOut.median", { group: "listen", label: "one change to every open stream (idle streams), median", unit: "ms", better: "lower" })
+declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream (idle streams), slowest", unit: "ms", better: "lower" })
+declare("listen.fanOut.cpu", { group: "listen", label: "one change to every open stream, server CPU per change", unit: "ms", better: "lower" })
+declare("listen.backToBack.median", { group: "listen", label: "changes back to back to every open stream (snodo paces them: 100 ms per stream), median", unit: "ms", better: "lower" })
+declare("listen.backToBack.max", { group: "listen", label: "changes back to back to every open stream (snodo paces them: 100 ms per stream), slowest", unit: "ms", better: "lower" })
 for (const backend of ["pg", "sqlite"] as const) {
   for (const workers of [1, 3]) {
     declare(`stores.${backend}.w${workers}.rate`, {
@@ -759,9 +762,13 @@ const listen = async (): Promise<void> => {
       record("listen.open", peer, result.openMs)
       record("listen.fanOut.median", peer, result.fanOutMedianMs)
       record("listen.fanOut.max", peer, result.fanOutMaxMs)
+      record("listen.fanOut.cpu", peer, result.fanOutCpuMs)
+      record("listen.backToBack.median", peer, result.backToBackMedianMs)
+      record("listen.backToBack.max", peer, result.backToBackMaxMs)
       progress(`   ${peerLabels[peer]}: ${listenStreams} streams open in ${result.openMs.toFixed(0)} ms, RSS ${mib(result.rssIdle).toFixed(1)} → ` +
         `${mib(result.rssOpen).toFixed(1)} MiB (${(result.bytesPerStream / 1024).toFixed(1)} KiB each), fan-out median ` +
-        `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms` +
+        `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms (${result.fanOutCpuMs.toFixed(1)} ms server CPU), ` +
+        `back to back median ${result.backToBackMedianMs.toFixed(0)} ms / max ${result.backToBackMaxMs.toFixed(0)} ms` +
         (result.leftOpen === undefined ? "" : `, ${result.leftOpen} left open after close`))
       if (result.leftOpen !== undefined && result.leftOpen > 0) {
         problem(peer, "listen", `${result.leftOpen} streams still registered after the clients closed`)
@@ -996,8 +1003,12 @@ const notes: Array<string> = [
   "`open_streams`) and each peer with `--tools listen` (`echo` and `publish`, which publishes one " +
   "`notifications/tools/list_changed` through the peer's own notifier: the official SDK's `handler.notify.toolsChanged()`, " +
   "effect/ai's `McpServer.notifications`). It reads the server's RSS 1 s after every stream was acknowledged, then " +
-  "publishes a change 5 times and times its arrival on every stream (from sending the `publish` call). On snodo it " +
-  "also checks that closing the client side leaves no stream registered on the server. The floors have no listen streams.",
+  "publishes a change 10 times, 250 ms apart (more than snodo's 100 ms `subscriptionInterval`, so every stream is idle " +
+  "when its change comes), and times its arrival on every stream (from sending the `publish` call), with the server's " +
+  "CPU per change (the `publish` call included); then 10 changes back to back, each published once the previous one " +
+  "reached every stream, which snodo paces on purpose (a stream that wrote within its interval waits for its end, " +
+  "the changes meanwhile coalesced). On snodo it also checks that closing the client side leaves no stream " +
+  "registered on the server. The floors have no listen streams.",
   "Tasks: `bench/tasks.ts`, in its own process and without a transport: 5,000 `tools/call`s of a tool whose policy " +
   "makes it a task (created 32 at a time; each is stored, leased, run by the runner's worker with the task's " +
   "services, and its result stored and published), timed until the last `notifications/tasks` with `completed` " +
