@@ -301,14 +301,20 @@ describe("pacing", () => {
    * sink the synchronous write an HTTP response has, without it every change goes through the
    * stream's fiber (stdio's sink).
    */
-  const paced = (options: { readonly offer: boolean; readonly id?: RequestId }) =>
+  const paced = (options: { readonly offer: boolean | "throws"; readonly id?: RequestId; readonly hub?: SubscriptionHub.MemoryHub }) =>
     Effect.gen(function*() {
-      const hub = SubscriptionHub.makeMemory()
+      const hub = options.hub ?? SubscriptionHub.makeMemory()
       const frames: Array<string> = []
       const via = { write: 0, offer: 0 }
+      const offer = options.offer === "throws"
+        ? () => {
+          via.offer++
+          throw new Error("the transport broke")
+        }
+        : (frame: string, written: () => void) => (via.offer++, frames.push(frame), written(), true)
       const sink: RequestSink = {
         write: (frame) => Effect.sync(() => void (via.write++, frames.push(frame))),
-        ...(options.offer ? { offer: (frame: string, written: () => void) => (via.offer++, frames.push(frame), written(), true) } : {})
+        ...(options.offer === false ? {} : { offer })
       }
       const streams = Listen.makeStreams(4, undefined, 60_000)
       const fiber = yield* Effect.forkChild(Listen.run({
@@ -367,6 +373,17 @@ describe("pacing", () => {
         expect(t.hub.size()).toBe(0)
       }))
   }
+
+  it.effect("a sink whose synchronous write throws does not stop the publisher: the change takes the fiber's way", () =>
+    Effect.gen(function*() {
+      const hub = SubscriptionHub.makeMemory()
+      const broken = yield* paced({ offer: "throws", hub })
+      const other = yield* paced({ offer: true, hub })
+      yield* broken.publish(SubscriptionHub.toolsListChanged)
+      expect(broken.methods()).toEqual(["subscriptions/acknowledged", "tools/list_changed"])
+      expect(other.methods()).toEqual(["subscriptions/acknowledged", "tools/list_changed"])
+      expect(broken.via).toEqual({ write: 2, offer: 1 })
+    }))
 
   it.effect("a change is encoded once for every stream and tagged with each stream's id, an int64 id with every digit", () =>
     Effect.gen(function*() {

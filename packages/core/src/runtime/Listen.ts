@@ -329,6 +329,19 @@ const changeFrame = (change: Change, meta: Record<string, unknown>, metaJson: st
   return template === null ? encodeChange(change, meta) : template.head + metaJson + template.tail
 }
 
+/**
+ * A synchronous write from the publisher's loop: a transport that throws must not stop the loop
+ * (the other streams' deliveries); the change then takes the fiber's way, where a throw ends only
+ * this stream.
+ */
+const offerContained = (offer: NonNullable<RequestSink["offer"]>, frame: string, written: () => void): boolean => {
+  try {
+    return offer(frame, written)
+  } catch {
+    return false
+  }
+}
+
 /** The honoured subset of a requested filter: for the hub, and as acknowledged on the wire. */
 const honour = (requested: SubscriptionFilter, support: Support) => {
   const tools = requested.toolsListChanged === true && support.toolsListChanged
@@ -499,9 +512,11 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
       if (now >= restUntil) {
         writing++
         // Resting from now on: a change before this write is taken waits, as after it.
+        const rested = restUntil
         if (pace > 0) restUntil = now + pace
-        if (offer(changeFrame(change, meta, metaJson), directWritten)) return
+        if (offerContained(offer, changeFrame(change, meta, metaJson), directWritten)) return
         writing--
+        restUntil = rested
       }
     }
     queue(change)
