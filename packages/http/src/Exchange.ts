@@ -109,19 +109,26 @@ export class Exchange {
 
   private write(frame: string): Effect.Effect<void, SinkClosed> {
     if (this.state === Ended) return closed
+    this.opening()
     return Effect.callback<void, SinkClosed>((resume) => {
-      if (!this.offer(frame, () => resume(Effect.void))) resume(closed)
+      this.delivery.event(event(frame), () => resume(Effect.void))
     })
   }
 
+  /** `write` without a fiber: the event is handed over now; `false` once the exchange ended. */
   private offer(frame: string, written: () => void): boolean {
     if (this.state === Ended) return false
+    this.opening()
+    this.delivery.event(event(frame), written)
+    return true
+  }
+
+  /** The first event makes the answer a stream. */
+  private opening(): void {
     if (this.state === Pending) {
       this.state = Streaming
       this.delivery.open()
     }
-    this.delivery.event(event(frame), written)
-    return true
   }
 
   /** Settles the exchange; `false` when something else already did. */
