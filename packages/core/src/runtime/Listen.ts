@@ -37,6 +37,7 @@
  */
 import { Clock, Deferred, Effect, Exit } from "effect"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import * as Methods from "@snodo/protocol/methods/Methods"
 import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import { SubscriptionIdKey } from "@snodo/protocol/wire/Meta"
@@ -125,22 +126,18 @@ export interface Support {
   readonly resourceSubscriptions: boolean
 }
 
-const flag = (capabilities: Readonly<Record<string, unknown>>, name: string, key: string): boolean => {
-  const capability = capabilities[name]
-  return typeof capability === "object" && capability !== null && (capability as Record<string, unknown>)[key] === true
-}
-
 /**
- * What the advertised capabilities promise.
+ * What the advertised capabilities promise (each key's capability flag is the method table's
+ * `declaredBy`, which the client reads too).
  *
  * @category combinators
  * @since 0.1.0
  */
 export const supportOf = (capabilities: Readonly<Record<string, unknown>>): Support => ({
-  toolsListChanged: flag(capabilities, "tools", "listChanged"),
-  promptsListChanged: flag(capabilities, "prompts", "listChanged"),
-  resourcesListChanged: flag(capabilities, "resources", "listChanged"),
-  resourceSubscriptions: flag(capabilities, "resources", "subscribe")
+  toolsListChanged: Methods.declaresListenKey(capabilities, "toolsListChanged"),
+  promptsListChanged: Methods.declaresListenKey(capabilities, "promptsListChanged"),
+  resourcesListChanged: Methods.declaresListenKey(capabilities, "resourcesListChanged"),
+  resourceSubscriptions: Methods.declaresListenKey(capabilities, "resourceSubscriptions")
 })
 
 /**
