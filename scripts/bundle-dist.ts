@@ -4,15 +4,17 @@
  * transform. Other packages (effect, `@snodo/*`, anything under node_modules) stay imports.
  *
  * Why: Node's ES module loader pays per file (resolve, read, stat the package scope, link), and
- * that is most of a cold start. A one-tool stdio server loaded 87 files of `@snodo/core`; it now
- * loads 14. The modules of one folder (`catalog/`, `runtime/`, `wire/`, …) that any public module
- * needs at load time share one chunk in `dist/chunks/`, and every public module (each path of the
- * `exports` map) is a file that re-exports its part of a chunk. Every module still has exactly
- * one copy, so a service tag or class is the same object through whichever path a program
- * imports it.
+ * that is a large part of a cold start. A one-tool stdio server loaded 87 files of `@snodo/core`
+ * when each source module was a file, 14 with a chunk per folder, and now 4 (and 2 of
+ * `@snodo/protocol`, where it loaded 20). The modules that any public module needs at load time
+ * share one chunk per package (a server needs nearly all of them anyway), and every public module
+ * (each path of the `exports` map) is a file that re-exports its part of that chunk. Every module
+ * still has exactly one copy, so a service tag or class is the same object through whichever path
+ * a program imports it. The other packages import `@snodo/protocol` through its root entry
+ * (`protocolRoot` below).
  *
  * What stays lazy stays lazy: a module loaded by `import()` (the 2025-11-25 dialect, the JSON
- * Schema engine), and what only such a module needs, are left out of the folder chunks, so they
+ * Schema engine), and what only such a module needs, are left out of the eager chunk, so they
  * are still loaded and evaluated only when the `import()` runs.
  *
  *   node scripts/bundle-dist.ts   # part of `npm run build`, after tsc and before effect-imports
@@ -91,10 +93,38 @@ const typescript: Plugin = {
 }
 
 /**
- * The chunk of a module: its folder's, when a public module needs it at load time; otherwise
- * (a module loaded by `import()`, or needed only by one) Rollup's choice, so it stays lazy.
+ * Imports of `@snodo/protocol`'s modules by path become imports from its root entry, which
+ * re-exports every module as a namespace (`import * as Tools from "@snodo/protocol/wire/Tools"`
+ * becomes `import { Tools } from "@snodo/protocol"`; named imports are read from that namespace).
+ * A server loaded sixteen files of `@snodo/protocol` that only re-exported parts of its one chunk;
+ * it now loads two. Each statement stays on its line, so source maps keep their lines. Runs on
+ * esbuild's output, which writes every static import on one line and turns re-exports into imports.
  */
-const folderChunks = (src: string, entries: ReadonlyArray<string>) => {
+const protocolRoot: Plugin = {
+  name: "snodo-protocol-root",
+  transform(code, id) {
+    if (!id.endsWith(".ts")) return null
+    let count = 0
+    const rewritten = code.replace(
+      /^import (\* as (\w+)|\{([^}]*)\}) from "@snodo\/protocol\/(?:\w+)\/(\w+)";$/gm,
+      (_statement, _clause: string, namespace: string | undefined, names: string | undefined, module: string) => {
+        if (namespace !== undefined) return `import { ${module === namespace ? module : `${module} as ${namespace}`} } from "@snodo/protocol";`
+        const local = `__protocol_${module}_${count++}`
+        const bindings = names!.split(",").map((part) => part.trim()).filter((part) => part !== "")
+          .map((entry) => entry.replace(/^(\w+)\s+as\s+(\w+)$/, "$1: $2"))
+        return `import { ${module} as ${local} } from "@snodo/protocol"; const { ${bindings.join(", ")} } = ${local};`
+      }
+    )
+    return rewritten === code ? null : { code: rewritten, map: null }
+  }
+}
+
+/**
+ * The chunk of a module: the package's one eager chunk, when a public module needs it at load
+ * time; otherwise (a module loaded by `import()`, or needed only by one) Rollup's choice, so it
+ * stays lazy.
+ */
+const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
   let eager: Set<string> | undefined
   const eagerModules = (info: GetModuleInfo): Set<string> => {
     const found = new Set<string>()
@@ -113,8 +143,7 @@ const folderChunks = (src: string, entries: ReadonlyArray<string>) => {
   return (id: string, { getModuleInfo }: { readonly getModuleInfo: GetModuleInfo }): string | undefined => {
     eager ??= eagerModules(getModuleInfo)
     if (!eager.has(id)) return undefined
-    const path = relative(src, id).split(sep)
-    return path.length > 1 ? path[0] : undefined
+    return relative(src, id).split(sep).length > 1 ? "eager" : undefined
   }
 }
 
@@ -136,7 +165,7 @@ const bundle = async (dir: string): Promise<void> => {
   const build = await rollup({
     input,
     external: (id) => !id.startsWith(".") && !id.startsWith("/"),
-    plugins: [typescript],
+    plugins: dir.endsWith(`${sep}protocol`) ? [typescript] : [typescript, protocolRoot],
     // As the packages declare (`"sideEffects": false`): importing a module only for its effects
     // does nothing.
     treeshake: { moduleSideEffects: false },
@@ -151,7 +180,7 @@ const bundle = async (dir: string): Promise<void> => {
     hoistTransitiveImports: false,
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name]-[hash].js",
-    manualChunks: folderChunks(join(dir, "src"), Object.values(input))
+    manualChunks: eagerChunk(join(dir, "src"), Object.values(input))
   })
   await build.close()
 }
