@@ -38,7 +38,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Queue, Runtime, Schema, Stdio, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Option, Queue, References, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "@snodo/protocol/jsonrpc/McpError"
 import type { ServerRuntime } from "../server/ServerRuntime.ts"
@@ -109,12 +109,14 @@ export interface NodeStreams {
 }
 
 /**
- * Loggers that write to stderr, for processes whose stdout is the protocol.
+ * Effect's loggers on stderr, for processes whose stdout is the protocol: the default logger
+ * writes with `console.error` (`References.LogToStderr`). It needs no module beyond those every
+ * Effect program loads (`effect/Logger` brings the file logger's file system modules with it).
  *
  * @category constants
  * @since 0.1.0
  */
-export const stderrLogger: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
+export const stderrLogger: Layer.Layer<never> = Layer.succeed(References.LogToStderr, true)
 
 /**
  * How a platform runs a main Effect (`NodeRuntime.runMain` has this shape).
@@ -159,8 +161,8 @@ export const runMain = (runner: RunMain) => <E, A>(effect: Effect.Effect<A, E>):
     { disableErrorReporting: true }
   )
 
-const tooLong = Connection.rejectFrame(new ParseError({ message: "Parse error: line exceeds the size limit" }))
-const invalidUtf8 = Connection.rejectFrame(new ParseError({ message: "Parse error: invalid UTF-8" }))
+const tooLong = () => Connection.rejectFrame(new ParseError({ message: "Parse error: line exceeds the size limit" }))
+const invalidUtf8 = () => Connection.rejectFrame(new ParseError({ message: "Parse error: invalid UTF-8" }))
 
 /**
  * Reads input: `run` calls `onChunk` for each chunk and completes at the end of input (or its
@@ -212,10 +214,10 @@ const serve = (
           connection.receiveUnsafe(frame.text)
           break
         case "TooLong":
-          writer.writeUnsafe(tooLong)
+          writer.writeUnsafe(tooLong())
           break
         case "InvalidUtf8":
-          writer.writeUnsafe(invalidUtf8)
+          writer.writeUnsafe(invalidUtf8())
           break
       }
     }
