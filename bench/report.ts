@@ -176,6 +176,13 @@ const startupRatio = (row: StartupRow | undefined, other: StartupRow | undefined
 const startupValue = (value: number | undefined, key: StartupKey): string =>
   value === undefined ? "n/a" : key.endsWith(".rss") ? `${value.toFixed(1)} MiB` : `${Math.round(value)} ms`
 
+const cpuColumns: ReadonlyArray<readonly [StartupKey, string]> = [
+  ["stdio.cold.cpu", "stdio, cold"],
+  ["stdio.cached.cpu", "stdio, compile cache"],
+  ["http.cold.cpu", "HTTP, cold"],
+  ["http.cached.cpu", "HTTP, compile cache"]
+]
+
 const startupColumns: ReadonlyArray<readonly [StartupKey, string]> = [
   ["stdio.cold", "stdio, cold"],
   ["stdio.cached", "stdio, compile cache"],
@@ -186,11 +193,11 @@ const startupColumns: ReadonlyArray<readonly [StartupKey, string]> = [
 ]
 
 /** Every row: each figure with its ratio to the official SDK's of the same run. */
-const startupBody = (startup: StartupResults): ReadonlyArray<ReadonlyArray<string>> => {
+const startupBody = (startup: StartupResults, columns = startupColumns): ReadonlyArray<ReadonlyArray<string>> => {
   const official = startupRow(startup, "official")
   return startup.rows.map((row) => [
     row.label,
-    ...startupColumns.map(([key]) => {
+    ...columns.map(([key]) => {
       const value = row.values[key]
       if (value === undefined) return "n/a"
       const r = row === official ? undefined : startupRatio(row, official, key)
@@ -200,10 +207,10 @@ const startupBody = (startup: StartupResults): ReadonlyArray<ReadonlyArray<strin
 }
 
 /** snodo ÷ the Effect floor of the same import style, per figure. */
-const floorBody = (startup: StartupResults): ReadonlyArray<ReadonlyArray<string>> =>
+const floorBody = (startup: StartupResults, columns = startupColumns): ReadonlyArray<ReadonlyArray<string>> =>
   (["modules", "root"] as const).map((style) => [
     `snodo ÷ Effect floor, ${styleLabel[style]}`,
-    ...startupColumns.map(([key]) => formatRatio(startupRatio(startupRow(startup, "snodo", style), startupRow(startup, "floor", style), key)))
+    ...columns.map(([key]) => formatRatio(startupRatio(startupRow(startup, "snodo", style), startupRow(startup, "floor", style), key)))
   ])
 
 /** What the start-up scenario is held to (issue 35), reported, not asserted. */
@@ -234,10 +241,11 @@ export const startupTargets = (startup: StartupResults): ReadonlyArray<Target> =
 }
 
 const startupHeader: ReadonlyArray<string> = ["peer", ...startupColumns.map(([, label]) => label)]
+const cpuHeader: ReadonlyArray<string> = ["peer", ...cpuColumns.map(([, label]) => `CPU, ${label}`)]
 
 /** The start-up section for stdout. */
 export const startupTable = (startup: StartupResults): string => {
-  const all = [startupHeader, ...startupBody(startup), ...floorBody(startup)]
+  const all = [startupHeader, ...startupBody(startup), ...floorBody(startup), ...startupBody(startup, cpuColumns), ...floorBody(startup, cpuColumns)]
   const widths = startupHeader.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)))
   const line = (row: ReadonlyArray<string>) =>
     row.map((cell, column) => column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)).join("  ")
@@ -248,6 +256,10 @@ export const startupTable = (startup: StartupResults): string => {
     widths.map((w) => "-".repeat(w)).join("  "),
     ...startupBody(startup).map(line),
     ...floorBody(startup).map(line),
+    "",
+    line(cpuHeader),
+    ...startupBody(startup, cpuColumns).map(line),
+    ...floorBody(startup, cpuColumns).map(line),
     "",
     "Start-up targets (reported, not asserted):",
     ...startupTargets(startup).map((target) => `  ${verdict(target.met).padEnd(12)} ${target.label}: ${target.measured}`)
@@ -278,6 +290,11 @@ const startupMarkdown = (startup: StartupResults): ReadonlyArray<string> => {
     "What snodo adds to Effect itself: snodo's one-tool server ÷ the Effect floor that imports effect the same way, same run:",
     "",
     markdownTable(startupHeader, floorBody(startup)),
+    "",
+    "The CPU time each server used up to its first answer (user + system, every thread; steadier than the wall clock " +
+    "on a busy machine, where a start also waits for a core), with the same ratios:",
+    "",
+    markdownTable(cpuHeader, [...startupBody(startup, cpuColumns), ...floorBody(startup, cpuColumns)]),
     "",
     "### Targets (reported, not asserted)",
     "",

@@ -56,8 +56,11 @@ export type StartMode = "cold" | "cached"
 export type ImportStyle = "modules" | "root"
 /** What a start-up row is: the official SDK, the Effect floor, snodo's one-tool server, its bundle, the everything server. */
 export type StartupRole = "official" | "floor" | "snodo" | "bundle" | "everything"
-/** A figure of a start-up row: `stdio.cold`, `stdio.cached` (ms), `stdio.rss` (MiB), and HTTP's. */
-export type StartupKey = `${Transport}.${StartMode | "rss"}`
+/**
+ * A figure of a start-up row: `stdio.cold`, `stdio.cached` (ms to the first answer),
+ * `stdio.cold.cpu`, `stdio.cached.cpu` (ms of CPU to it), `stdio.rss` (MiB), and HTTP's.
+ */
+export type StartupKey = `${Transport}.${StartMode | "rss"}` | `${Transport}.${StartMode}.cpu`
 
 export interface StartupRow {
   readonly id: string
@@ -68,7 +71,7 @@ export interface StartupRow {
   readonly sources: ReadonlyArray<string>
   /** How it starts, per transport: the command line, and where. */
   readonly commands: Partial<Record<Transport, string>>
-  /** Medians of the runs (ms), RSS once idle (MiB). */
+  /** Medians of the runs (ms, wall clock and CPU), RSS once idle (MiB). */
   readonly values: Partial<Record<StartupKey, number>>
   /** Every timed start (ms), in run order. */
   readonly samples: Partial<Record<StartupKey, ReadonlyArray<number>>>

@@ -24,7 +24,8 @@
  *
  * A start is timed from `spawn` to the first `server/discover` answer that offers 2026-07-28 (the
  * first request a 2026-07-28 client sends; stdio: written at spawn; HTTP: posted every 5 ms until
- * answered). Cold: Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`); compile cache:
+ * answered), and the CPU time the server used to then (`/proc/<pid>/stat`, user + system, every
+ * thread, 10 ms ticks). Cold: Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`); compile cache:
  * `NODE_COMPILE_CACHE` set to a directory per peer, filled by one untimed start first. Every run
  * starts every peer over both transports in both modes, the order rotating between runs so that
  * the machine's noise is shared; the medians of the runs are reported. The first cold start of
@@ -35,7 +36,7 @@ import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { install, pack } from "../test/support/PackedApp.ts"
-import { type Child, freePort, rss, sleep } from "./children.ts"
+import { type Child, cpuMs, freePort, rss, sleep } from "./children.ts"
 import { type Started, startHttp, startStdio, verify } from "./probe.ts"
 import type { ImportStyle, Results, StartMode, StartupKey, StartupResults, StartupRole, StartupRow } from "./results.ts"
 import { checkDiscover, checkEcho, discoverBody, discoverHeaders, echoBody, echoHeaders } from "./wire.ts"
@@ -240,8 +241,14 @@ export const runStartup = async (options: StartupOptions): Promise<StartupResult
               }, { ...launch, env: { ...env, PORT: String(port) } })
               check = () => verify(url, echoBody(2), echoHeaders, (frame) => checkEcho(frame, 2))
             }
+            // CPU time (user + system, every thread) to the first answer: steadier than the wall
+            // clock on a busy machine, where a start also waits for a core.
+            const cpu = cpuMs(started.child.pid)
             try {
-              if (run >= 0) add(`${name} ${mode}`, started.startupMs)
+              if (run >= 0) {
+                add(`${name} ${mode}`, started.startupMs)
+                if (Number.isFinite(cpu)) add(`${name} ${mode} cpu`, cpu)
+              }
               if (first) {
                 await sleep(500)
                 rssOf.set(name, rss(started.child.pid) / 1024 / 1024)
@@ -273,6 +280,11 @@ export const runStartup = async (options: StartupOptions): Promise<StartupResult
           if (measured === undefined || measured.length === 0) continue
           values[`${transport}.${mode}`] = median(measured)
           kept[`${transport}.${mode}`] = measured.map((ms) => Math.round(ms))
+          const cpu = samples.get(`${name} ${mode} cpu`)
+          if (cpu !== undefined && cpu.length > 0) {
+            values[`${transport}.${mode}.cpu`] = median(cpu)
+            kept[`${transport}.${mode}.cpu`] = cpu
+          }
         }
         const idle = rssOf.get(name)
         if (idle !== undefined && Number.isFinite(idle)) values[`${transport}.rss`] = idle
