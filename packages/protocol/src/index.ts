@@ -5,8 +5,10 @@
  * stream transports, and `Mailbox`, the one bounded queue under `Outbox`, `FrameWriter` and the
  * server's listen and event streams), and the method table (`Method`,
  * `Methods`: every request and notification of 2026-07-28, 2025-11-25 and the extensions snodo
- * ships, with its direction, eras, params and result schemas and HTTP header rules). The wire
- * schemas are `@snodo/protocol/wire/<Name>`.
+ * ships, with its direction, eras, params and result schemas and HTTP header rules), and the wire
+ * schemas (`Tools`, `Resources`, …; also `@snodo/protocol/wire/<Name>`). Every module is also
+ * importable by its path (`@snodo/protocol/wire/Tools`); the other snodo packages' builds import
+ * them from here, so that a program loads one file of this package beside its chunk.
  *
  * @since 0.1.0
  */
@@ -27,3 +29,20 @@ export * as Outbox from "./peer/Outbox.ts"
 export * as OutgoingRequests from "./peer/OutgoingRequests.ts"
 export * as Peer from "./peer/Peer.ts"
 export * as RequestSink from "./peer/RequestSink.ts"
+export * as Capabilities from "./wire/Capabilities.ts"
+export * as Completion from "./wire/Completion.ts"
+export * as Content from "./wire/Content.ts"
+export * as Discover from "./wire/Discover.ts"
+export * as Elicitation from "./wire/Elicitation.ts"
+export * as Json from "./wire/Json.ts"
+export * as Lifecycle from "./wire/Lifecycle.ts"
+export * as Meta from "./wire/Meta.ts"
+export * as Mrtr from "./wire/Mrtr.ts"
+export * as Notifications from "./wire/Notifications.ts"
+export * as Prompts from "./wire/Prompts.ts"
+export * as Resources from "./wire/Resources.ts"
+export * as Roots from "./wire/Roots.ts"
+export * as Sampling from "./wire/Sampling.ts"
+export * as Skills from "./wire/Skills.ts"
+export * as Tasks from "./wire/Tasks.ts"
+export * as Tools from "./wire/Tools.ts"

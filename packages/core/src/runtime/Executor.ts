@@ -121,10 +121,14 @@ export const makeUnsafe = (options?: Options): Executor["Service"] => {
   // One per component of the catalog (keys are definitions', never request data).
   const places = new Map<string, Places>()
   const windows = new Map<string, RateWindow.RateWindow>()
-  const busy = new ServerBusy({
-    message: "Server busy: too many requests in flight",
-    data: { retryable: true, limit: maxQueued }
-  })
+  // Made at the first refusal: constructing the first instance of a Schema class compiles its
+  // checks, a cost every server paid at start for a refusal most never make.
+  let busy: ServerBusy | undefined
+  const globalBusy = () =>
+    busy ??= new ServerBusy({
+      message: "Server busy: too many requests in flight",
+      data: { retryable: true, limit: maxQueued }
+    })
   const placesOf = (component: Component): Places => {
     let found = places.get(component.key)
     if (found === undefined) {
@@ -168,7 +172,7 @@ export const makeUnsafe = (options?: Options): Executor["Service"] => {
 
   const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
     Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
-      if (admitted.count >= maxRunning + maxQueued) return Effect.fail(busy)
+      if (admitted.count >= maxRunning + maxQueued) return Effect.fail(globalBusy())
       const component = runOptions?.component ?? unnamed
       const principal = runOptions?.principal ?? "anonymous"
       const limits = component.limits

@@ -38,7 +38,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Runtime, Schema, Stdio, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Option, References, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "@snodo/protocol/jsonrpc/McpError"
 import type { ServerRuntime } from "../server/ServerRuntime.ts"
@@ -114,12 +114,14 @@ export interface NodeStreams {
 }
 
 /**
- * Loggers that write to stderr, for processes whose stdout is the protocol.
+ * Effect's loggers on stderr, for processes whose stdout is the protocol: the default logger
+ * writes with `console.error` (`References.LogToStderr`). It needs no module beyond those every
+ * Effect program loads (`effect/Logger` brings the file logger's file system modules with it).
  *
  * @category constants
  * @since 0.1.0
  */
-export const stderrLogger: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
+export const stderrLogger: Layer.Layer<never> = Layer.succeed(References.LogToStderr, true)
 
 /**
  * How a platform runs a main Effect (`NodeRuntime.runMain` has this shape).
@@ -164,8 +166,8 @@ export const runMain = (runner: RunMain) => <E, A>(effect: Effect.Effect<A, E>):
     { disableErrorReporting: true }
   )
 
-const tooLong = new ParseError({ message: "Parse error: line exceeds the size limit" })
-const invalidUtf8 = new ParseError({ message: "Parse error: invalid UTF-8" })
+const tooLong = () => new ParseError({ message: "Parse error: line exceeds the size limit" })
+const invalidUtf8 = () => new ParseError({ message: "Parse error: invalid UTF-8" })
 
 /**
  * Reads input: `run` calls `onChunk` for each chunk and completes at the end of input (or its
@@ -217,9 +219,9 @@ const serve = (
         case "Line":
           return connection.receiveUnsafe(frame.text)
         case "TooLong":
-          return connection.rejectUnsafe(tooLong)
+          return connection.rejectUnsafe(tooLong())
         case "InvalidUtf8":
-          return connection.rejectUnsafe(invalidUtf8)
+          return connection.rejectUnsafe(invalidUtf8())
       }
     }
     const serving = input.run((chunk) => {

@@ -136,7 +136,7 @@ export interface Options {
   readonly refuse?: (id: Envelope.RequestId | null, error: McpError, frame: string) => void
 }
 
-const duplicate = new InvalidRequest({ message: "Invalid request: id is already in flight" })
+const duplicate = (): InvalidRequest => new InvalidRequest({ message: "Invalid request: id is already in flight" })
 
 /**
  * Opens a peer whose requests live in the current scope: closing it interrupts them, and nothing
@@ -176,7 +176,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   }
 
   const onRequest = (fork: Fork, request: Envelope.Request, frame: string): void => {
-    if (inFlight.has("", request.id)) return refuse(fork, request.id, duplicate, frame)
+    if (inFlight.has("", request.id)) return refuse(fork, request.id, duplicate(), frame)
     const chars = frame.length
     const fiber = fork(Effect.flatMap(options.onRequest(request), writeAll))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending
