@@ -73,6 +73,8 @@ export interface StartOptions {
   readonly stdin: boolean
   readonly stdout: boolean
   readonly env?: Readonly<Record<string, string>>
+  /** The working directory (default: ours, the checkout). */
+  readonly cwd?: string
 }
 
 /**
@@ -88,6 +90,7 @@ const builtNodeOptions = (): Readonly<Record<string, string>> => {
 /** Starts `node script args` on this Node (the project's Node 24), tracked for cleanup. */
 export const start = (script: string, args: ReadonlyArray<string>, options: StartOptions): Child => {
   const child = spawn(process.execPath, [script, ...args], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     stdio: [options.stdin ? "pipe" : "ignore", options.stdout ? "pipe" : "ignore", "pipe"],
     // The everything server runs its sources on the build here, not the esbuild bundle
     // `examples/everything/main.mjs` prefers; the start-up rows of the bundle ask for it.

@@ -5,10 +5,17 @@
  * `notifications/tools/list_changed`).
  *
  * Measured: the server's RSS idle and with every stream open (and the cost per stream), how long
- * opening them took, how long one published change takes to reach every stream (fan-out), and, on
- * snodo (whose server counts its streams), that closing the client side frees every stream on the
- * server. A benchmark, not a test: it prints numbers and fails only when the server cannot serve
- * the streams at all.
+ * opening them took, how long one published change takes to reach every stream (fan-out) and the
+ * server CPU it costs, how long changes published back to back take, and, on snodo (whose server
+ * counts its streams), that closing the client side frees every stream on the server. A
+ * benchmark, not a test: it prints numbers and fails only when the server cannot serve the streams
+ * at all.
+ *
+ * "One change" rounds are published `restMs` (250 ms) apart, more than snodo's pacing interval
+ * (`subscriptionInterval`, 100 ms by default), so every stream is idle when its change comes: the
+ * fan-out itself is timed. The back-to-back rounds publish each change as soon as the previous one
+ * reached every stream: a paced server coalesces those on purpose (a stream that wrote within its
+ * interval waits for its end), and they show what that pacing costs.
  *
  *   npx node bench/listen.ts                    # 1,000 streams on snodo
  *   npx node bench/listen.ts --count 2000 --json
@@ -19,7 +26,7 @@
  */
 import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
-import { freePort, installCleanup, rss, sleep, start } from "./children.ts"
+import { cpuMs, freePort, installCleanup, rss, sleep, start } from "./children.ts"
 
 /** The server a run measures: started as `node script ...args(port)`, serving MCP at `path`. */
 export interface ListenTarget {
@@ -48,6 +55,10 @@ export interface ListenBenchOptions {
   readonly timeoutMs?: number
   /** Progress lines on stderr (default true). */
   readonly verbose?: boolean
+  /** Changes timed, one change to idle streams and back to back each (default 10). */
+  readonly rounds?: number
+  /** The pause before each "one change" round (default 250 ms: more than snodo's 100 ms pacing interval). */
+  readonly restMs?: number
 }
 
 /** What one run measured. */
@@ -61,9 +72,17 @@ export interface ListenBenchResult {
   readonly bytesPerStream: number
   /** Time from the first listen POST to the last acknowledgement. */
   readonly openMs: number
-  /** Time from publishing one change until every stream received it: median and slowest stream. */
+  /**
+   * Time from publishing one change, to idle streams (`restMs` after the previous one), until every
+   * stream received it: median and slowest stream, over `rounds` changes.
+   */
   readonly fanOutMedianMs: number
   readonly fanOutMaxMs: number
+  /** Server CPU per such change (user + system, the `publish` call included), in milliseconds. */
+  readonly fanOutCpuMs: number
+  /** The same for `rounds` changes back to back, each published once the previous reached every stream. */
+  readonly backToBackMedianMs: number
+  readonly backToBackMaxMs: number
   /** Streams the server still had registered after the clients closed theirs (expected 0; `undefined` when it cannot tell). */
   readonly leftOpen: number | undefined
 }
@@ -209,6 +228,8 @@ export const runListenBench = async (options: ListenBenchOptions = {}): Promise<
   const count = options.count ?? 1000
   const target = options.target ?? snodoTarget(count)
   const timeoutMs = options.timeoutMs ?? 120_000
+  const rounds = options.rounds ?? 10
+  const restMs = options.restMs ?? 250
   const log = options.verbose === false ? () => undefined : (line: string) => void process.stderr.write(`listen bench: ${line}\n`)
   const port = await freePort()
   const server = start(target.script, target.args(port), { stdin: false, stdout: false })
@@ -244,17 +265,31 @@ export const runListenBench = async (options: ListenBenchOptions = {}): Promise<
     const rssOpen = rss(server.pid)
     log(`${count} streams open in ${openMs.toFixed(0)} ms; RSS ${(rssOpen / 2 ** 20).toFixed(1)} MiB`)
 
-    const fanOuts: Array<number> = []
-    for (let round = 0; round < 5; round++) {
+    /** One change: every stream's time from sending the `publish` call to the change's arrival. */
+    const fanOut = async (): Promise<ReadonlyArray<number>> => {
       const arrivals = streams.map((stream) => stream.nextChange())
       const published = performance.now()
       await callTool("publish")
       const times = await Promise.all(arrivals)
-      fanOuts.push(...times.map((at) => at - published))
+      return times.map((at) => at - published)
     }
+    const fanOuts: Array<number> = []
+    const cpuBefore = cpuMs(server.pid)
+    for (let round = 0; round < rounds; round++) {
+      await sleep(restMs)
+      fanOuts.push(...await fanOut())
+    }
+    const fanOutCpuMs = (cpuMs(server.pid) - cpuBefore) / rounds
     const fanOutMedianMs = median(fanOuts)
     const fanOutMaxMs = Math.max(...fanOuts)
-    log(`fan-out of one change to ${count} streams: median ${fanOutMedianMs.toFixed(1)} ms, slowest ${fanOutMaxMs.toFixed(1)} ms`)
+    log(`fan-out of one change to ${count} streams: median ${fanOutMedianMs.toFixed(1)} ms, slowest ${fanOutMaxMs.toFixed(1)} ms, ` +
+      `server CPU ${fanOutCpuMs.toFixed(1)} ms per change`)
+    await sleep(restMs)
+    const backToBack: Array<number> = []
+    for (let round = 0; round < rounds; round++) backToBack.push(...await fanOut())
+    const backToBackMedianMs = median(backToBack)
+    const backToBackMaxMs = Math.max(...backToBack)
+    log(`${rounds} changes back to back: median ${backToBackMedianMs.toFixed(1)} ms, slowest ${backToBackMaxMs.toFixed(1)} ms`)
 
     for (const stream of streams.splice(0)) stream.close()
     let leftOpen: number | undefined
@@ -277,6 +312,9 @@ export const runListenBench = async (options: ListenBenchOptions = {}): Promise<
       openMs,
       fanOutMedianMs,
       fanOutMaxMs,
+      fanOutCpuMs,
+      backToBackMedianMs,
+      backToBackMaxMs,
       leftOpen
     }
   }
@@ -310,7 +348,9 @@ if (import.meta.main) {
       `open listen streams over HTTP: ${result.count}`,
       `server RSS idle ${mib(result.rssIdle)}, open ${mib(result.rssOpen)}, after close ${mib(result.rssAfterClose)}`,
       `per stream ${(result.bytesPerStream / 1024).toFixed(1)} KiB; opened in ${result.openMs.toFixed(0)} ms`,
-      `fan-out of one change: median ${result.fanOutMedianMs.toFixed(1)} ms, slowest ${result.fanOutMaxMs.toFixed(1)} ms`,
+      `fan-out of one change: median ${result.fanOutMedianMs.toFixed(1)} ms, slowest ${result.fanOutMaxMs.toFixed(1)} ms, ` +
+        `server CPU ${result.fanOutCpuMs.toFixed(1)} ms per change`,
+      `changes back to back: median ${result.backToBackMedianMs.toFixed(1)} ms, slowest ${result.backToBackMaxMs.toFixed(1)} ms`,
       `left open after the clients closed: ${result.leftOpen ?? "unknown (the server cannot tell)"}`
     ].join("\n") + "\n")
   }

@@ -37,7 +37,20 @@ export const verify = async (
 export interface LaunchOptions {
   readonly timeoutMs?: number
   readonly env?: Readonly<Record<string, string>>
+  /** The working directory (default: the checkout). */
+  readonly cwd?: string
 }
+
+/** What a stdio probe writes at spawn, and the check its first answer must pass (default: an echo call). */
+export interface StdioProbe {
+  readonly line: string
+  readonly check: (frame: unknown) => string | undefined
+}
+
+const launchOf = (options: LaunchOptions) => ({
+  ...(options.env === undefined ? {} : { env: options.env }),
+  ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+})
 
 export interface Started {
   readonly child: Child
@@ -58,7 +71,7 @@ export const startHttp = async (
 ): Promise<Started> => {
   const timeoutMs = options.timeoutMs ?? 30_000
   const t0 = performance.now()
-  const child = start(script, args, { stdin: false, stdout: false, ...(options.env === undefined ? {} : { env: options.env }) })
+  const child = start(script, args, { stdin: false, stdout: false, ...launchOf(options) })
   let exited: number | string | undefined
   void child.exited.then((code) => {
     exited = code
@@ -93,19 +106,21 @@ export const startHttp = async (
 }
 
 /**
- * Spawns a stdio peer, writes one echo call at once, and times the first correct answer line.
+ * Spawns a stdio peer, writes one request at once (an echo call unless `probe` says otherwise), and
+ * times the first correct answer line.
  * Lines on stdout that are not JSON are a protocol violation: they are skipped for the timing and
  * returned in `noise`, so the caller reports them.
  */
 export const startStdio = (
   script: string,
   args: ReadonlyArray<string>,
-  options: LaunchOptions = {}
+  options: LaunchOptions = {},
+  probe: StdioProbe = { line: echoBody(), check: (frame) => checkEcho(frame) }
 ): Promise<Started & { readonly noise: ReadonlyArray<string> }> =>
   new Promise((resolve, reject) => {
     const timeoutMs = options.timeoutMs ?? 30_000
     const t0 = performance.now()
-    const child = start(script, args, { stdin: true, stdout: true, ...(options.env === undefined ? {} : { env: options.env }) })
+    const child = start(script, args, { stdin: true, stdout: true, ...launchOf(options) })
     const noise: Array<string> = []
     let buffered = ""
     let settled = false
@@ -132,7 +147,7 @@ export const startStdio = (
           continue
         }
         const startupMs = performance.now() - t0
-        const problem = checkEcho(frame)
+        const problem = probe.check(frame)
         if (problem !== undefined) return fail(new Error(problem))
         settled = true
         clearTimeout(timer)
@@ -141,5 +156,5 @@ export const startStdio = (
         resolve({ child, startupMs, noise })
       }
     })
-    child.process.stdin?.write(`${echoBody()}\n`)
+    child.process.stdin?.write(`${probe.line}\n`)
   })

@@ -1,11 +1,23 @@
 /**
  * Renders `Results`: the stdout table, the targets, `docs/benchmarks.md` and the requests/s chart
- * (`docs/benchmarks-rps.svg`). Every figure of ours also appears as a ratio to each peer.
+ * (`docs/benchmarks-rps.svg`). Every figure of ours also appears as a ratio to each peer. The
+ * start-up scenario's results (`StartupResults`, a run of their own) are a section of their own.
  *
- *   npx node bench/report.ts   # re-renders the docs from bench/results/latest.json
+ *   npx node bench/report.ts   # re-renders the docs from bench/results/latest.json and startup.json
  */
-import { readFileSync, writeFileSync } from "node:fs"
-import { type Metric, type PeerId, peerIds, peerLabels, type Results } from "./results.ts"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import {
+  type ImportStyle,
+  type Metric,
+  type PeerId,
+  peerIds,
+  peerLabels,
+  type Results,
+  type StartupKey,
+  type StartupResults,
+  type StartupRow,
+  type Transport
+} from "./results.ts"
 
 const others: ReadonlyArray<PeerId> = peerIds.filter((id) => id !== "snodo")
 
@@ -32,8 +44,17 @@ const formatRatio = (value: number | undefined): string =>
 
 const metricName = (metric: Metric): string => `${metric.label} (${metric.unit}, ${metric.better} is better)`
 
+/**
+ * The metrics of the main table: not those of an earlier start-up scenario (`startup.*`, before it
+ * had a section of its own), nor error rows without errors.
+ */
+const shown = (results: Results): ReadonlyArray<Metric> =>
+  results.metrics.filter((metric) =>
+    !metric.key.startsWith("startup.") && (metric.unit !== "errors" || Object.values(metric.values).some((v) => v !== 0))
+  )
+
 const rows = (results: Results): ReadonlyArray<ReadonlyArray<string>> =>
-  results.metrics.filter((metric) => metric.unit !== "errors" || Object.values(metric.values).some((v) => v !== 0)).map((metric) => [
+  shown(results).map((metric) => [
     metricName(metric),
     ...peerIds.map((peer) => formatValue(metric.values[peer], metric.unit)),
     ...(metric.unit === "errors" ? others.map(() => "") : others.map((peer) => formatRatio(ratio(metric, peer))))
@@ -74,10 +95,6 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
     const r = metric === undefined ? undefined : ratio(metric, peer)
     return { label, measured: formatRatio(r), met: r === undefined ? undefined : r >= factor }
   }
-  const atMost = (metric: Metric | undefined, peer: PeerId, factor: number, label: string): Target => {
-    const r = metric === undefined ? undefined : ratio(metric, peer)
-    return { label, measured: formatRatio(r), met: r === undefined ? undefined : r <= factor }
-  }
   const ours = p99?.values.snodo
   const stdioRatio = stdio === undefined ? undefined : ratio(stdio, "raw")
   const taskStores = (["pg", "sqlite"] as const).map((backend) =>
@@ -96,14 +113,6 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
       measured: formatRatio(stdioRatio),
       met: stdioRatio === undefined ? undefined : stdioRatio <= 1.5
     },
-    ...[
-      ["startup.stdio.cold", "start-up to first answer, one echo tool, stdio"],
-      ["startup.http.cold", "start-up to first answer, one echo tool, HTTP"],
-      ["startup.stdio.cached", "start-up to first answer, one echo tool, stdio, compile cache"],
-      ["startup.http.cached", "start-up to first answer, one echo tool, HTTP, compile cache"],
-      ["startup.rss.stdio", "RSS idle after start-up, one echo tool, stdio"],
-      ["startup.rss.http", "RSS idle after start-up, one echo tool, HTTP"]
-    ].map(([key, label]): Target => atMost(metricOf(results, key!), "official", 1, `${label!}: snodo ≤ 1 × official SDK`)),
     ...clientTargets(results),
     ...taskStores
   ]
@@ -147,6 +156,174 @@ export const textTable = (results: Results): string => {
     for (const problem of results.problems) out.push(`  ${peerLabels[problem.peer]} / ${problem.scenario}: ${problem.message}`)
   }
   return out.join("\n") + "\n"
+}
+
+// ---- start-up ---------------------------------------------------------------------------------
+
+const transportLabel: Readonly<Record<Transport, string>> = { stdio: "stdio", http: "HTTP" }
+const styleLabel: Readonly<Record<ImportStyle, string>> = { modules: "imports by module path", root: "root entries" }
+
+const startupRow = (startup: StartupResults, role: StartupRow["role"], style?: ImportStyle): StartupRow | undefined =>
+  startup.rows.find((row) => row.role === role && (style === undefined || row.style === style))
+
+/** `row ÷ other` for one figure of the same run. */
+const startupRatio = (row: StartupRow | undefined, other: StartupRow | undefined, key: StartupKey): number | undefined => {
+  const ours = row?.values[key]
+  const theirs = other?.values[key]
+  return ours === undefined || theirs === undefined || theirs === 0 ? undefined : ours / theirs
+}
+
+const startupValue = (value: number | undefined, key: StartupKey): string =>
+  value === undefined ? "n/a" : key.endsWith(".rss") ? `${value.toFixed(1)} MiB` : `${Math.round(value)} ms`
+
+const cpuColumns: ReadonlyArray<readonly [StartupKey, string]> = [
+  ["stdio.cold.cpu", "stdio, cold"],
+  ["stdio.cached.cpu", "stdio, compile cache"],
+  ["http.cold.cpu", "HTTP, cold"],
+  ["http.cached.cpu", "HTTP, compile cache"]
+]
+
+const startupColumns: ReadonlyArray<readonly [StartupKey, string]> = [
+  ["stdio.cold", "stdio, cold"],
+  ["stdio.cached", "stdio, compile cache"],
+  ["stdio.rss", "stdio, RSS idle"],
+  ["http.cold", "HTTP, cold"],
+  ["http.cached", "HTTP, compile cache"],
+  ["http.rss", "HTTP, RSS idle"]
+]
+
+/** Every row: each figure with its ratio to the official SDK's of the same run. */
+const startupBody = (startup: StartupResults, columns = startupColumns): ReadonlyArray<ReadonlyArray<string>> => {
+  const official = startupRow(startup, "official")
+  return startup.rows.map((row) => [
+    row.label,
+    ...columns.map(([key]) => {
+      const value = row.values[key]
+      if (value === undefined) return "n/a"
+      const r = row === official ? undefined : startupRatio(row, official, key)
+      return r === undefined ? startupValue(value, key) : `${startupValue(value, key)} (${formatRatio(r)})`
+    })
+  ])
+}
+
+/** snodo ÷ the Effect floor of the same import style, per figure. */
+const floorBody = (startup: StartupResults, columns = startupColumns): ReadonlyArray<ReadonlyArray<string>> =>
+  (["modules", "root"] as const).map((style) => [
+    `snodo ÷ Effect floor, ${styleLabel[style]}`,
+    ...columns.map(([key]) => formatRatio(startupRatio(startupRow(startup, "snodo", style), startupRow(startup, "floor", style), key)))
+  ])
+
+/** What the start-up scenario is held to (issue 35), reported, not asserted. */
+export const startupTargets = (startup: StartupResults): ReadonlyArray<Target> => {
+  const official = startupRow(startup, "official")
+  const atMost = (row: StartupRow | undefined, other: StartupRow | undefined, key: StartupKey, factor: number, label: string): Target => {
+    const r = startupRatio(row, other, key)
+    return { label, measured: formatRatio(r), met: r === undefined ? undefined : r <= factor }
+  }
+  const readme = startupRow(startup, "snodo", startup.readmeStyle)
+  const bundle = startupRow(startup, "bundle")
+  return [
+    ...(["modules", "root"] as const).flatMap((style) =>
+      (["stdio", "http"] as const).map((transport) =>
+        atMost(startupRow(startup, "snodo", style), startupRow(startup, "floor", style), `${transport}.cold`, 1.1,
+          `start-up, ${transportLabel[transport]}, cold, ${styleLabel[style]}: snodo ≤ 1.10 × the Effect floor of the same style`)
+      )
+    ),
+    ...(["stdio", "http"] as const).flatMap((transport) => [
+      atMost(readme, official, `${transport}.cold`, 1.5, `start-up, ${transportLabel[transport]}, cold, as the README imports: snodo ≤ 1.5 × official SDK`),
+      atMost(readme, official, `${transport}.cached`, 1.25, `start-up, ${transportLabel[transport]}, compile cache, as the README imports: snodo ≤ 1.25 × official SDK`),
+      atMost(readme, official, `${transport}.rss`, 1.15, `RSS idle after start-up, ${transportLabel[transport]}, as the README imports: snodo ≤ 1.15 × official SDK`)
+    ]),
+    ...(["stdio", "http"] as const).map((transport) =>
+      atMost(bundle, official, `${transport}.cold`, 0.5, `start-up, ${transportLabel[transport]}, cold, bundled: snodo ≤ 0.5 × official SDK`)
+    )
+  ]
+}
+
+const startupHeader: ReadonlyArray<string> = ["peer", ...startupColumns.map(([, label]) => label)]
+const cpuHeader: ReadonlyArray<string> = ["peer", ...cpuColumns.map(([, label]) => `CPU, ${label}`)]
+
+/** The start-up section for stdout. */
+export const startupTable = (startup: StartupResults): string => {
+  const all = [startupHeader, ...startupBody(startup), ...floorBody(startup), ...startupBody(startup, cpuColumns), ...floorBody(startup, cpuColumns)]
+  const widths = startupHeader.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)))
+  const line = (row: ReadonlyArray<string>) =>
+    row.map((cell, column) => column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)).join("  ")
+  const out = [
+    "",
+    `Start-up, as users start it (median of ${startup.runs} runs; ratios: ÷ official SDK, same run)`,
+    line(startupHeader),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...startupBody(startup).map(line),
+    ...floorBody(startup).map(line),
+    "",
+    line(cpuHeader),
+    ...startupBody(startup, cpuColumns).map(line),
+    ...floorBody(startup, cpuColumns).map(line),
+    "",
+    "Start-up targets (reported, not asserted):",
+    ...startupTargets(startup).map((target) => `  ${verdict(target.met).padEnd(12)} ${target.label}: ${target.measured}`)
+  ]
+  if (startup.problems.length > 0) out.push("", "Start-up problems:", ...startup.problems.map(({ row, message }) => `  ${row}: ${message}`))
+  return out.join("\n") + "\n"
+}
+
+/** The start-up section of `docs/benchmarks.md`. */
+const startupMarkdown = (startup: StartupResults): ReadonlyArray<string> => {
+  const official = startupRow(startup, "official")
+  const m = startup.machine
+  return [
+    "## Start-up, as users start it",
+    "",
+    "Spawn → first `server/discover` answer of a one-tool server (`echo`), every peer started as its users start it: " +
+    "a plain `.mjs` file in an application installed outside the repository, importing what its README shows. " +
+    "A run of its own (`npm run bench -- --scenarios startup` writes only this section and `bench/results/startup.json`):",
+    "",
+    `- **Run:** ${startup.date} (${startup.elapsedS.toFixed(0)} s), \`${startup.command}\`, median of ${startup.runs} runs`,
+    `- **Machine:** ${m.cpu}, ${m.cores} cores, Node ${m.node}`,
+    `- **The app:** ${startup.app}`,
+    "",
+    `Each figure with its ratio to the official SDK's in the same run${official === undefined ? " (not measured in this run)" : ""}:`,
+    "",
+    markdownTable(startupHeader, startupBody(startup)),
+    "",
+    "What snodo adds to Effect itself: snodo's one-tool server ÷ the Effect floor that imports effect the same way, same run:",
+    "",
+    markdownTable(startupHeader, floorBody(startup)),
+    "",
+    "The CPU time each server used up to its first answer (user + system, every thread; steadier than the wall clock " +
+    "on a busy machine, where a start also waits for a core), with the same ratios:",
+    "",
+    markdownTable(cpuHeader, [...startupBody(startup, cpuColumns), ...floorBody(startup, cpuColumns)]),
+    "",
+    "### Targets (reported, not asserted)",
+    "",
+    markdownTable(["target", "measured", "verdict"], startupTargets(startup).map((t) => [t.label, t.measured, verdict(t.met)])),
+    "",
+    ...(startup.problems.length === 0 ? [] : ["Problems:", "", ...startup.problems.map(({ row, message }) => `- ${row}: ${message.replaceAll("\n", " ")}`), ""]),
+    "### How each starts",
+    "",
+    ...startup.rows.map((row) =>
+      `- **${row.label}** (${row.sources.map((source) => `[\`${source.replace(/^.*\//, "")}\`](../${source})`).join(", ")}): ` +
+      (["stdio", "http"] as const).map((transport) => `${transportLabel[transport]} \`${row.commands[transport] ?? "n/a"}\``).join("; ")
+    ),
+    "",
+    "### Method",
+    "",
+    "- Timed from `spawn` (`node <file>`, the app's folder as working directory) to the first answer of `server/discover` " +
+    "that offers 2026-07-28, the first request a 2026-07-28 client sends (the Vercel AI SDK waits 1 s for it): over stdio " +
+    "the request is written at spawn; over HTTP it is posted every 5 ms until one is answered. A `tools/call` of `echo` " +
+    "is checked after the first start of each peer, untimed.",
+    "- Cold: Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`). Compile cache: `NODE_COMPILE_CACHE` set to a " +
+    "directory per peer, filled by one untimed start first (what `module.enableCompileCache()` gives from the second start on).",
+    "- Every run starts every peer over both transports in both modes, the order rotating between runs (and the two modes " +
+    "alternating) so that the machine's noise is shared; medians of the runs. RSS from `/proc/<pid>/status` 0.5 s after " +
+    "the first cold start's answer.",
+    "- The Effect floor is an Effect program without MCP: `NodeRuntime.runMain`, `NodeStdio` (stdio) or `node:http` (HTTP), " +
+    "an Effect Schema decode of every message and canned answers. It is what any Effect server on Node loads before doing " +
+    "anything of its own, so snodo ÷ Effect floor of the same import style is what snodo adds.",
+    ""
+  ]
 }
 
 const escapeCell = (cell: string): string => cell.replaceAll("|", "\\|")
@@ -224,7 +401,7 @@ export const svgChart = (results: Results): string => {
 }
 
 /** `docs/benchmarks.md`. */
-export const markdown = (results: Results): string => {
+export const markdown = (results: Results, startup?: StartupResults): string => {
   const m = results.machine
   const errors = errorsLine(results)
   const lines = [
@@ -251,7 +428,8 @@ export const markdown = (results: Results): string => {
     "## Targets (reported, not asserted)",
     "",
     markdownTable(["target", "measured", "verdict"], targets(results).map((t) => [t.label, t.measured, verdict(t.met)])),
-    ""
+    "",
+    ...(startup === undefined ? [] : startupMarkdown(startup))
   ]
   if (results.problems.length > 0) {
     lines.push("## Problems", "", "A peer that answers wrongly or not at all is reported here, not measured.", "")
@@ -271,8 +449,15 @@ export const markdown = (results: Results): string => {
   return lines.join("\n")
 }
 
-export const writeReport = (results: Results, root: URL): void => {
-  writeFileSync(new URL("docs/benchmarks.md", root), markdown(results))
+/** The committed start-up results, if any. */
+const committedStartup = (root: URL): StartupResults | undefined => {
+  const file = new URL("bench/results/startup.json", root)
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as StartupResults : undefined
+}
+
+/** Writes the docs; without `startup`, the start-up section comes from `bench/results/startup.json`. */
+export const writeReport = (results: Results, root: URL, startup?: StartupResults): void => {
+  writeFileSync(new URL("docs/benchmarks.md", root), markdown(results, startup ?? committedStartup(root)))
   writeFileSync(new URL("docs/benchmarks-rps.svg", root), svgChart(results))
 }
 
@@ -281,4 +466,6 @@ if (import.meta.main) {
   const results = JSON.parse(readFileSync(new URL("bench/results/latest.json", root), "utf8")) as Results
   writeReport(results, root)
   process.stdout.write(textTable(results))
+  const startup = committedStartup(root)
+  if (startup !== undefined) process.stdout.write(startupTable(startup))
 }

@@ -3,8 +3,9 @@
  *
  * Peers (each started here as a child process, killed on exit, error or signal): snodo (the
  * everything server, HTTP and stdio; `bench/peers/snodo.ts` with the other peers' catalogs for the
- * list and start-up scenarios), the official SDK server 2.4.0, effect/ai's McpServer 4.1.0, and raw
- * floors for HTTP and stdio. Every peer is verified with one real request before it is measured; a
+ * list scenario), the official SDK server 2.4.0, effect/ai's McpServer 4.1.0, and raw floors for
+ * HTTP and stdio. The start-up scenario starts its own peers, as users start them: plain `.mjs`
+ * files in an app installed outside the repository (`bench/startup.ts`). Every peer is verified with one real request before it is measured; a
  * peer that errors is reported instead. snodo runs from the packages' build (dist/), as an
  * application installs it: `npm run bench` builds first, and children start without the
  * checkout's `@snodo/source` condition (`bench/children.ts`).
@@ -17,23 +18,27 @@
  *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, client, listen, tasks, stores, sessions, observability, http2)
  *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
  *
- * A partial run (`--only` or `--scenarios`) prints its table and writes nothing.
+ * A partial run (`--only` or `--scenarios`) prints its table and writes nothing, except a run of the
+ * start-up scenario alone (`--scenarios startup`, without `--only`): the start-up section is a run
+ * of its own (its date, command and ratios), so that run writes `bench/results/startup.json` and
+ * re-renders `docs/benchmarks.md`.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Child, cpuMs, freePort, installCleanup, rss, sleep } from "./children.ts"
 import type { LoadResult, LoadSpec } from "./load.ts"
 import { listToolCount } from "./peers/args.ts"
-import { startHttp, startStdio, verify } from "./probe.ts"
-import { textTable, writeReport } from "./report.ts"
-import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Results } from "./results.ts"
+import { startHttp, verify } from "./probe.ts"
+import { startupTable, textTable, writeReport } from "./report.ts"
+import { type Metric, type PeerId, peerIds, peerLabels, type Problem, type Results, type StartupResults } from "./results.ts"
 import { type ListenTarget, peerTarget, runListenBench, snodoTarget } from "./listen.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { runStdio, type StdioResult } from "./stdio.ts"
 import * as Clients from "./clients.ts"
+import { ensureApp, runStartup } from "./startup.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
 
 installCleanup()
@@ -52,7 +57,7 @@ const flag = (name: string, fallback: number): number => {
 }
 const durationS = flag("--duration", 5)
 const warmupS = flag("--warmup", 1)
-const startupRuns = Math.round(flag("--startup-runs", 3))
+const startupRuns = Math.round(flag("--startup-runs", 5))
 const rounds = Math.round(flag("--rounds", 2))
 const eraSpawns = Math.round(flag("--era-spawns", 20))
 const discoverRuns = Math.round(flag("--discover-runs", 7))
@@ -67,6 +72,8 @@ for (const name of scenarios) {
 }
 /** A partial run (some peers or scenarios) prints its table but leaves the committed report alone. */
 const partial = only !== undefined || scenariosAt >= 0
+/** A run of the start-up scenario alone writes that scenario's results (a run of its own). */
+const startupOnly = only === undefined && scenarios.size === 1 && scenarios.has("startup")
 /** The whole run stops starting new scenarios after this (bounded even if a peer is very slow). */
 const budgetMs = 14 * 60_000
 const startedAt = performance.now()
@@ -100,8 +107,6 @@ interface PeerDef {
   readonly httpList: Launch | string
   /** `undefined`: the peer has no stdio form for the load scenarios (the Effect floor). */
   readonly stdio: StdioLaunch | undefined
-  /** What the start-up scenario starts, when not `http` and `stdio`: the one-tool echo catalog every other peer serves. */
-  readonly startup?: { readonly http: Launch; readonly stdio: StdioLaunch }
 }
 
 const httpArgs = (...extra: ReadonlyArray<string>) => (port: number) => ["--http", "--port", String(port), ...extra]
@@ -112,16 +117,12 @@ const oursHttp = existsSync(path("examples/everything/http.ts"))
 const peers: Readonly<Record<PeerId, PeerDef>> = {
   snodo: {
     describe: "the everything server (`examples/everything/main.mjs`, full JSON Schema validator layer, " +
-      "~30 tools/resources/prompts); the list and start-up scenarios run `bench/peers/snodo.ts` with the catalog every " +
-      "peer has there (100 tools; one echo tool), and the everything server's start-up has rows of its own. " +
-      "Always the packages' build (dist/), as installed",
+      "~30 tools/resources/prompts); the list scenario runs `bench/peers/snodo.ts` with the catalog every " +
+      "peer has there (100 tools). Always the packages' build (dist/), as installed. The start-up peers are in " +
+      "\"Start-up, as users start it\" below",
     http: oursHttp,
     httpList: typeof oursHttp === "string" ? oursHttp : { script: "bench/peers/snodo.ts", args: httpArgs("--tools", "list"), path: "/mcp" },
-    stdio: { script: "examples/everything/main.mjs", args: ["--stdio"] },
-    startup: {
-      http: { script: "bench/peers/snodo.ts", args: httpArgs(), path: "/mcp" },
-      stdio: { script: "bench/peers/snodo.ts", args: ["--stdio"] }
-    }
+    stdio: { script: "examples/everything/main.mjs", args: ["--stdio"] }
   },
   raw: {
     describe: "`bench/peers/raw-http.ts`: node:http, reads and `JSON.parse`s the body, writes a canned result with the " +
@@ -133,16 +134,11 @@ const peers: Readonly<Record<PeerId, PeerDef>> = {
   "effect-http": {
     describe: "`bench/peers/effect-http.ts`, a diagnostic: `HttpServer.serve` on `@effect/platform-node` NodeHttpServer " +
       "(the platform snodo's HTTP transport and effect/ai run on) reading and `JSON.parse`-ing the body and writing the " +
-      "raw floor's canned result; no MCP semantics. Over stdio only in the start-up scenario: `bench/peers/effect-stdio.ts` " +
-      "loads what every Effect stdio server loads (`effect/Effect`, `effect/Schema`, `@effect/platform-node`'s NodeRuntime " +
-      "and NodeStdio), decodes each line with an Effect Schema and writes the raw floor's canned result",
+      "raw floor's canned result; no MCP semantics. The start-up scenario has Effect floors of its own, over stdio and HTTP " +
+      "(\"Start-up, as users start it\" below)",
     http: { script: "bench/peers/effect-http.ts", args: httpArgs(), path: "/mcp" },
     httpList: { script: "bench/peers/effect-http.ts", args: httpArgs("--tools", "list"), path: "/mcp" },
-    stdio: undefined,
-    startup: {
-      http: { script: "bench/peers/effect-http.ts", args: httpArgs(), path: "/mcp" },
-      stdio: { script: "bench/peers/effect-stdio.ts", args: [] }
-    }
+    stdio: undefined
   },
   official: {
     describe: "`bench/peers/official.ts`: `@modelcontextprotocol/server` 2.4.0, `createMcpHandler` (a fresh " +
@@ -215,8 +211,11 @@ declare("memory.stdio.idle", { group: "memory", label: "RSS idle (stdio)", unit:
 declare("listen.rss", { group: "memory", label: `RSS with ${listenStreams.toLocaleString("en-US")} open listen streams (HTTP)`, unit: "MiB", better: "lower" })
 declare("listen.perStream", { group: "memory", label: "RSS per open listen stream", unit: "KiB", better: "lower" })
 declare("listen.open", { group: "listen", label: `open ${listenStreams.toLocaleString("en-US")} listen streams`, unit: "ms", better: "lower" })
-declare("listen.fanOut.median", { group: "listen", label: "one change to every open stream, median", unit: "ms", better: "lower" })
-declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream, slowest", unit: "ms", better: "lower" })
+declare("listen.fanOut.median", { group: "listen", label: "one change to every open stream (idle streams), median", unit: "ms", better: "lower" })
+declare("listen.fanOut.max", { group: "listen", label: "one change to every open stream (idle streams), slowest", unit: "ms", better: "lower" })
+declare("listen.fanOut.cpu", { group: "listen", label: "one change to every open stream, server CPU per change", unit: "ms", better: "lower" })
+declare("listen.backToBack.median", { group: "listen", label: "changes back to back to every open stream (snodo paces them: 100 ms per stream), median", unit: "ms", better: "lower" })
+declare("listen.backToBack.max", { group: "listen", label: "changes back to back to every open stream (snodo paces them: 100 ms per stream), slowest", unit: "ms", better: "lower" })
 for (const backend of ["pg", "sqlite"] as const) {
   for (const workers of [1, 3]) {
     declare(`stores.${backend}.w${workers}.rate`, {
@@ -262,30 +261,15 @@ declare("observability.otlp.rps", {
 })
 declare("observability.off.cpu", { group: "observability", label: "HTTP echo, 16 conn, no telemetry, server CPU per request", unit: "µs", better: "lower" })
 declare("observability.otlp.cpu", { group: "observability", label: "HTTP echo, 16 conn, --otlp, server CPU per request", unit: "µs", better: "lower" })
-declare("startup.rss.http", { group: "memory", label: "RSS idle after start-up, one echo tool (HTTP)", unit: "MiB", better: "lower" })
-declare("startup.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool (stdio)", unit: "MiB", better: "lower" })
-declare("startup.http.cold", { group: "startup", label: "start-up to first answer, one echo tool (HTTP)", unit: "ms", better: "lower" })
-declare("startup.stdio.cold", { group: "startup", label: "start-up to first answer, one echo tool (stdio)", unit: "ms", better: "lower" })
-declare("startup.http.cached", { group: "startup", label: "start-up to first answer, one echo tool, compile cache (HTTP)", unit: "ms", better: "lower" })
-declare("startup.stdio.cached", { group: "startup", label: "start-up to first answer, one echo tool, compile cache (stdio)", unit: "ms", better: "lower" })
-declare("startup.everything.http.cold", { group: "startup", label: "start-up to first answer, everything server (HTTP)", unit: "ms", better: "lower" })
-declare("startup.everything.stdio.cold", { group: "startup", label: "start-up to first answer, everything server (stdio)", unit: "ms", better: "lower" })
-declare("startup.everything.http.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (HTTP)", unit: "ms", better: "lower" })
-declare("startup.everything.stdio.cached", { group: "startup", label: "start-up to first answer, everything server, compile cache (stdio)", unit: "ms", better: "lower" })
-declare("startup.bundle.http.cold", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild (HTTP)", unit: "ms", better: "lower" })
-declare("startup.bundle.stdio.cold", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild (stdio)", unit: "ms", better: "lower" })
-declare("startup.bundle.http.cached", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild, compile cache (HTTP)", unit: "ms", better: "lower" })
-declare("startup.bundle.stdio.cached", { group: "startup", label: "start-up to first answer, one echo tool, snodo bundled with esbuild, compile cache (stdio)", unit: "ms", better: "lower" })
-declare("startup.bundle.rss.stdio", { group: "memory", label: "RSS idle after start-up, one echo tool, snodo bundled with esbuild (stdio)", unit: "MiB", better: "lower" })
 declare("clients.discover.npm", {
   group: "startup",
-  label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (its bundle, npm's start-up included; official: its one-tool server, node directly)",
+  label: "spawn → first server/discover, everything server as `npm run -s everything -- --stdio` (its bundle, npm's start-up included; official: its one-tool server as a user runs it, `node official-stdio.mjs` in an app)",
   unit: "ms",
   better: "lower"
 })
 declare("clients.discover.bundle", {
   group: "startup",
-  label: "spawn → first server/discover, everything server started with node (`node examples/everything/main.mjs --stdio`, its bundle; official: its one-tool server)",
+  label: "spawn → first server/discover, everything server started with node (`node examples/everything/main.mjs --stdio`, its bundle; official: its one-tool server as a user runs it)",
   unit: "ms",
   better: "lower"
 })
@@ -526,164 +510,22 @@ const median = (values: ReadonlyArray<number>): number => {
   return sorted[Math.floor((sorted.length - 1) / 2)]!
 }
 
-/**
- * How a start-up is measured: cold (Node's compile cache disabled), or with Node's compile cache
- * (`NODE_COMPILE_CACHE`, one directory per peer, filled by an untimed start first).
- */
-type StartMode = "cold" | "cached"
+/** The start-up scenario's run, when it ran (`bench/startup.ts`). */
+let startupResults: StartupResults | undefined
 
-/** The environment of one start; `cacheRoot` holds a compile cache per started server (`name`). */
-const startEnv = (cacheRoot: string, name: string, mode: StartMode): Readonly<Record<string, string>> => ({
-  // The everything server starts as `npm run everything` starts it: its bundle (examples/everything/main.mjs).
-  SNODO_EVERYTHING_BUNDLE: "1",
-  ...mode === "cold" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : { NODE_COMPILE_CACHE: join(cacheRoot, name) }
-})
-
-/** How long after its first answer an idle server's RSS is read. */
-const idleMs = 500
-
-/** A start: how long to the first correct answer, and the RSS once idle when asked for. */
-interface Start {
-  readonly ms: number
-  readonly rss: number | undefined
-}
-
-/** Starts a peer once over HTTP and answers how long it took to its first correct answer. */
-const startupHttp = async (launch: Launch, env: Readonly<Record<string, string>>, withRss: boolean): Promise<Start> => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}${launch.path}`
-  const started = await startHttp(launch.script, launch.args(port), url, { body: echoBody(), headers: echoHeaders, check: (frame) => checkEcho(frame) }, { env })
-  let idle: number | undefined
-  if (withRss) {
-    await sleep(idleMs)
-    idle = rss(started.child.pid)
-  }
-  await started.child.stop()
-  return { ms: started.startupMs, rss: idle }
-}
-
-/** Starts a peer once over stdio; the noise lines it wrote on stdout come back for the report. */
-const startupStdio = async (launch: StdioLaunch, env: Readonly<Record<string, string>>, withRss: boolean) => {
-  const started = await startStdio(launch.script, launch.args, { env })
-  let idle: number | undefined
-  if (withRss) {
-    await sleep(idleMs)
-    idle = rss(started.child.pid)
-  }
-  started.child.process.stdin?.end()
-  await started.child.stop()
-  return { ms: started.startupMs, rss: idle, noise: started.noise }
-}
-
-/** One server the start-up scenario starts: metrics under `key` (`startup` or `startup.everything`). */
-interface StartTarget {
-  readonly peer: PeerId
-  readonly key: string
-  readonly http: Launch | string
-  readonly stdio: StdioLaunch | undefined
-}
-
-/** Every peer on the one-tool echo catalog; snodo's everything server besides. */
-const startTargets = (bundled: string | undefined): ReadonlyArray<StartTarget> =>
-  selected.flatMap((peer) => {
-    const def = peers[peer]
-    const echo: StartTarget = { peer, key: "startup", http: def.startup?.http ?? def.http, stdio: def.startup?.stdio ?? def.stdio }
-    // The everything server and the bundled one-tool server are snodo's rows.
-    if (def.startup === undefined || peer !== "snodo") return [echo]
-    const everything: StartTarget = { peer, key: "startup.everything", http: def.http, stdio: def.stdio }
-    if (bundled === undefined) return [echo, everything]
-    // The one-tool server as docs/startup.md recommends shipping it: one file (esbuild).
-    const bundle: StartTarget = { peer, key: "startup.bundle", http: { ...def.startup.http, script: bundled }, stdio: { ...def.startup.stdio, script: bundled } }
-    return [echo, everything, bundle]
-  })
-
-/**
- * `bench/peers/snodo.ts` bundled into one file with esbuild (from the packages' build, as an
- * installed application bundles them), in `dir`; `undefined` when esbuild is not installed.
- */
-const bundleSnodoPeer = async (dir: string): Promise<string | undefined> => {
-  const esbuild = await import("esbuild").catch(() => undefined)
-  if (esbuild === undefined) return undefined
-  const outfile = join(dir, "snodo-peer.bundle.mjs")
-  await esbuild.build({
-    entryPoints: [path("bench/peers/snodo.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    // Bundled CommonJS dependencies (ws, under the platform's HTTP server) call `require` for Node's built-ins.
-    banner: { js: "import { createRequire as __snodoCreateRequire } from \"node:module\"; const require = __snodoCreateRequire(import.meta.url);" },
-    logLevel: "warning"
-  })
-  return outfile
-}
-
-/**
- * Start-up, interleaved: each run starts every target over HTTP and over stdio, cold and with the
- * compile cache (filled by one untimed start per target before the first run). The first timed
- * cold start of each one-tool server also reads its RSS once idle.
- */
+/** Start-up, as users start it: its own peers, in an app outside the repository (`bench/startup.ts`). */
 const startup = async (): Promise<void> => {
-  const times = new Map<string, Array<number>>()
-  const failed = new Set<string>()
-  const add = (key: string, ms: number) => times.set(key, [...times.get(key) ?? [], ms])
-  const modes: ReadonlyArray<StartMode> = ["cold", "cached"]
-  // Made only when start-up is measured, removed when the bench exits (normally or on a signal).
-  const cacheRoot = mkdtempSync(join(os.tmpdir(), "snodo-bench-compile-cache-"))
-  process.on("exit", () => rmSync(cacheRoot, { recursive: true, force: true }))
-  if (selected.includes("snodo")) await import("../examples/everything/bundle.ts").then(({ bundle }) => bundle())
-  const targets = startTargets(selected.includes("snodo") ? await bundleSnodoPeer(cacheRoot) : undefined)
-  for (let run = -1; run < startupRuns && !overBudget(); run++) {
-    for (const target of rotate(targets, Math.max(run, 0))) {
-      const { peer, key } = target
-      // Run -1 only fills each target's compile cache.
-      for (const mode of run < 0 ? ["cached" as const] : modes) {
-        const env = startEnv(cacheRoot, `${key}-${peer}`, mode)
-        const withRss = run === 0 && mode === "cold" && (key === "startup" || key === "startup.bundle")
-        if (typeof target.http !== "string" && !failed.has(`${key} ${peer} http`)) {
-          try {
-            const started = await startupHttp(target.http, env, withRss)
-            if (run >= 0) add(`${key}.http.${mode} ${peer}`, started.ms)
-            if (started.rss !== undefined && key === "startup") record("startup.rss.http", peer, mib(started.rss))
-          } catch (error) {
-            failed.add(`${key} ${peer} http`)
-            problem(peer, `HTTP start-up (${key}, ${mode})`, error)
-          }
-        }
-        if (target.stdio !== undefined && !failed.has(`${key} ${peer} stdio`)) {
-          try {
-            const started = await startupStdio(target.stdio, env, withRss)
-            if (run >= 0) add(`${key}.stdio.${mode} ${peer}`, started.ms)
-            if (started.rss !== undefined) {
-              record(key === "startup" ? "startup.rss.stdio" : "startup.bundle.rss.stdio", peer, mib(started.rss))
-              if (key === "startup" && peer !== "snodo") record("startup.bundle.rss.stdio", peer, mib(started.rss))
-            }
-            if (run === 0 && mode === "cold" && started.noise.length > 0) {
-              problem(peer, "stdio stdout", `wrote non-JSON lines on stdout (a protocol violation; skipped for the timing): ${JSON.stringify(started.noise[0])}`)
-            }
-          } catch (error) {
-            failed.add(`${key} ${peer} stdio`)
-            problem(peer, `stdio start-up (${key}, ${mode})`, error)
-          }
-        }
-      }
-    }
-  }
-  for (const { peer, key } of targets) {
-    const line: Array<string> = []
-    for (const transport of ["http", "stdio"] as const) {
-      for (const mode of modes) {
-        const measured = times.get(`${key}.${transport}.${mode} ${peer}`)
-        if (measured === undefined) continue
-        record(`${key}.${transport}.${mode}`, peer, median(measured))
-        // The bundled rows compare with the other peers' one-tool servers as they ship.
-        if (key === "startup" && peer !== "snodo") record(`startup.bundle.${transport}.${mode}`, peer, median(measured))
-        line.push(`${transport === "http" ? "HTTP" : "stdio"} ${mode} ${median(measured).toFixed(0)} ms`)
-      }
-    }
-    const what = key === "startup" ? "" : key === "startup.bundle" ? " (one tool, bundled)" : " (everything server)"
-    progress(`   ${peerLabels[peer]}${what} start-up: ${line.length === 0 ? "n/a" : line.join(", ")}`)
+  try {
+    startupResults = await runStartup({
+      runs: startupRuns,
+      command: ["npm run bench", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" "),
+      machine,
+      progress,
+      overBudget
+    })
+    for (const { row, message } of startupResults.problems) problems.push({ peer: row.startsWith("official") ? "official" : "snodo", scenario: `start-up (${row})`, message })
+  } catch (error) {
+    problem("snodo", "start-up", error)
   }
 }
 
@@ -692,17 +534,20 @@ const startup = async (): Promise<void> => {
  * answer of the everything server started as a user starts it (`npm run -s everything -- --stdio`:
  * npm's own start-up, then `examples/everything/main.mjs`, which turns the compile cache on and
  * runs the esbuild bundle of `examples/everything/bundle.ts`) and started with node directly,
- * beside the official SDK's one-tool server; then the era the AI SDK's stdio client negotiates
- * over `eraSpawns` fresh spawns of each. Every command starts once untimed first (compile caches).
+ * beside the official SDK's one-tool server as its users run it (`official-stdio.mjs` in the
+ * start-up scenario's app, outside the repository); then the era the AI SDK's stdio client
+ * negotiates over `eraSpawns` fresh spawns of each. Every command starts once untimed first
+ * (compile caches).
  */
 const clients = async (): Promise<void> => {
   const { bundle } = await import("../examples/everything/bundle.ts")
   await bundle()
+  const app = selected.includes("official") ? await ensureApp(progress) : ""
   const env = Clients.shellEnv()
   const all: ReadonlyArray<{ readonly key: "npm" | "bundle"; readonly peer: PeerId; readonly command: Clients.Command }> = [
     { key: "npm", peer: "snodo", command: { command: "npm", args: ["run", "-s", "everything", "--", "--stdio"] } },
     { key: "bundle", peer: "snodo", command: { command: process.execPath, args: [path("examples/everything/main.mjs"), "--stdio"] } },
-    { key: "npm", peer: "official", command: { command: process.execPath, args: [path("bench/peers/official.ts"), "--stdio"] } }
+    { key: "npm", peer: "official", command: { command: process.execPath, args: [join(app, "official-stdio.mjs")] } }
   ]
   const commands = all.filter(({ peer }) => selected.includes(peer))
   const times = new Map<string, Array<number>>()
@@ -759,9 +604,13 @@ const listen = async (): Promise<void> => {
       record("listen.open", peer, result.openMs)
       record("listen.fanOut.median", peer, result.fanOutMedianMs)
       record("listen.fanOut.max", peer, result.fanOutMaxMs)
+      record("listen.fanOut.cpu", peer, result.fanOutCpuMs)
+      record("listen.backToBack.median", peer, result.backToBackMedianMs)
+      record("listen.backToBack.max", peer, result.backToBackMaxMs)
       progress(`   ${peerLabels[peer]}: ${listenStreams} streams open in ${result.openMs.toFixed(0)} ms, RSS ${mib(result.rssIdle).toFixed(1)} → ` +
         `${mib(result.rssOpen).toFixed(1)} MiB (${(result.bytesPerStream / 1024).toFixed(1)} KiB each), fan-out median ` +
-        `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms` +
+        `${result.fanOutMedianMs.toFixed(0)} ms / max ${result.fanOutMaxMs.toFixed(0)} ms (${result.fanOutCpuMs.toFixed(1)} ms server CPU), ` +
+        `back to back median ${result.backToBackMedianMs.toFixed(0)} ms / max ${result.backToBackMaxMs.toFixed(0)} ms` +
         (result.leftOpen === undefined ? "" : `, ${result.leftOpen} left open after close`))
       if (result.leftOpen !== undefined && result.leftOpen > 0) {
         problem(peer, "listen", `${result.leftOpen} streams still registered after the clients closed`)
@@ -979,24 +828,12 @@ const notes: Array<string> = [
   "sampled every 100 ms during the 64-connection echo load.",
   "snodo always runs from the packages' build (dist/, compiled JavaScript), as an application installs it: " +
   "`npm run bench` builds first, and the servers start without the checkout's `@snodo/source` condition.",
-  "Start-up: from `spawn` of a fresh process to the first correct `tools/call` answer (HTTP: polled every 5 ms; " +
-  "stdio: the request is written at spawn), median of the runs, on the same one-tool echo catalog for every peer " +
-  "(snodo: `bench/peers/snodo.ts`); snodo's everything server (~30 components, the full JSON Schema validator) has " +
-  "rows of its own. `bench/peers/snodo.ts` imports effect and @snodo/core by module path (`effect/Effect`, " +
-  "`@snodo/core/Tool`), as docs/startup.md recommends: the one-tool stdio server loads about 195 modules at start, " +
-  "168 of them effect's and 14 files of @snodo/core (about 270 through the `\"effect\"` and `@snodo/core` entry points; " +
-  "the official SDK's about 120, 97 of them zod's); the Effect floor over stdio loads about 170. The \"bundled with " +
-  "esbuild\" rows start the same server bundled into one file (esbuild 0.28.2, from the packages' build), beside the " +
-  "other peers as they ship. \"RSS idle after start-up\" is read 0.5 s after the first answer of the first cold start of " +
-  "those one-tool servers. Cold runs start with Node's compile cache disabled " +
-  "(`NODE_DISABLE_COMPILE_CACHE=1`); the compile-cache rows start every peer with `NODE_COMPILE_CACHE` set to a " +
-  "directory of its own, filled by one untimed start first (what an application gets from " +
-  "`module.enableCompileCache()` or that variable: V8 code cache and, for TypeScript sources, the stripped output).",
+  "Start-up: see \"Start-up, as users start it\" below: its peers, how each starts and how it is measured.",
   "Clients (`bench/clients.ts`): spawn → first `server/discover` answer, the request written at spawn, for the " +
   "everything server started as a user starts it from the checkout (`npm run -s everything -- --stdio`: npm's own " +
   "start-up, then `examples/everything/main.mjs`: the compile cache on, the esbuild bundle of `examples/everything/bundle.ts`) " +
   "and started with node (`node examples/everything/main.mjs --stdio`), beside the official SDK's one-tool server " +
-  "started with node; each command starts once untimed first. Then the Vercel AI SDK's stdio client " +
+  "as its users run it (`node official-stdio.mjs` in the start-up scenario's app); each command starts once untimed first. Then the Vercel AI SDK's stdio client " +
   "(`@ai-sdk/mcp` 2.0.99: `server/discover`, 1 s, then `initialize`) connects to 20 fresh spawns of each, " +
   "interleaved; the row counts the spawns where it negotiated 2026-07-28.",
   "Listen: `bench/listen.ts` opens 1,000 `subscriptions/listen` streams (each on its own connection, in waves of " +
@@ -1004,8 +841,12 @@ const notes: Array<string> = [
   "`open_streams`) and each peer with `--tools listen` (`echo` and `publish`, which publishes one " +
   "`notifications/tools/list_changed` through the peer's own notifier: the official SDK's `handler.notify.toolsChanged()`, " +
   "effect/ai's `McpServer.notifications`). It reads the server's RSS 1 s after every stream was acknowledged, then " +
-  "publishes a change 5 times and times its arrival on every stream (from sending the `publish` call). On snodo it " +
-  "also checks that closing the client side leaves no stream registered on the server. The floors have no listen streams.",
+  "publishes a change 10 times, 250 ms apart (more than snodo's 100 ms `subscriptionInterval`, so every stream is idle " +
+  "when its change comes), and times its arrival on every stream (from sending the `publish` call), with the server's " +
+  "CPU per change (the `publish` call included); then 10 changes back to back, each published once the previous one " +
+  "reached every stream, which snodo paces on purpose (a stream that wrote within its interval waits for its end, " +
+  "the changes meanwhile coalesced). On snodo it also checks that closing the client side leaves no stream " +
+  "registered on the server. The floors have no listen streams.",
   "Tasks: `bench/tasks.ts`, in its own process and without a transport: 5,000 `tools/call`s of a tool whose policy " +
   "makes it a task (created 32 at a time; each is stored, leased, run by the runner's worker with the task's " +
   "services, and its result stored and published), timed until the last `notifications/tasks` with `completed` " +
@@ -1106,13 +947,21 @@ const results: Results = {
   elapsedS: (performance.now() - startedAt) / 1000
 }
 
-process.stdout.write(textTable(results))
-if (partial) {
+if (!startupOnly) process.stdout.write(textTable(results))
+if (startupResults !== undefined) process.stdout.write(startupTable(startupResults))
+if (startupOnly && startupResults !== undefined) {
+  mkdirSync(path("bench/results"), { recursive: true })
+  writeFileSync(path("bench/results/startup.json"), `${JSON.stringify(startupResults, null, 2)}\n`)
+  const previous = JSON.parse(readFileSync(path("bench/results/latest.json"), "utf8")) as Results
+  writeReport(previous, root, startupResults)
+  progress("start-up alone: wrote bench/results/startup.json and docs/benchmarks.md (the rest from bench/results/latest.json)")
+} else if (partial) {
   progress("partial run (--only or --scenarios): nothing written")
 } else {
   mkdirSync(path("bench/results"), { recursive: true })
   writeFileSync(path("bench/results/latest.json"), `${JSON.stringify(results, null, 2)}\n`)
-  writeReport(results, root)
-  progress("wrote bench/results/latest.json, docs/benchmarks.md, docs/benchmarks-rps.svg")
+  if (startupResults !== undefined) writeFileSync(path("bench/results/startup.json"), `${JSON.stringify(startupResults, null, 2)}\n`)
+  writeReport(results, root, startupResults)
+  progress(`wrote bench/results/latest.json${startupResults === undefined ? "" : ", bench/results/startup.json"}, docs/benchmarks.md, docs/benchmarks-rps.svg`)
 }
 process.exit(0)

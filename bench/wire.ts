@@ -20,6 +20,9 @@ export const echoBody = (id: number | string = 1): string =>
 export const listBody = (id: number | string = 1): string =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: meta } })
 
+export const discoverBody = (id: number | string = 1): string =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: meta } })
+
 const baseHeaders = {
   "content-type": "application/json",
   accept: "application/json, text/event-stream",
@@ -28,6 +31,7 @@ const baseHeaders = {
 
 export const echoHeaders: Readonly<Record<string, string>> = { ...baseHeaders, "mcp-method": "tools/call", "mcp-name": "echo" }
 export const listHeaders: Readonly<Record<string, string>> = { ...baseHeaders, "mcp-method": "tools/list" }
+export const discoverHeaders: Readonly<Record<string, string>> = { ...baseHeaders, "mcp-method": "server/discover" }
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -72,5 +76,14 @@ export const checkList = (frame: unknown, count: number, id: number | string = 1
   if (!Array.isArray(tools)) return "result has no tools array"
   if (tools.length !== count) return `listed ${tools.length} tools, expected ${count}`
   if (result["nextCursor"] !== undefined) return "listing is paginated (nextCursor present)"
+  return undefined
+}
+
+/** `undefined` when the frame is a `server/discover` result that offers 2026-07-28, else what is wrong. */
+export const checkDiscover = (frame: unknown, id: number | string = 1): string | undefined => {
+  const result = resultOf(frame, id)
+  if (typeof result === "string") return result
+  const versions = result["supportedVersions"]
+  if (!Array.isArray(versions) || !versions.includes(protocolVersion)) return `supportedVersions ${JSON.stringify(versions)} lacks ${protocolVersion}`
   return undefined
 }

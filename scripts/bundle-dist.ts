@@ -4,15 +4,17 @@
  * transform. Other packages (effect, `@snodo/*`, anything under node_modules) stay imports.
  *
  * Why: Node's ES module loader pays per file (resolve, read, stat the package scope, link), and
- * that is most of a cold start. A one-tool stdio server loaded 87 files of `@snodo/core`; it now
- * loads 14. The modules of one folder (`catalog/`, `runtime/`, `wire/`, …) that any public module
- * needs at load time share one chunk in `dist/chunks/`, and every public module (each path of the
- * `exports` map) is a file that re-exports its part of a chunk. Every module still has exactly
- * one copy, so a service tag or class is the same object through whichever path a program
- * imports it.
+ * that is a large part of a cold start. A one-tool stdio server loaded 87 files of `@snodo/core`
+ * when each source module was a file, 14 with a chunk per folder, and now 4 (and 2 of
+ * `@snodo/protocol`, where it loaded 20). The modules that any public module needs at load time
+ * share one chunk per package (a server needs nearly all of them anyway), and every public module
+ * (each path of the `exports` map) is a file that re-exports its part of that chunk. Every module
+ * still has exactly one copy, so a service tag or class is the same object through whichever path
+ * a program imports it. The other packages import `@snodo/protocol` through its root entry
+ * (`protocolRoot` below).
  *
  * What stays lazy stays lazy: a module loaded by `import()` (the 2025-11-25 dialect, the JSON
- * Schema engine), and what only such a module needs, are left out of the folder chunks, so they
+ * Schema engine), and what only such a module needs, are left out of the eager chunk, so they
  * are still loaded and evaluated only when the `import()` runs.
  *
  *   node scripts/bundle-dist.ts   # part of `npm run build`, after tsc and before effect-imports
@@ -91,10 +93,93 @@ const typescript: Plugin = {
 }
 
 /**
- * The chunk of a module: its folder's, when a public module needs it at load time; otherwise
- * (a module loaded by `import()`, or needed only by one) Rollup's choice, so it stays lazy.
+ * Where each public module of every package is re-exported by one of that package's barrels (its
+ * root-level entries, `index.ts` first): `"@snodo/protocol/wire/Tools"` → `["@snodo/protocol",
+ * "Tools"]`, `"@snodo/core/transport/ServerRuntime"` → `["@snodo/core/transport", "ServerRuntime"]`.
  */
-const folderChunks = (src: string, entries: ReadonlyArray<string>) => {
+const barrelOf = (): ReadonlyMap<string, readonly [specifier: string, name: string]> => {
+  const found = new Map<string, readonly [string, string]>()
+  for (const dir of readdirSync(packages)) {
+    const manifestPath = join(packages, dir, "package.json")
+    if (!existsSync(manifestPath)) continue
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { readonly name: string; readonly exports: Readonly<Record<string, unknown>> }
+    const sources = new Map<string, string>() // specifier → source path under the package
+    const barrels: Array<readonly [string, string]> = [] // [specifier, source]
+    for (const [key, target] of Object.entries(manifest.exports)) {
+      if (!isTarget(target)) continue
+      const source = target["@snodo/source"]
+      const specifier = key === "." ? manifest.name : `${manifest.name}/${key.slice(2)}`
+      if (source.includes("*")) {
+        for (const path of publicSources(join(packages, dir, "src"))) {
+          sources.set(specifier.replace("*", path.slice(0, -".ts".length)), `./src/${path}`)
+        }
+        continue
+      }
+      sources.set(specifier, source)
+      if (/^\.\/src\/[^/]+\.ts$/.test(source)) barrels.push([specifier, source])
+    }
+    barrels.sort(([a], [b]) => (a === manifest.name ? -1 : b === manifest.name ? 1 : 0))
+    // A barrel's `export * as Name from "./path.ts"` (or from another package's module).
+    const reexports = new Map<string, readonly [string, string]>() // source or specifier → [barrel, name]
+    for (const [barrel, source] of barrels) {
+      for (const [, name, from] of readFileSync(join(packages, dir, source), "utf8").matchAll(/^export \* as (\w+) from "([^"]+)"/gm)) {
+        const key = from!.startsWith("./") ? `./src/${from!.slice(2)}` : from!
+        if (!reexports.has(key)) reexports.set(key, [barrel, name!])
+      }
+    }
+    for (const [specifier, source] of sources) {
+      // A public module that is only `export * from "<another package's module>"` (core's McpError).
+      const forwarded = /^export \* from "([^"]+)"$/m.exec(readFileSync(join(packages, dir, source), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").trim())
+      const through = reexports.get(source) ?? (forwarded === null ? undefined : reexports.get(forwarded[1]!))
+      if (through !== undefined && through[0] !== specifier) found.set(specifier, through)
+    }
+  }
+  return found
+}
+
+/**
+ * Imports of another snodo package's modules by path become imports from the barrel that
+ * re-exports them as a namespace (`import * as Tools from "@snodo/protocol/wire/Tools"` becomes
+ * `import { Tools } from "@snodo/protocol"`; named imports are read from that namespace). A
+ * stdio server loaded 16 files of `@snodo/protocol` that only re-exported parts of its chunk,
+ * and an HTTP server 8 such files of `@snodo/core` besides; a barrel is one file for all of them.
+ * Each statement stays on its line, so source maps keep their lines. Runs on esbuild's output,
+ * which writes every static import on one line and turns re-exports into imports.
+ */
+const throughBarrels = (own: string): Plugin => {
+  const barrels = barrelOf()
+  return {
+    name: "snodo-through-barrels",
+    transform(code, id) {
+      if (!id.endsWith(".ts")) return null
+      let count = 0
+      const rewritten = code.replace(
+        /^import (\* as (\w+)|\{([^}]*)\}) from "(@snodo\/[\w-]+\/[\w/-]+)";$/gm,
+        (statement, _clause: string, namespace: string | undefined, names: string | undefined, specifier: string) => {
+          const through = barrels.get(specifier)
+          if (through === undefined || specifier.startsWith(`${own}/`)) return statement
+          const [barrel, name] = through
+          if (namespace !== undefined) return `import { ${name === namespace ? name : `${name} as ${namespace}`} } from "${barrel}";`
+          const local = `__snodo_${name}_${count++}`
+          const bindings = names!.split(",").map((part) => part.trim()).filter((part) => part !== "")
+            .map((entry) => entry.replace(/^(\w+)\s+as\s+(\w+)$/, "$1: $2"))
+          return `import { ${name} as ${local} } from "${barrel}"; const { ${bindings.join(", ")} } = ${local};`
+        }
+      )
+      return rewritten === code ? null : { code: rewritten, map: null }
+    }
+  }
+}
+
+/**
+ * The chunk of a module in a folder (the packages with floors: protocol, core): the package's one
+ * eager chunk, when a public module needs it at load time; otherwise (a module loaded by
+ * `import()`, or needed only by one) Rollup's choice, so it stays lazy. Modules at the root of
+ * `src/` (the barrels; every module of the packages without floors, such as `@snodo/http`) are
+ * chunked by Rollup, by the entries that need them: one chunk for all of `@snodo/http` made
+ * `NodeServe` load Effect's HTTP server modules (50 more of effect's), which it does not need.
+ */
+const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
   let eager: Set<string> | undefined
   const eagerModules = (info: GetModuleInfo): Set<string> => {
     const found = new Set<string>()
@@ -113,8 +198,7 @@ const folderChunks = (src: string, entries: ReadonlyArray<string>) => {
   return (id: string, { getModuleInfo }: { readonly getModuleInfo: GetModuleInfo }): string | undefined => {
     eager ??= eagerModules(getModuleInfo)
     if (!eager.has(id)) return undefined
-    const path = relative(src, id).split(sep)
-    return path.length > 1 ? path[0] : undefined
+    return relative(src, id).split(sep).length > 1 ? "eager" : undefined
   }
 }
 
@@ -136,12 +220,16 @@ const bundle = async (dir: string): Promise<void> => {
   const build = await rollup({
     input,
     external: (id) => !id.startsWith(".") && !id.startsWith("/"),
-    plugins: [typescript],
+    plugins: [typescript, throughBarrels(`@snodo/${relative(packages, dir)}`)],
     // As the packages declare (`"sideEffects": false`): importing a module only for its effects
     // does nothing.
     treeshake: { moduleSideEffects: false },
     onwarn: (warning, warn) => {
-      if (warning.code !== "EMPTY_BUNDLE") warn(warning)
+      if (warning.code === "EMPTY_BUNDLE") return
+      // A namespace a module imports only for its types was a namespace import (`import * as`)
+      // that Rollup dropped silently; as a name of the root entry it is reported. Dropped all the same.
+      if (warning.code === "UNUSED_EXTERNAL_IMPORT" && warning.exporter?.startsWith("@snodo/") === true) return
+      warn(warning)
     }
   })
   await build.write({
@@ -151,7 +239,7 @@ const bundle = async (dir: string): Promise<void> => {
     hoistTransitiveImports: false,
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name]-[hash].js",
-    manualChunks: folderChunks(join(dir, "src"), Object.values(input))
+    manualChunks: eagerChunk(join(dir, "src"), Object.values(input))
   })
   await build.close()
 }

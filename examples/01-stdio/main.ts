@@ -3,13 +3,16 @@
  *
  *   npx node examples/01-stdio/main.ts
  *
- * Then send it one line of JSON-RPC, for example a `tools/call` of `add`.
+ * Then send it one line of JSON-RPC, for example a `tools/call` of `add`. It imports by module
+ * path, the way a stdio server starts fastest (README.md, docs/startup.md).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import { McpServer, Tool } from "@snodo/core"
+import * as McpServer from "@snodo/core/McpServer"
 import * as StdioTransport from "@snodo/core/StdioTransport"
-import { Effect, Schema } from "effect"
+import * as Tool from "@snodo/core/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 const add = Tool.make("add", {
   description: "Add two numbers",

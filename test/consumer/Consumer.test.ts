@@ -17,139 +17,18 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { type ChildProcess, spawn, type SpawnSyncReturns } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cleanEnv, install, installedCopies, type Manifest, must, pack as packWorkspaces, type Packed, readJson, root, run } from "../support/PackedApp.ts"
 
-const root = fileURLToPath(new URL("../../", import.meta.url))
 const appSource = fileURLToPath(new URL("app/", import.meta.url))
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
 /** Every package of the workspace. */
 const packageNames = readdirSync(join(root, "packages")).toSorted()
-
-/** The environment of every process here: ours without the checkout's condition or npm's script variables. */
-const keptNpmVariables = new Set(["npm_config_cache", "npm_config_userconfig", "npm_config_globalconfig", "npm_config_registry"])
-const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) =>
-    key !== "NODE_OPTIONS" && key !== "INIT_CWD" && (!key.startsWith("npm_") || keptNpmVariables.has(key))
-  )
-)
-
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs: number): SpawnSyncReturns<string> =>
-  spawnSync(command, args, { cwd, env: cleanEnv, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 })
-
-const must = (result: SpawnSyncReturns<string>, what: string): string => {
-  if (result.status !== 0) {
-    throw new Error(`${what} failed (${result.status ?? result.signal ?? String(result.error)}):\n${result.stdout}\n${result.stderr}`)
-  }
-  return result.stdout
-}
-
-interface Packed {
-  readonly name: string
-  readonly version: string
-  readonly filename: string
-  readonly integrity: string
-  readonly files: ReadonlyArray<{ readonly path: string }>
-}
-
-interface Manifest {
-  readonly name: string
-  readonly version: string
-  readonly license?: string
-  readonly engines?: Readonly<Record<string, string>>
-  readonly exports?: unknown
-  readonly dependencies?: Readonly<Record<string, string>>
-  readonly peerDependencies?: Readonly<Record<string, string>>
-}
-
-interface LockEntry {
-  readonly version?: string
-  readonly link?: boolean
-  readonly dependencies?: Readonly<Record<string, string>>
-  readonly optionalDependencies?: Readonly<Record<string, string>>
-  readonly peerDependencies?: Readonly<Record<string, string>>
-  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>
-}
-
-const readJson = <A>(path: string): A => JSON.parse(readFileSync(path, "utf8")) as A
-
-/**
- * The app's lock file: the tarballs by integrity, and every registry package they or the app need,
- * copied with its place in the tree from our own lock (which `npm ci` installed from the cache).
- */
-const lockFor = (app: Manifest & { readonly devDependencies: Readonly<Record<string, string>> }, tarballs: ReadonlyArray<{ readonly packed: Packed; readonly manifest: Manifest }>) => {
-  const ours = readJson<{ readonly packages: Readonly<Record<string, LockEntry>> }>(join(root, "package-lock.json")).packages
-  // Node's lookup: the package's own node_modules, then each ancestor's, then the top level.
-  const locate = (from: string, name: string): string | undefined => {
-    let dir = from
-    for (;;) {
-      const candidate = `${dir === "" ? "" : `${dir}/`}node_modules/${name}`
-      if (ours[candidate] !== undefined) return candidate
-      if (dir === "") return undefined
-      const parent = dir.lastIndexOf("/node_modules/")
-      dir = parent < 0 ? "" : dir.slice(0, parent)
-    }
-  }
-  const copied: Record<string, LockEntry> = {}
-  const visit = (from: string, name: string, optional: boolean): void => {
-    if (name.startsWith("@snodo/")) return
-    const at = locate(from, name)
-    if (at === undefined) {
-      if (optional) return
-      throw new Error(`${name} (needed by ${from === "" ? "the app" : from}) is not in package-lock.json`)
-    }
-    if (copied[at] !== undefined) return
-    const entry = ours[at]!
-    if (entry.link === true) throw new Error(`${at} is a workspace link in package-lock.json`)
-    copied[at] = entry
-    for (const dep of Object.keys(entry.dependencies ?? {})) visit(at, dep, false)
-    for (const dep of Object.keys(entry.optionalDependencies ?? {})) visit(at, dep, true)
-    for (const dep of Object.keys(entry.peerDependencies ?? {})) visit(at, dep, entry.peerDependenciesMeta?.[dep]?.optional === true)
-  }
-  for (const name of [...Object.keys(app.dependencies ?? {}), ...Object.keys(app.devDependencies)]) visit("", name, false)
-  for (const { manifest } of tarballs) {
-    for (const name of [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]) visit("", name, false)
-  }
-  const packages: Record<string, unknown> = {
-    "": { name: app.name, version: app.version, dependencies: app.dependencies, devDependencies: app.devDependencies }
-  }
-  for (const { packed, manifest } of tarballs) {
-    packages[`node_modules/${manifest.name}`] = {
-      version: manifest.version,
-      resolved: `file:../packs/${packed.filename}`,
-      integrity: packed.integrity,
-      license: manifest.license,
-      dependencies: manifest.dependencies,
-      peerDependencies: manifest.peerDependencies,
-      engines: manifest.engines
-    }
-  }
-  for (const key of Object.keys(copied).toSorted()) packages[key] = copied[key]
-  return { name: app.name, version: app.version, lockfileVersion: 3, requires: true, packages }
-}
-
-/** Every installed package of that name under `dir` (a node_modules tree), as paths. */
-const installedCopies = (dir: string, name: string): Array<string> => {
-  const found: Array<string> = []
-  const walk = (modules: string): void => {
-    if (!existsSync(modules)) return
-    for (const entry of readdirSync(modules)) {
-      if (entry.startsWith(".")) continue
-      const dirs = entry.startsWith("@") ? readdirSync(join(modules, entry)).map((scoped) => join(modules, entry, scoped)) : [join(modules, entry)]
-      for (const pkg of dirs) {
-        const manifest = join(pkg, "package.json")
-        if (existsSync(manifest) && readJson<Manifest>(manifest).name === name) found.push(pkg)
-        walk(join(pkg, "node_modules"))
-      }
-    }
-  }
-  walk(join(dir, "node_modules"))
-  return found
-}
 
 let work = ""
 let app = ""
@@ -160,57 +39,27 @@ let typecheck: SpawnSyncReturns<string> | undefined
 beforeAll(() => {
   must(run("npm", ["run", "-s", "build"], root, 180_000), "npm run build")
   work = mkdtempSync(join(tmpdir(), "snodo-consumer-"))
-  const packs = join(work, "packs")
   app = join(work, "app")
-  mkdirSync(packs)
-  packed = JSON.parse(must(run("npm", ["pack", "--workspaces", "--pack-destination", packs, "--json", "--loglevel=error"], root, 60_000), "npm pack")) as Array<Packed>
-  const tarballs = packed.map((pack) => ({ packed: pack, manifest: readJson<Manifest>(join(root, "packages", pack.name.replace("@snodo/", ""), "package.json")) }))
+  const tarballs = packWorkspaces(join(work, "packs"))
+  packed = tarballs.map((tarball) => tarball.packed)
 
   cpSync(appSource, app, { recursive: true, filter: (path) => !/[/\\](dist|node_modules)$/.test(path) })
-  const rootLock = readJson<{ readonly packages: Readonly<Record<string, LockEntry>> }>(join(root, "package-lock.json")).packages
-  const locked = (name: string): string => rootLock[`node_modules/${name}`]?.version ?? `(${name} is not in package-lock.json)`
-  const manifest = {
-    name: "snodo-consumer-app",
-    version: "1.0.0",
-    private: true,
-    type: "module",
-    dependencies: {
-      ...Object.fromEntries(packed.map((pack) => [pack.name, `file:../packs/${pack.filename}`])),
-      "@effect/platform-node": locked("@effect/platform-node"),
-      effect: locked("effect")
-    },
-    devDependencies: { "@types/node": locked("@types/node") }
-  }
-  writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2))
-  writeFileSync(join(app, "package-lock.json"), JSON.stringify(lockFor(manifest, tarballs), null, 2))
-  must(run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], app, 180_000), "npm ci --offline in the app")
+  install({ dir: app, name: "snodo-consumer-app", tarballs, registry: ["@effect/platform-node", "effect"], devRegistry: ["@types/node"] })
   typecheck = run(process.execPath, [tsc, "-p", "tsconfig.json", "--listFiles"], app, 120_000)
 
   // The client alone: @snodo/client and what it depends on, nothing else of ours.
   clientApp = join(work, "client-app")
   mkdirSync(clientApp)
-  const clientTarballs = tarballs.filter((tarball) => tarball.manifest.name === "@snodo/client" || tarball.manifest.name === "@snodo/protocol")
-  const clientManifest = {
-    name: "snodo-client-app",
-    version: "1.0.0",
-    private: true,
-    type: "module",
-    dependencies: {
-      ...Object.fromEntries(clientTarballs.map(({ packed: pack }) => [pack.name, `file:../packs/${pack.filename}`])),
-      "@effect/platform-node": locked("@effect/platform-node"),
-      effect: locked("effect")
-    },
-    devDependencies: {}
-  }
-  writeFileSync(join(clientApp, "package.json"), JSON.stringify(clientManifest, null, 2))
-  writeFileSync(join(clientApp, "package-lock.json"), JSON.stringify(lockFor(clientManifest, clientTarballs), null, 2))
   writeFileSync(join(clientApp, "agent.mjs"), clientScript)
-  must(run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], clientApp, 180_000), "npm ci --offline in the client app")
+  const clientTarballs = tarballs.filter((tarball) => tarball.manifest.name === "@snodo/client" || tarball.manifest.name === "@snodo/protocol")
+  install({ dir: clientApp, name: "snodo-client-app", tarballs: clientTarballs, registry: ["@effect/platform-node", "effect"] })
 }, 300_000)
 
+// Two installed apps (tens of thousands of files): on a busy disk removing them takes longer than
+// vitest's default 30 s hook timeout (seen with other builds running).
 afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true })
-})
+}, 180_000)
 
 /** The client app: `@snodo/client` over stdio to the first app's server, printing what it got. */
 const clientScript = `import { Effect, Layer } from "effect"
@@ -320,6 +169,11 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       "@snodo/core/server/Round",
       "@snodo/core/routes/Complete",
       "@snodo/core/internal/StrictJson",
+      "@snodo/core/extension/RateWindow",
+      "@snodo/core/extension/Semconv",
+      "@snodo/core/UriTemplate",
+      "@snodo/core/runtime/internal/Invocation",
+      "@snodo/core/dialect/Admission",
       "@snodo/json-schema/internal/compiler"
     ]
     // Resolved, then loaded: every entry point runs with only what the app installed (no @effect/vitest).

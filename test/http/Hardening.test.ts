@@ -12,7 +12,7 @@ import { Effect, Schema } from "effect"
 import * as Http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { base, initializeBody, legacy, postLegacy, type Served, serveEra, sessionHeaders } from "../../packages/http/test/support/EraServer.ts"
-import { errorOf, post, request, send, sleep } from "../../packages/http/test/support/Raw.ts"
+import { errorOf, eventually, post, request, send, sleep } from "../../packages/http/test/support/Raw.ts"
 
 const NameForm = Input.form({
   message: "Name?",
@@ -297,14 +297,67 @@ describe("publishing to listen streams (defect 7)", () => {
       req.end(JSON.stringify(body))
     })
 
-  /** Publishes `count` tool list changes, one every 5 ms; resolves with when the last was published. */
+  /**
+   * Publishes `count` tool list changes, one every 5 ms; resolves with when the last was published
+   * (read before publishing it: an idle stream writes it at once, from the publish itself).
+   */
   const publishEvery5ms = async (served: Served, count: number) => {
+    let last = 0
     for (let index = 0; index < count; index++) {
+      last = Date.now()
       await Effect.runPromise(served.hub.publish(SubscriptionHub.toolsListChanged))
       await sleep(5)
     }
-    return Date.now()
+    return last
   }
+
+  /** A session's GET stream, once open: its list_changed frames so far. */
+  const sessionStream = async (url: string) => {
+    const { session } = await initialize(url)
+    const target = new URL(url)
+    return new Promise<{ readonly frames: () => number; readonly close: () => void }>((resolve, reject) => {
+      let frames = 0
+      const req = Http.request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "GET",
+        agent: false,
+        headers: { ...sessionHeaders(session!), accept: "text/event-stream" }
+      }, (res) => {
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => {
+          frames += chunk.split("notifications/tools/list_changed").length - 1
+          if (chunk.includes("stream open")) resolve({ frames: () => frames, close: () => req.destroy() })
+        })
+      })
+      req.on("error", (error) => (error as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(error))
+      req.end()
+    })
+  }
+
+  it("an idle stream writes a change at once, even at a 60 s interval; one within the interval waits (listen and session GET streams)", async () => {
+    const served = await serve({ sessions: true, subscriptionInterval: "60 seconds" })
+    const publish = () => Effect.runPromise(served.hub.publish(SubscriptionHub.toolsListChanged))
+    try {
+      const [listening, getting] = [await listen(served.url), await sessionStream(served.url)]
+      // Idle: the change comes at once (at the end of the interval it would come 60 s later, long
+      // past this wait).
+      await publish()
+      await eventually(() => listening.frames() === 1 && getting.frames() === 1)
+      // Streams opened now are idle; the first ones wrote within the interval: the next change
+      // reaches the new ones at once, and waits in the first ones.
+      const [fresh, freshGet] = [await listen(served.url), await sessionStream(served.url)]
+      await publish()
+      await eventually(() => fresh.frames() === 1 && freshGet.frames() === 1)
+      // One more exchange with the server after the fresh streams had their change.
+      expect((await post(served.url, request("tools/call", { name: "echo", arguments: { text: "x" } }))).status).toBe(200)
+      expect([listening.frames(), getting.frames()]).toEqual([1, 1])
+      for (const stream of [listening, getting, fresh, freshGet]) stream.close()
+    } finally {
+      await served.runtime.dispose()
+    }
+  })
 
   it("an initialize-era session's GET stream is paced the same way", async () => {
     const served = await serve({ sessions: true })

@@ -1,7 +1,8 @@
 /**
  * The one-file TCP transport (TcpTransport.ts, written against exported modules only) driven end
  * to end over a real socket: requests, a duplicate id, cancellation by notification and by closing
- * the socket, the listen cap the connection brings.
+ * the socket, the listen cap the connection brings, and the read backpressure it brings: past
+ * `maxInFlight` the socket is paused, and reading resumes once requests are answered.
  */
 import { McpServer, Tool } from "@snodo/core"
 import { Deferred, Effect, Layer, ManagedRuntime, Schema } from "effect"
@@ -26,23 +27,39 @@ const wait = Tool.make("wait", { input: Schema.Struct({ tag: Schema.String }) },
     return yield* Effect.never
   }).pipe(Effect.onInterrupt(() => Effect.sync(() => void finalized.push(tag)))))
 
-const Server = McpServer.make({ name: "tcp", version: "1.0.0" }).add(add, wait)
+/** Answers once the test releases its tag. */
+const releases = new Map<string, Deferred.Deferred<void>>()
+const hold = Tool.make("hold", { input: Schema.Struct({ tag: Schema.String }) }, ({ tag }) =>
+  Effect.gen(function*() {
+    const release = Deferred.makeUnsafe<void>()
+    releases.set(tag, release)
+    yield* Deferred.await(release)
+    return tag
+  }))
+
+const Server = McpServer.make({ name: "tcp", version: "1.0.0" }).add(add, wait, hold)
 
 let runtime: ManagedRuntime.ManagedRuntime<never, unknown>
 let server: TcpTransport.TcpServer
+/** The same server with at most 3 requests in flight per connection. */
+let bounded: TcpTransport.TcpServer
 beforeAll(async () => {
-  let served: TcpTransport.TcpServer | undefined
+  let served: ReadonlyArray<TcpTransport.TcpServer> = []
   runtime = ManagedRuntime.make(
-    Layer.effectDiscard(Effect.map(TcpTransport.serve(0), (value) => void (served = value))).pipe(Layer.provide(Server.layer))
+    Layer.effectDiscard(Effect.map(
+      Effect.all([TcpTransport.serve(0), TcpTransport.serve(0, { maxInFlight: 3 })]),
+      (value) => void (served = value)
+    )).pipe(Layer.provide(Server.layer))
   )
   await runtime.runPromise(Effect.void)
-  server = served!
+  server = served[0]!
+  bounded = served[1]!
 })
 afterAll(() => runtime.dispose())
 
 /** A client socket: send lines, read the next message. */
-const connect = async () => {
-  const socket = net.connect(server.port, "127.0.0.1")
+const connect = async (to: TcpTransport.TcpServer = server) => {
+  const socket = net.connect(to.port, "127.0.0.1")
   await new Promise((resolve) => socket.once("connect", resolve))
   const messages: Array<Record<string, unknown>> = []
   const waiters: Array<() => void> = []
@@ -119,5 +136,41 @@ describe("a transport written outside the core (TCP, one file)", () => {
     }
     expect(finalized).toContain("closed")
     expect(server.open()).toBe(0)
+  })
+
+  it("pauses reading past maxInFlight and resumes once requests are answered, losing nothing", async () => {
+    const client = await connect(bounded)
+    const before = bounded.pauses()
+    const tags = ["h1", "h2", "h3", "h4", "h5", "h6"]
+    // One write: the frames of one chunk, the last three past the bound.
+    client.socket.write(tags.map((tag, i) => `${JSON.stringify(call(100 + i, "hold", { tag }))}\n`).join(""))
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    await until(() => ["h1", "h2", "h3"].every((tag) => releases.has(tag)))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(tags.filter((tag) => releases.has(tag))).toEqual(["h1", "h2", "h3"])
+    expect(bounded.pauses().paused).toBe(before.paused + 1)
+    expect(bounded.pauses().resumed).toBe(before.resumed)
+
+    // One answer makes room for one held request: still paused.
+    await Effect.runPromise(Deferred.succeed(releases.get("h1")!, undefined))
+    expect(await client.next()).toMatchObject({ id: 100, result: { content: [{ type: "text", text: "h1" }] } })
+    await until(() => releases.has("h4"))
+    expect(releases.has("h5")).toBe(false)
+    expect(bounded.pauses().resumed).toBe(before.resumed)
+
+    // Room for the rest: the held frames are handled, reading resumes.
+    for (const tag of ["h2", "h3", "h4"]) await Effect.runPromise(Deferred.succeed(releases.get(tag)!, undefined))
+    await until(() => releases.has("h5") && releases.has("h6"))
+    expect(bounded.pauses().resumed).toBe(before.resumed + 1)
+    for (const tag of ["h5", "h6"]) await Effect.runPromise(Deferred.succeed(releases.get(tag)!, undefined))
+    const ids: Array<unknown> = []
+    for (let i = 0; i < 5; i++) ids.push((await client.next())["id"])
+    expect(ids.toSorted()).toEqual([101, 102, 103, 104, 105])
+    // Read again: a new request is answered at once.
+    client.send(call(200, "add", { a: 2, b: 3 }))
+    expect(await client.next()).toMatchObject({ id: 200, result: { structuredContent: { sum: 5 } } })
+    client.socket.destroy()
   })
 })

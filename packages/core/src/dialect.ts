@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-export * as Admission from "./routes/Admission.ts"
 export * as Dialect from "./routes/Dialect.ts"
 export { Dialect2025_11_25 } from "./dialects/Dialect2025_11_25.ts"
 export { Dialect2026_07_28 } from "./dialects/Dialect2026_07_28.ts"

@@ -8,8 +8,8 @@
  * (`@snodo/core/Tool`), which loads only that module and what it needs.
  *
  * Authors of extensions, dialects and transports find their modules on the documented subpaths
- * `@snodo/core/extension`, `@snodo/core/dialect`, `@snodo/core/transport` and the wire schemas on
- * `@snodo/core/wire` (see docs/architecture.md); everything else is internal.
+ * `@snodo/core/extension`, `@snodo/core/dialect` and `@snodo/core/transport`, and the wire schemas
+ * in `@snodo/protocol` (see docs/architecture.md); everything else is internal.
  *
  * @since 0.1.0
  */
@@ -20,7 +20,6 @@ export * as Completion from "./catalog/Completion.ts"
 export * as ComponentOptions from "./catalog/ComponentOptions.ts"
 export * as ConfigurationError from "./pipeline/ConfigurationError.ts"
 export * as Content from "./catalog/Content.ts"
-export * as ElicitationForm from "./mrtr/ElicitationForm.ts"
 export * as Executor from "./runtime/Executor.ts"
 export * as Input from "./mrtr/Input.ts"
 export * as InputRequired from "./mrtr/InputRequired.ts"
@@ -42,4 +41,3 @@ export * as StdioTransport from "./transports/StdioTransport.ts"
 export * as SubscriptionHub from "./runtime/SubscriptionHub.ts"
 export * as Tool from "./catalog/Tool.ts"
 export * as ToolResult from "./catalog/ToolResult.ts"
-export * as UriTemplate from "./catalog/UriTemplate.ts"

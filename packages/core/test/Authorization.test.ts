@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Ref, Schema } from "effect"
 import { Authorization, Completion, Content, McpServer, Principal, Prompt, Resource, Tool } from "@snodo/core"
-import * as CatalogViews from "@snodo/core/extension/CatalogViews"
+import * as CatalogViews from "../src/runtime/internal/CatalogViews.ts"
 import * as ServerRuntime from "@snodo/core/transport/ServerRuntime"
 import * as SubscriptionHub from "@snodo/core/SubscriptionHub"
 import { McpTestClient } from "@snodo/testing"

@@ -13,7 +13,7 @@ import * as Prompt from "@snodo/core/Prompt"
 import * as Resource from "@snodo/core/Resource"
 import * as Tool from "@snodo/core/Tool"
 import * as Executor from "@snodo/core/Executor"
-import * as RateWindow from "@snodo/core/extension/RateWindow"
+import * as RateWindow from "../src/runtime/internal/RateWindow.ts"
 import { Schema } from "effect"
 
 const component = (key: string, options: ComponentOptions.ComponentOptions = {}) => ({ key, limits: ComponentOptions.resolve(options) })

@@ -4,11 +4,15 @@
  * graceful end, overflow under both policies, coalescing.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Latch, Layer, Schema } from "effect"
+import { Effect, Fiber, Latch, Layer, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
+import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import { Content, McpServer, Prompt, Resource, SubscriptionHub, Tool } from "@snodo/core"
 import { Listen } from "@snodo/core/extension"
 import type { Overflow } from "@snodo/core/extension/Listen"
 import * as Connection from "@snodo/core/transport/Connection"
+import { anonymous } from "@snodo/core/Principal"
 
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
 const subscriptionId = "io.modelcontextprotocol/subscriptionId"
@@ -285,5 +289,110 @@ describe("subscriptions/listen", () => {
       expect(frames[0]).toContain(`"${subscriptionId}":9007199254740993}`)
       expect(frames[1]).toContain(`"id":9007199254740993,"result":{"_meta":{"${subscriptionId}":9007199254740993,`)
       expect(frames[2]).toContain(`"requestId":9007199254740993,`)
+    }))
+})
+
+describe("pacing", () => {
+  const support = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: true }
+  const filter = { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["file:///x"] }
+
+  /**
+   * One stream run directly, paced at 60 s (the test clock only moves when told): `offer` gives its
+   * sink the synchronous write an HTTP response has, without it every change goes through the
+   * stream's fiber (stdio's sink).
+   */
+  const paced = (options: { readonly offer: boolean | "throws"; readonly id?: RequestId; readonly hub?: SubscriptionHub.MemoryHub }) =>
+    Effect.gen(function*() {
+      const hub = options.hub ?? SubscriptionHub.makeMemory()
+      const frames: Array<string> = []
+      const via = { write: 0, offer: 0 }
+      const offer = options.offer === "throws"
+        ? () => {
+          via.offer++
+          throw new Error("the transport broke")
+        }
+        : (frame: string, written: () => void) => (via.offer++, frames.push(frame), written(), true)
+      const sink: RequestSink = {
+        write: (frame) => Effect.sync(() => void (via.write++, frames.push(frame))),
+        ...(options.offer === false ? {} : { offer })
+      }
+      const streams = Listen.makeStreams(4, undefined, 60_000)
+      const fiber = yield* Effect.forkChild(Listen.run({
+        id: options.id ?? 1,
+        requested: filter,
+        decoded: filter,
+        hub,
+        support,
+        limits: Listen.defaultLimits,
+        filters: [],
+        negotiated: () => false,
+        sink,
+        streams,
+        principal: anonymous
+      }))
+      yield* settle
+      const publish = (...changes: ReadonlyArray<SubscriptionHub.Change>) =>
+        Effect.forEach(changes, (change) => hub.publish(change), { discard: true }).pipe(Effect.andThen(settle))
+      const methods = () => frames.map((frame) => (JSON.parse(frame) as { method: string }).method.replace("notifications/", ""))
+      return { hub, frames, via, fiber, streams, publish, methods }
+    })
+
+  for (const offer of [false, true]) {
+    it.effect(`an idle stream writes a change at once; while it rests, changes wait for the end of the interval and coalesce (${offer ? "synchronous sink" : "through the fiber"})`, () =>
+      Effect.gen(function*() {
+        const t = yield* paced({ offer })
+        expect(t.methods()).toEqual(["subscriptions/acknowledged"])
+        // Idle: written at once, though the interval is 60 s and the clock has not moved.
+        yield* t.publish(SubscriptionHub.toolsListChanged)
+        expect(t.methods()).toEqual(["subscriptions/acknowledged", "tools/list_changed"])
+        // Within the interval of that write: they wait, a repeated change queued once.
+        yield* t.publish(SubscriptionHub.promptsListChanged, SubscriptionHub.toolsListChanged, SubscriptionHub.promptsListChanged)
+        expect(t.frames.length).toBe(2)
+        yield* TestClock.adjust("59999 millis")
+        expect(t.frames.length).toBe(2)
+        // The end of the interval: what waited leaves together.
+        yield* TestClock.adjust("1 millis")
+        expect(t.methods().slice(2)).toEqual(["prompts/list_changed", "tools/list_changed"])
+        // Still within the interval of that batch.
+        yield* t.publish(SubscriptionHub.toolsListChanged)
+        expect(t.frames.length).toBe(4)
+        yield* TestClock.adjust("60 seconds")
+        expect(t.methods().slice(4)).toEqual(["tools/list_changed"])
+        // A whole interval with nothing written: idle again, at once.
+        yield* TestClock.adjust("60 seconds")
+        yield* t.publish(SubscriptionHub.promptsListChanged)
+        expect(t.methods().slice(5)).toEqual(["prompts/list_changed"])
+        // The fast path writes an idle stream's change from the publisher, the fiber the rest.
+        expect(t.via).toEqual(offer ? { write: 4, offer: 2 } : { write: 6, offer: 0 })
+        // Ending every stream while one rests: what waits is written at the end of its rest, then it ends.
+        yield* t.publish(SubscriptionHub.toolsListChanged)
+        t.streams.closeAll()
+        yield* TestClock.adjust("60 seconds")
+        expect(yield* Fiber.join(t.fiber)).toEqual({ _tag: "Graceful" })
+        expect(t.methods().slice(6)).toEqual(["tools/list_changed"])
+        expect(t.hub.size()).toBe(0)
+      }))
+  }
+
+  it.effect("a sink whose synchronous write throws does not stop the publisher: the change takes the fiber's way", () =>
+    Effect.gen(function*() {
+      const hub = SubscriptionHub.makeMemory()
+      const broken = yield* paced({ offer: "throws", hub })
+      const other = yield* paced({ offer: true, hub })
+      yield* broken.publish(SubscriptionHub.toolsListChanged)
+      expect(broken.methods()).toEqual(["subscriptions/acknowledged", "tools/list_changed"])
+      expect(other.methods()).toEqual(["subscriptions/acknowledged", "tools/list_changed"])
+      expect(broken.via).toEqual({ write: 2, offer: 1 })
+    }))
+
+  it.effect("a change is encoded once for every stream and tagged with each stream's id, an int64 id with every digit", () =>
+    Effect.gen(function*() {
+      const a = yield* paced({ offer: true, id: 9007199254740993n })
+      const b = yield* paced({ offer: false, id: "b" })
+      const change = SubscriptionHub.resourceUpdated("file:///x")
+      yield* Effect.all([a.hub.publish(change), b.hub.publish(change)])
+      yield* settle
+      expect(a.frames[1]).toBe(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"${subscriptionId}":9007199254740993},"uri":"file:///x"}}`)
+      expect(JSON.parse(b.frames[1]!)).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { _meta: { [subscriptionId]: "b" }, uri: "file:///x" } })
     }))
 })

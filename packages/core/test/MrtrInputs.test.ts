@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ElicitationForm, Input } from "@snodo/core"
+import { Input } from "@snodo/core"
+import * as ElicitationForm from "../src/mrtr/internal/ElicitationForm.ts"
 import { Result } from "effect"
 import * as InputCapabilities from "@snodo/core/extension/InputCapabilities"
-import * as Sampling from "@snodo/core/extension/Sampling"
+import * as Sampling from "../src/mrtr/internal/Sampling.ts"
 
 const form = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Tracer } from "effect"
 import * as fc from "fast-check"
-import * as TraceContext from "../src/observability/TraceContext.ts"
+import * as TraceContext from "../src/observability/internal/TraceContext.ts"
 
 const traceId = "0af7651916cd43dd8448eb211c80319c"
 const spanId = "b7ad6b7169203331"

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { McpServer, Prompt, Tool } from "@snodo/core"
-import * as SchemaOrigin from "@snodo/core/extension/SchemaOrigin"
+import * as SchemaOrigin from "../src/catalog/internal/SchemaOrigin.ts"
 import { Effect, Exit, Layer, Schema } from "effect"
 import { cpSync, mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import * as UriTemplate from "../src/catalog/UriTemplate.ts"
+import * as UriTemplate from "../src/catalog/internal/UriTemplate.ts"
 
 const t = (source: string): UriTemplate.UriTemplate => {
   const parsed = UriTemplate.parse(source)

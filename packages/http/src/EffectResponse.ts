@@ -3,8 +3,11 @@
  * `HttpServerResponse`, known once the exchange settles or opens its stream.
  *
  * A settled exchange becomes a plain JSON response; an opened one a `text/event-stream` whose
- * body is fed from an unbounded queue (the handler's writes wait for the stream to take each
- * event, so the queue holds at most the events in flight plus the last one).
+ * body is fed from a bounded `Mailbox` (the handler's writes wait for the stream to take each
+ * event, so it holds at most the events in flight plus the last one). Past {@link maxEvents}
+ * events or {@link maxEventBytes} bytes waiting (one event alone always fits), the stream ends
+ * (`"close"`): the client reads too slowly for what its request writes, and the exchange ends
+ * with it.
  *
  * @example
  * ```ts
@@ -20,8 +23,9 @@
  *
  * @since 0.1.0
  */
-import { type Cause, Deferred, Effect, Exit, Queue, Stream } from "effect"
+import { Deferred, Effect, Exit, Stream } from "effect"
 import type { HttpServerResponse } from "effect/http"
+import * as Mailbox from "@snodo/protocol/peer/Mailbox"
 import type { Delivery } from "./Exchange.ts"
 import * as Replies from "./Replies.ts"
 
@@ -35,6 +39,23 @@ const emptyStream = Replies.eventStream(Stream.empty)
 const noEvents = (): never => {
   throw new Error("This exchange asked for no notifications")
 }
+
+/**
+ * Events one event stream may hold waiting for the connection before it ends.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const maxEvents = 1024
+
+/**
+ * Bytes of the events one event stream may hold waiting for the connection before it ends
+ * (64 MiB, as the HTTP server's bodies being read; one event alone always fits).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const maxEventBytes = 64 * 1024 * 1024
 
 /**
  * A delivery and the response it will produce.
@@ -55,13 +76,22 @@ export interface EffectResponse {
  * @since 0.1.0
  */
 export const make = (notifications: boolean): Effect.Effect<EffectResponse> =>
-  Effect.map(notifications ? Queue.unbounded<Event, Cause.Done>() : Effect.succeed(undefined), (queue) => {
+  Effect.sync(() => {
+    const queue = notifications
+      ? Mailbox.makeUnsafe<Event>({ capacity: maxEvents, maxChars: maxEventBytes, charsOf: (event) => event.bytes.length, overflow: "close" })
+      : undefined
     const first = Deferred.makeUnsafe<HttpServerResponse.HttpServerResponse>()
     const delivery: Delivery = {
       settle: (reply) => Deferred.doneUnsafe(first, Exit.succeed(reply === undefined ? emptyStream : Replies.toResponse(reply))),
       open: () => {
         if (queue === undefined) return noEvents()
-        const body = Stream.fromQueue(queue).pipe(Stream.map((item) => {
+        // Each pull takes what waits (at least one event), as a queue's stream would.
+        const pull = Effect.map(queue.take, (event): readonly [Event, ...Array<Event>] => {
+          const events: [Event, ...Array<Event>] = [event]
+          for (let next = queue.poll(); next !== undefined; next = queue.poll()) events.push(next)
+          return events
+        })
+        const body = Stream.fromPull(Effect.succeed(pull)).pipe(Stream.map((item) => {
           item.written?.()
           return item.bytes
         }))
@@ -69,10 +99,10 @@ export const make = (notifications: boolean): Effect.Effect<EffectResponse> =>
       },
       event: (text, written) => {
         if (queue === undefined) return noEvents()
-        Queue.offerUnsafe(queue, { bytes: encoder.encode(text), written })
+        queue.offer({ bytes: encoder.encode(text), written })
       },
       end: () => {
-        if (queue !== undefined) Queue.endUnsafe(queue)
+        queue?.end()
       }
     }
     return { delivery, response: Deferred.await(first) }

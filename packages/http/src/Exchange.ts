@@ -102,18 +102,33 @@ export class Exchange {
     this.delivery = delivery
     this.grant = grant
     this.headersOf = headersOf
-    this.sink = notifications ? { write: (frame) => this.write(frame) } : undefined
+    this.sink = notifications
+      ? { write: (frame) => this.write(frame), offer: (frame, written) => this.offer(frame, written) }
+      : undefined
   }
 
   private write(frame: string): Effect.Effect<void, SinkClosed> {
     if (this.state === Ended) return closed
+    this.opening()
+    return Effect.callback<void, SinkClosed>((resume) => {
+      this.delivery.event(event(frame), () => resume(Effect.void))
+    })
+  }
+
+  /** `write` without a fiber: the event is handed over now; `false` once the exchange ended. */
+  private offer(frame: string, written: () => void): boolean {
+    if (this.state === Ended) return false
+    this.opening()
+    this.delivery.event(event(frame), written)
+    return true
+  }
+
+  /** The first event makes the answer a stream. */
+  private opening(): void {
     if (this.state === Pending) {
       this.state = Streaming
       this.delivery.open()
     }
-    return Effect.callback<void, SinkClosed>((resume) => {
-      this.delivery.event(event(frame), () => resume(Effect.void))
-    })
   }
 
   /** Settles the exchange; `false` when something else already did. */

@@ -63,7 +63,8 @@ const busyHeaders = { "retry-after": "1" }
 /**
  * The listen side of an HTTP application; its exchanges share the application's in-flight map,
  * so a posted `notifications/cancelled` reaches a stream too. Each stream rests `paceMillis` after
- * writing what waited (the `subscriptionInterval` option), its changes meanwhile coalesced.
+ * writing what waited (the `subscriptionInterval` option), its changes meanwhile coalesced; a
+ * stream that wrote nothing within that time writes a change at once, from the publisher's loop.
  *
  * @category constructors
  * @since 0.1.0

@@ -10,7 +10,7 @@
  * | `maxConcurrent` | 1,024 requests in flight | 503 |
  * | `maxSubscriptions` | 256 open `subscriptions/listen` streams (no deadline) | 503 |
  * | `maxSubscriptionBytes` | 32 Mi characters of resource URIs held by open streams | 503 |
- * | `subscriptionInterval` | 100 ms between two writes of one listen stream (changes meanwhile coalesce) | none |
+ * | `subscriptionInterval` | 100 ms between two writes of one listen stream (an idle stream writes at once; changes meanwhile coalesce) | none |
  * | `allowedHosts` | loopback names | 403 |
  * | `allowedOrigins` | loopback origins | 403 |
  * | `sessions` | off: initialize-era requests stand alone | 503 beyond `max` (1,024) sessions or `maxPerPrincipal` (64, per principal or anonymous source address), or `maxStreams` / `maxStreamsPerPrincipal` GET streams (256 / 16), with `Retry-After`; 404 for an unknown or expired one |
@@ -59,9 +59,10 @@ export interface Options {
    */
   readonly maxSubscriptionBytes?: number
   /**
-   * The least time between two writes of one listen stream or session GET stream (default 100 ms): changes published
-   * meanwhile wait in the stream's queue, repeated ones coalesce, and leave together, so one
-   * publisher cannot make a write per stream per change.
+   * The least time between two writes of one listen stream or session GET stream (default
+   * 100 ms). A stream that wrote nothing within it writes a change at once; changes published
+   * while it rests wait in its queue, repeated ones coalesce, and leave together at the end of the
+   * interval, so one publisher cannot make a write per stream per change.
    */
   readonly subscriptionInterval?: Duration.Input
   /** `Host` values accepted (DNS rebinding protection). Default: loopback names only. */

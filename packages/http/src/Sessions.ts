@@ -221,9 +221,11 @@ const sourceOf = (address: string): string => {
 /**
  * A store. `run` runs the effect that ends a core session (unsubscribing it from the hub) with the
  * application's services. With `paceMillis` (the transport's `subscriptionInterval`), a GET stream
- * writes at most once per interval: the notifications of the interval leave together in one write,
- * a notification already waiting is not queued twice (a second `tools/list_changed` says nothing
- * new), and one publisher cannot make a write per stream per change.
+ * writes at most once per interval: one that wrote nothing within the interval writes a
+ * notification at once, the notifications that come while it rests leave together in one write at
+ * the end of the interval, a notification already waiting is not queued twice (a second
+ * `tools/list_changed` says nothing new), and one publisher cannot make a write per stream per
+ * change.
  *
  * @category constructors
  * @since 0.1.0

@@ -11,7 +11,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
 import * as fc from "fast-check"
 import * as BasicJsonSchema from "@snodo/core/BasicJsonSchema"
-import { jsonSchemaOf } from "@snodo/core/extension/JsonSchemaOf"
+import { jsonSchemaOf } from "../../core/src/catalog/internal/JsonSchemaOf.ts"
 import { type CompiledSchema, SchemaValidator } from "@snodo/core/SchemaValidator"
 import { JsonSchemaValidator } from "../src/index.ts"
 

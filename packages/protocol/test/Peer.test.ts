@@ -1,6 +1,7 @@
 /** The peer layer: the in-flight map, the bounded outbox, and a peer over a channel. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Queue } from "effect"
+import { vi } from "vitest"
 import * as InFlight from "../src/peer/InFlight.ts"
 import * as Outbox from "../src/peer/Outbox.ts"
 import * as OutgoingRequests from "../src/peer/OutgoingRequests.ts"
@@ -56,7 +57,7 @@ describe("Outbox", () => {
     const wrote: Array<string> = []
     const outbox = Outbox.makeUnsafe({ max: 2, write: (frames, written) => void (wrote.push(...frames), pending.push(written)) })
     expect([outbox.offer("a"), outbox.offer("b"), outbox.offer("c")]).toEqual([true, true, false])
-    expect(outbox.waiting()).toBe(2)
+    expect([outbox.waiting(), outbox.dropped()]).toEqual([2, 1])
     pending.shift()!()
     expect(outbox.offer("d")).toBe(true)
     expect(wrote).toEqual(["a", "b", "d"])
@@ -65,24 +66,37 @@ describe("Outbox", () => {
     expect(Outbox.defaultMax).toBe(64)
   })
 
-  it("paced: one write per interval, a frame already waiting not queued twice, nothing held after close", async () => {
-    const writes: Array<ReadonlyArray<string>> = []
-    const outbox = Outbox.makeUnsafe({ paceMillis: 30, write: (frames, written) => void (writes.push(frames), written()) })
-    for (const frame of ["changed", "changed", "updated", "changed"]) outbox.offer(frame)
-    expect(outbox.waiting()).toBe(2)
-    expect(writes).toEqual([])
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(writes).toEqual([["changed", "updated"]])
-    outbox.offer("changed")
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(writes.length).toBe(1) // the interval has not passed since the first write
-    await new Promise((resolve) => setTimeout(resolve, 40))
-    expect(writes).toEqual([["changed", "updated"], ["changed"]])
-    outbox.offer("late")
-    outbox.close()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(writes.length).toBe(2)
-    expect(outbox.waiting()).toBe(0)
+  it("paced: an idle outbox writes at once; while it rests, frames wait for the end of the interval and leave together, a frame already waiting not queued twice", () => {
+    vi.useFakeTimers()
+    try {
+      const writes: Array<ReadonlyArray<string>> = []
+      const outbox = Outbox.makeUnsafe({ paceMillis: 60_000, write: (frames, written) => void (writes.push(frames), written()) })
+      for (const frame of ["changed", "changed", "updated", "changed"]) outbox.offer(frame)
+      // Nothing written within the interval: the first frame leaves at once, the rest wait.
+      expect(writes).toEqual([["changed"]])
+      expect(outbox.waiting()).toBe(2)
+      vi.advanceTimersByTime(59_999)
+      expect(writes.length).toBe(1)
+      vi.advanceTimersByTime(1)
+      expect(writes).toEqual([["changed"], ["changed", "updated"]])
+      // Offered within the interval of that write: it waits for its end.
+      outbox.offer("changed")
+      expect(writes.length).toBe(2)
+      vi.advanceTimersByTime(60_000)
+      expect(writes).toEqual([["changed"], ["changed", "updated"], ["changed"]])
+      // A whole interval with nothing written: at once again.
+      vi.advanceTimersByTime(60_000)
+      outbox.offer("updated")
+      expect(writes.at(-1)).toEqual(["updated"])
+      // Nothing held after close.
+      outbox.offer("late")
+      outbox.close()
+      vi.advanceTimersByTime(120_000)
+      expect(writes.length).toBe(4)
+      expect(outbox.waiting()).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 

@@ -361,6 +361,9 @@ export const make = (options: Options = {}): Effect.Effect<SkillCatalog["Service
   Effect.gen(function*() {
     const source = yield* SkillSource
     let current = yield* Effect.flatMap(source.files, (files) => build(files, options))
+    // Unbounded on purpose: each reload's diff must reach every subscriber (a lost one leaves
+    // clients' caches stale), and a bounded publish would hold `reload` for a subscriber that
+    // stopped reading. Reloads are the application's, one at a time, and rare.
     const pubsub = yield* PubSub.unbounded<Changes>()
     // One reload at a time: each diffs against the snapshot the previous one left.
     const lock = yield* Semaphore.make(1)

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Observability } from "@snodo/core/Observability"
-import * as Semconv from "@snodo/core/extension/Semconv"
+import * as Semconv from "@snodo/protocol/methods/Semconv"
 import { Context, Effect, Metric, Tracer } from "effect"
 import type * as Task from "./Task.ts"
 

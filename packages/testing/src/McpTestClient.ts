@@ -278,6 +278,8 @@ const checked = <A>(method: Method.AnyRequest) => {
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*() {
+  // Unbounded on purpose, as `frames` is: a test client records everything the server wrote, for
+  // the test to read at its pace (a server under test is not a hostile peer).
   const notifications = yield* Queue.unbounded<Notification>()
   const written: Array<unknown> = []
   const frames: Array<string> = []

@@ -21,14 +21,14 @@ import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as ComponentOptions from "./ComponentOptions.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
-import * as SchemaOrigin from "./SchemaOrigin.ts"
+import * as SchemaOrigin from "./internal/SchemaOrigin.ts"
 import * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
 import { type CompiledSchema, type JsonSchemaDocument, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
-import { jsonSchemaOf } from "./JsonSchemaOf.ts"
+import { jsonSchemaOf } from "./internal/JsonSchemaOf.ts"
 import type * as Tool from "./Tool.ts"
-import * as UriTemplate from "./UriTemplate.ts"
+import * as UriTemplate from "./internal/UriTemplate.ts"
 
 /**
  * Raised when the catalog cannot be built.
@@ -117,7 +117,7 @@ export interface CompiledTool {
  * @category models
  * @since 0.1.0
  */
-export interface CompiledTemplate {
+interface CompiledTemplate {
   readonly template: ResourceTemplate.ResourceTemplate<unknown>
   readonly parsed: UriTemplate.UriTemplate
 }

@@ -52,7 +52,7 @@ export type Providers<R = never> = Readonly<Record<string, Provider<R>>>
  * @category constants
  * @since 0.1.0
  */
-export const maxValues = 100
+const maxValues = 100
 
 /**
  * Candidates from a fixed list that start with the typed value (case-insensitive).

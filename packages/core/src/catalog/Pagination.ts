@@ -15,7 +15,6 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
 import { InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
 
 /**
@@ -32,7 +31,7 @@ export const defaultPageSize = 100
  * @category constants
  * @since 0.1.0
  */
-export const maxCursorLength = 2048
+const maxCursorLength = 2048
 
 /**
  * A list ready to page: its items, their fingerprint and the page size.
@@ -63,8 +62,8 @@ export interface Page<A> {
  * @category combinators
  * @since 0.1.0
  */
-export const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = ""): string =>
-  createHash("sha256").update(scope).update("\u0000").update(JSON.stringify(items)).digest("base64url").slice(0, 22)
+const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = ""): string =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(scope).update("\u0000").update(JSON.stringify(items)).digest("base64url").slice(0, 22)
 
 /**
  * A list ready to page. `scope` (e.g. a principal id) enters the fingerprint, so cursors of one
@@ -73,11 +72,18 @@ export const fingerprintOf = (items: ReadonlyArray<unknown>, scope: string = "")
  * @category constructors
  * @since 0.1.0
  */
-export const makeList = <A>(items: ReadonlyArray<A>, pageSize: number = defaultPageSize, scope: string = ""): PagedList<A> => ({
-  items,
-  fingerprint: fingerprintOf(items, scope),
-  pageSize
-})
+export const makeList = <A>(items: ReadonlyArray<A>, pageSize: number = defaultPageSize, scope: string = ""): PagedList<A> => {
+  // Computed when a cursor is first made or read: the lists of every server are built at its
+  // start, and most are never paged (hashing them loaded `node:crypto` at every start).
+  let fingerprint: string | undefined
+  return {
+    items,
+    get fingerprint() {
+      return fingerprint ??= fingerprintOf(items, scope)
+    },
+    pageSize
+  }
+}
 
 const encodeCursor = (fingerprint: string, offset: number): string =>
   Buffer.from(`${fingerprint}:${offset}`, "utf8").toString("base64url")

@@ -21,7 +21,7 @@
  * @since 0.1.0
  */
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
-import { admitFromSession } from "../routes/Admission.ts"
+import { admitFromSession } from "../routes/internal/Admission.ts"
 import type { Dialect } from "../routes/Dialect.ts"
 import { InvalidRequest, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { CacheHint } from "../pipeline/Shaping.ts"
@@ -45,7 +45,7 @@ const version = "2025-11-25"
  * @category constants
  * @since 0.1.0
  */
-export const routes: ReadonlyArray<Route.Any> = [
+const routes: ReadonlyArray<Route.Any> = [
   Initialize.route,
   Ping.route,
   List.ToolsList,
@@ -67,7 +67,7 @@ export const routes: ReadonlyArray<Route.Any> = [
  * @category constants
  * @since 0.1.0
  */
-export const removed: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"])
+const removed: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"])
 
 /**
  * The result as 2025-11-25 has it: without `resultType`, server-info `_meta` or cache hints (a
@@ -76,7 +76,7 @@ export const removed: ReadonlySet<string> = new Set(["server/discover", "subscri
  * @category combinators
  * @since 0.1.0
  */
-export const shape = (
+const shape = (
   result: Readonly<Record<string, unknown>>,
   _serverInfo: Readonly<Record<string, unknown>>,
   _cache: CacheHint | undefined

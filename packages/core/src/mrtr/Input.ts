@@ -59,9 +59,9 @@ import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import type { Root } from "@snodo/protocol/wire/Roots"
 import type { CreateMessageRequestParams, CreateMessageResult } from "@snodo/protocol/wire/Sampling"
-import * as ElicitationForm from "./ElicitationForm.ts"
+import * as ElicitationForm from "./internal/ElicitationForm.ts"
 import type { Fragment } from "./InputCapabilities.ts"
-import * as Sampling from "./Sampling.ts"
+import * as Sampling from "./internal/Sampling.ts"
 
 /**
  * A validated answer, and the JSON carried to later rounds.

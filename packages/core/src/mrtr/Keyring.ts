@@ -26,8 +26,8 @@
  *
  * @since 0.1.0
  */
-import { createSecretKey, type KeyObject, randomBytes } from "node:crypto"
-import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type * as NodeCrypto from "node:crypto"
+import { type Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 
 /**
  * Default lifetime of a sealed request state: 300 s.
@@ -35,7 +35,7 @@ import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } fr
  * @category constants
  * @since 0.1.0
  */
-export const defaultTtl: Duration.Duration = Duration.seconds(300)
+const defaultTtl: Duration.Duration = Duration.seconds(300)
 
 /**
  * Longest lifetime a keyring accepts: 900 s.
@@ -51,7 +51,7 @@ export const maxTtl: Duration.Duration = Duration.seconds(900)
  * @category constants
  * @since 0.1.0
  */
-export const maxKeys = 8
+const maxKeys = 8
 
 /**
  * Fewest secret bytes a key needs.
@@ -59,7 +59,7 @@ export const maxKeys = 8
  * @category constants
  * @since 0.1.0
  */
-export const minSecretBytes = 32
+const minSecretBytes = 32
 
 const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/
 
@@ -81,7 +81,7 @@ export class KeyringError extends Schema.TaggedError<KeyringError>()("KeyringErr
  */
 export interface Key {
   readonly id: string
-  readonly secret: KeyObject
+  readonly secret: NodeCrypto.KeyObject
 }
 
 /**
@@ -133,13 +133,16 @@ export class Keyring extends Context.Service<Keyring, {
    * base64 or base64url secrets (default variable `SNODO_MRTR_KEYS`).
    */
   static readonly layerConfig = (
-    config: Config.Config<Redacted.Redacted<string>> = Config.Redacted("SNODO_MRTR_KEYS"),
+    config?: Config.Config<Redacted.Redacted<string>>,
     options?: { readonly ttl?: Duration.Input }
   ): Layer.Layer<Keyring, KeyringError | Config.ConfigError> =>
     Layer.effect(
       Keyring,
       Effect.gen(function*() {
-        const text = Redacted.value(yield* config)
+        // effect/Config (with the file system modules its providers load) is imported only by a
+        // program that reads its keyring from configuration, not at every server's start.
+        const source = config ?? (yield* Effect.promise(() => import("effect/Config"))).Redacted("SNODO_MRTR_KEYS")
+        const text = Redacted.value(yield* source)
         const keys: Array<{ id: string; secret: Secret }> = []
         for (const entry of text.split(",")) {
           const colon = entry.indexOf(":")
@@ -171,14 +174,27 @@ const secretBytes = (secret: Secret): Uint8Array | undefined => {
   return Buffer.from(text.replaceAll("-", "+").replaceAll("_", "/"), "base64")
 }
 
+/**
+ * `node:crypto`, loaded where a key is first made: loading it (about twenty of Node's internal
+ * modules) was a measurable part of every server's start, and a server whose tools never ask for
+ * input never seals request state.
+ */
+const nodeCrypto = (): typeof NodeCrypto => process.getBuiltinModule("node:crypto")
+
+const ttlMillisOf = (input: Duration.Input | undefined): number | KeyringError => {
+  const ttl = input === undefined ? Option.some(defaultTtl) : Duration.fromInput(input)
+  const ttlMillis = Option.isSome(ttl) ? Duration.toMillis(ttl.value) : Number.NaN
+  if (!(ttlMillis > 0) || !Number.isFinite(ttlMillis)) return new KeyringError({ message: "The request state TTL must be positive" })
+  if (ttlMillis > Duration.toMillis(maxTtl)) return new KeyringError({ message: "The request state TTL must be at most 900 seconds" })
+  return Math.floor(ttlMillis)
+}
+
 const build = (options: Options, ephemeral: boolean): Keyring["Service"] | KeyringError => {
   const refuse = (message: string) => new KeyringError({ message })
   if (options.keys.length === 0) return refuse("A keyring needs at least one key")
   if (options.keys.length > maxKeys) return refuse(`A keyring holds at most ${maxKeys} keys`)
-  const ttl = options.ttl === undefined ? Option.some(defaultTtl) : Duration.fromInput(options.ttl)
-  const ttlMillis = Option.isSome(ttl) ? Duration.toMillis(ttl.value) : Number.NaN
-  if (!(ttlMillis > 0) || !Number.isFinite(ttlMillis)) return refuse("The request state TTL must be positive")
-  if (ttlMillis > Duration.toMillis(maxTtl)) return refuse("The request state TTL must be at most 900 seconds")
+  const ttlMillis = ttlMillisOf(options.ttl)
+  if (ttlMillis instanceof KeyringError) return ttlMillis
   const seen = new Set<string>()
   const keys: Array<Key> = []
   for (const key of options.keys) {
@@ -188,14 +204,15 @@ const build = (options: Options, ephemeral: boolean): Keyring["Service"] | Keyri
     const bytes = secretBytes(key.secret)
     if (bytes === undefined) return refuse(`Key "${key.id}": the secret is not base64`)
     if (bytes.byteLength < minSecretBytes) return refuse(`Key "${key.id}": the secret must have at least ${minSecretBytes} bytes`)
-    keys.push({ id: key.id, secret: createSecretKey(bytes) })
+    keys.push({ id: key.id, secret: nodeCrypto().createSecretKey(bytes) })
   }
-  return { keys, ttlMillis: Math.floor(ttlMillis), ephemeral }
+  return { keys, ttlMillis, ephemeral }
 }
 
 /**
- * Generates an ephemeral keyring synchronously (one random 32-byte key). With the default TTL it
- * cannot fail.
+ * Generates an ephemeral keyring synchronously (one random 32-byte key, made when the keyring
+ * first seals or opens a request state, so that a server whose tools never ask for input does not
+ * load `node:crypto` to start). With the default TTL it cannot fail.
  *
  * @category combinators
  * @since 0.1.0
@@ -203,10 +220,20 @@ const build = (options: Options, ephemeral: boolean): Keyring["Service"] | Keyri
 export function generate(): Keyring["Service"]
 export function generate(ttl: Duration.Input | undefined): Keyring["Service"] | KeyringError
 export function generate(ttl?: Duration.Input): Keyring["Service"] | KeyringError {
-  return build({
-    keys: [{ id: `ephemeral-${randomBytes(6).toString("hex")}`, secret: randomBytes(minSecretBytes) }],
-    ...(ttl === undefined ? {} : { ttl })
-  }, true)
+  const ttlMillis = ttlMillisOf(ttl)
+  if (ttlMillis instanceof KeyringError) return ttlMillis
+  let keys: ReadonlyArray<Key> | undefined
+  return {
+    get keys() {
+      if (keys === undefined) {
+        const { createSecretKey, randomBytes } = nodeCrypto()
+        keys = [{ id: `ephemeral-${randomBytes(6).toString("hex")}`, secret: createSecretKey(randomBytes(minSecretBytes)) }]
+      }
+      return keys
+    },
+    ttlMillis,
+    ephemeral: true
+  }
 }
 
 /**

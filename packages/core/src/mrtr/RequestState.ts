@@ -29,7 +29,7 @@
  *
  * @since 0.1.0
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
+import type * as NodeCrypto from "node:crypto"
 import { Duration, Predicate } from "effect"
 import { InternalError, InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
@@ -133,14 +133,17 @@ export const canonicalJson = (value: unknown): string => {
  * @category combinators
  * @since 0.1.0
  */
-export const boundParams = (params: Readonly<Record<string, unknown>>): string => {
+const boundParams = (params: Readonly<Record<string, unknown>>): string => {
   const kept: Record<string, unknown> = {}
   for (const key of Object.keys(params)) if (!excluded.has(key)) kept[key] = params[key]
   return canonicalJson(kept)
 }
 
+/** `node:crypto`, loaded at the first seal or open (a server whose tools never ask for input never loads it). */
+const nodeCrypto = (): typeof NodeCrypto => process.getBuiltinModule("node:crypto")
+
 const macOf = (key: Keyring["Service"]["keys"][number], binding: Binding, expiry: string, payload: string): string =>
-  createHmac("sha256", key.secret)
+  nodeCrypto().createHmac("sha256", key.secret)
     .update(JSON.stringify([domain, key.id, expiry, binding.method, boundParams(binding.params), binding.principal, payload]))
     .digest("base64url")
 
@@ -186,7 +189,7 @@ export const open = (keyring: Keyring["Service"], binding: Binding, token: strin
   if (key === undefined) return invalid()
   const expected = Buffer.from(macOf(key, binding, expiry, body), "ascii")
   const given = Buffer.from(mac, "ascii")
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return invalid()
+  if (expected.length !== given.length || !nodeCrypto().timingSafeEqual(expected, given)) return invalid()
   const expires = Number(expiry)
   if (now >= expires || expires - now > maxTtlMillis) return invalid()
   let decoded: unknown

@@ -47,7 +47,7 @@ const invalidMeta = (message: string) => new InvalidParams({ message: `Invalid _
  * @category constants
  * @since 0.1.0
  */
-export const maxProgressTokenBytes = 256
+const maxProgressTokenBytes = 256
 
 /**
  * A `progressToken` as the rules allow it: a string of at most 256 UTF-8 bytes or a safe integer.

@@ -17,7 +17,7 @@ import * as CoreListen from "../runtime/Listen.ts"
 import { SubscriptionsListenRequestParams } from "@snodo/protocol/wire/Notifications"
 import * as Route from "./Route.ts"
 
-const noHub = new InternalError({ message: "subscriptions/listen needs a SubscriptionHub" })
+const noHub = (): InternalError => new InternalError({ message: "subscriptions/listen needs a SubscriptionHub" })
 
 const notifications = (params: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>
   params["notifications"] as Readonly<Record<string, unknown>>
@@ -32,7 +32,7 @@ export const route = Route.make({
   method: Methods.SubscriptionsListen,
   params: SubscriptionsListenRequestParams.schema,
   // The capability is enabled only with a hub; a route table never offers the method without one.
-  resolve: (params, environment) => environment.hub === undefined ? noHub : { params, hub: environment.hub },
+  resolve: (params, environment) => environment.hub === undefined ? noHub() : { params, hub: environment.hub },
   run: (call, { hub }) => {
     const { environment, request } = call
     return CoreListen.run({

@@ -47,10 +47,10 @@ import type * as Authorization from "../runtime/Authorization.ts"
 import type { Executor } from "../runtime/Executor.ts"
 import type * as Listen from "../runtime/Listen.ts"
 import type { Principal } from "../runtime/Principal.ts"
-import type * as RequestServices from "../runtime/RequestServices.ts"
-import type { Observers } from "../runtime/Observers.ts"
+import type * as RequestServices from "../runtime/internal/RequestServices.ts"
+import type { Observers } from "../runtime/internal/Observers.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
-import type { Settings } from "../runtime/ServerSettings.ts"
+import type { Settings } from "../runtime/internal/ServerSettings.ts"
 import type { Registry, Revision } from "./Revision.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 
@@ -168,7 +168,7 @@ export interface Call<P = unknown> {
  * @category models
  * @since 0.1.0
  */
-export interface Guard {
+interface Guard {
   readonly component: Authorization.Component
   readonly notFound: () => McpError
 }
@@ -299,7 +299,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * @category combinators
  * @since 0.1.0
  */
-export const invalidParams = (issue: SchemaIssue.Issue): InvalidParams => {
+const invalidParams = (issue: SchemaIssue.Issue): InvalidParams => {
   const first = formatter(issue).issues[0]
   if (first === undefined) return new InvalidParams({ message: "Invalid params" })
   const path = (first.path ?? []).map((segment) =>

@@ -34,7 +34,7 @@ const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
  * @category combinators
  * @since 0.1.0
  */
-export const invalidArguments = (issues: ReadonlyArray<ValidationIssue>): Record<string, unknown> =>
+const invalidArguments = (issues: ReadonlyArray<ValidationIssue>): Record<string, unknown> =>
   ToolResult.toWire(ToolResult.error(`Invalid arguments: ${describeIssues(issues)}`))
 
 
@@ -49,7 +49,7 @@ const outputMismatch = (tool: CompiledTool, issues: ReadonlyArray<ValidationIssu
  * @category combinators
  * @since 0.1.0
  */
-export const shapeReturn = (tool: CompiledTool, checks: ToolChecks, value: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
+const shapeReturn = (tool: CompiledTool, checks: ToolChecks, value: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
   if (ToolResult.isToolResult(value)) {
     if (checks.checkStructured !== undefined && value.isError !== true) {
       if (value.structuredContent === undefined) {
@@ -122,7 +122,7 @@ const undeclared = (tool: CompiledTool, error: unknown): Effect.Effect<Record<st
  * @category combinators
  * @since 0.1.0
  */
-export const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
+const renderFailure = (tool: CompiledTool, error: unknown): Effect.Effect<Record<string, unknown>, McpError> => {
   const failure = tool.failure
   const declared = failure === undefined || failure.declares(error)
   const render = tool.tool.renderFailure

@@ -45,7 +45,7 @@ import type { Principal } from "./Principal.ts"
  * @category models
  * @since 0.1.0
  */
-export type Phase = "discovery" | "invocation"
+type Phase = "discovery" | "invocation"
 
 /**
  * The component a decision is about, as registered.
@@ -199,32 +199,3 @@ export class AuthorizationPolicy extends Context.Service<AuthorizationPolicy, Po
  * @since 0.1.0
  */
 export const layer = (policy: Policy): Layer.Layer<AuthorizationPolicy> => Layer.succeed(AuthorizationPolicy, policy)
-
-const auditComponent = (component: Component): AuditEvent["component"] =>
-  component.kind === "resource"
-    ? { kind: component.kind, name: component.name, uri: component.uri }
-    : component.kind === "template"
-    ? { kind: component.kind, name: component.name, uri: component.uriTemplate }
-    : { kind: component.kind, name: component.name }
-
-/**
- * Runs the invocation check: `undefined` to proceed, else the error to answer with (`notFound` when
- * the refusal conceals). Audits as configured.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const checkInvocation = <E>(
-  policy: Policy,
-  component: Component,
-  request: RequestInfo,
-  notFound: () => E
-): Effect.Effect<void, E | ApplicationError> => {
-  const decision = policy.authorize("invocation", component, request)
-  const outcome = decision === "allow" ? "granted" : "refused"
-  const audit = policy.audit !== undefined && (outcome === "refused" || policy.auditGrants === true)
-    ? policy.audit({ phase: "invocation", outcome, method: request.method, component: auditComponent(component), principal: request.principal.id })
-    : Effect.void
-  if (decision === "allow") return audit
-  return Effect.andThen(audit, Effect.fail(decision.conceal ? notFound() : decision.error))
-}

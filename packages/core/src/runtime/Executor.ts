@@ -33,7 +33,7 @@ import { Clock, Context, Effect, Layer, Semaphore } from "effect"
 import * as ComponentOptions from "../catalog/ComponentOptions.ts"
 import { InternalError, RateLimited, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import * as Bulkhead from "./Bulkhead.ts"
-import * as RateWindow from "./RateWindow.ts"
+import * as RateWindow from "./internal/RateWindow.ts"
 
 /**
  * Global limits, over every component.
@@ -73,7 +73,7 @@ export interface Component {
  * @category models
  * @since 0.1.0
  */
-export interface RunOptions {
+interface RunOptions {
   /** Without one, the request shares the bulkhead of every request that names none. */
   readonly component?: Component | undefined
   /** Without one, the request counts as the anonymous principal. */
@@ -121,10 +121,14 @@ export const makeUnsafe = (options?: Options): Executor["Service"] => {
   // One per component of the catalog (keys are definitions', never request data).
   const places = new Map<string, Places>()
   const windows = new Map<string, RateWindow.RateWindow>()
-  const busy = new ServerBusy({
-    message: "Server busy: too many requests in flight",
-    data: { retryable: true, limit: maxQueued }
-  })
+  // Made at the first refusal: constructing the first instance of a Schema class compiles its
+  // checks, a cost every server paid at start for a refusal most never make.
+  let busy: ServerBusy | undefined
+  const globalBusy = () =>
+    busy ??= new ServerBusy({
+      message: "Server busy: too many requests in flight",
+      data: { retryable: true, limit: maxQueued }
+    })
   const placesOf = (component: Component): Places => {
     let found = places.get(component.key)
     if (found === undefined) {
@@ -168,7 +172,7 @@ export const makeUnsafe = (options?: Options): Executor["Service"] => {
 
   const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
     Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
-      if (admitted.count >= maxRunning + maxQueued) return Effect.fail(busy)
+      if (admitted.count >= maxRunning + maxQueued) return Effect.fail(globalBusy())
       const component = runOptions?.component ?? unnamed
       const principal = runOptions?.principal ?? "anonymous"
       const limits = component.limits

@@ -6,13 +6,21 @@
  * cap), registers with the {@link SubscriptionHub} for the filter the server honours, writes
  * `notifications/subscriptions/acknowledged` first and then every change it receives, each frame
  * tagged with `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request's id. Changes
- * wait in a bounded queue per stream: a change already waiting is not queued twice (a second
+ * wait in a bounded queue per stream (the peer layer's `Mailbox`, coalescing by change and
+ * bounded by count and characters): a change already waiting is not queued twice (a second
  * `tools/list_changed` tells the client nothing new), and when the queue is full the overflow
  * policy applies: `"drop-oldest"` drops the oldest change and reports how many were dropped in
  * the next frame's `_meta["dev.snodo/dropped"]`, `"close"` ends the stream. A transport may pace
- * its streams ({@link Streams.paceMillis}; HTTP does): after writing what waited, a stream rests
- * that long, so a publisher's rate makes at most one batch of writes per stream and interval, the
- * repeated changes of the interval coalesced.
+ * its streams ({@link Streams.paceMillis}; HTTP does): a stream that wrote nothing within the
+ * interval writes a change at once (leading edge); after a write it rests that long, and the
+ * changes published meanwhile wait and leave together at the end of the rest (trailing edge), the
+ * repeated ones coalesced. A publisher's rate makes at most one batch of writes per stream and
+ * interval, and an idle stream costs no timer.
+ *
+ * Fan-out is cheap per stream: a change is encoded once for every stream it reaches (only the
+ * subscription id differs), and when the transport's sink can write synchronously
+ * (`RequestSink.offer`, an HTTP response), an idle stream's change is written straight from the
+ * publisher's loop, without waking the stream's fiber; the fiber writes whatever had to wait.
  *
  * How it ends:
  * - the client cancels (stdio `notifications/cancelled`, HTTP closing the stream) or goes away: the
@@ -27,15 +35,17 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Exit, Latch } from "effect"
+import { Clock, Deferred, Effect, Exit } from "effect"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import * as Methods from "@snodo/protocol/methods/Methods"
 import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import { InternalError, InvalidParams, type McpError, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import { SubscriptionIdKey } from "@snodo/protocol/wire/Meta"
 import * as Negotiation from "../pipeline/Negotiation.ts"
 import type { SubscriptionFilter } from "@snodo/protocol/wire/Notifications"
-import type { ListenObserver } from "./Observers.ts"
+import type { ListenObserver } from "./internal/Observers.ts"
 import type { Principal } from "./Principal.ts"
+import * as Mailbox from "@snodo/protocol/peer/Mailbox"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { Change, Filter, SubscriptionHub } from "./SubscriptionHub.ts"
 
@@ -116,22 +126,18 @@ export interface Support {
   readonly resourceSubscriptions: boolean
 }
 
-const flag = (capabilities: Readonly<Record<string, unknown>>, name: string, key: string): boolean => {
-  const capability = capabilities[name]
-  return typeof capability === "object" && capability !== null && (capability as Record<string, unknown>)[key] === true
-}
-
 /**
- * What the advertised capabilities promise.
+ * What the advertised capabilities promise (each key's capability flag is the method table's
+ * `declaredBy`, which the client reads too).
  *
  * @category combinators
  * @since 0.1.0
  */
 export const supportOf = (capabilities: Readonly<Record<string, unknown>>): Support => ({
-  toolsListChanged: flag(capabilities, "tools", "listChanged"),
-  promptsListChanged: flag(capabilities, "prompts", "listChanged"),
-  resourcesListChanged: flag(capabilities, "resources", "listChanged"),
-  resourceSubscriptions: flag(capabilities, "resources", "subscribe")
+  toolsListChanged: Methods.declaresListenKey(capabilities, "toolsListChanged"),
+  promptsListChanged: Methods.declaresListenKey(capabilities, "promptsListChanged"),
+  resourcesListChanged: Methods.declaresListenKey(capabilities, "resourcesListChanged"),
+  resourceSubscriptions: Methods.declaresListenKey(capabilities, "resourceSubscriptions")
 })
 
 /**
@@ -146,9 +152,10 @@ export interface Streams {
   /** Characters the open streams may hold in their filters together. */
   readonly maxBytes: number
   /**
-   * The least time between two writes of one stream, in milliseconds (0: none): changes published
-   * meanwhile wait in its queue, where repeated ones coalesce, and leave together. It bounds the
-   * work one publisher makes per stream, whatever its rate.
+   * The least time between two writes of one stream, in milliseconds (0: none). A stream that wrote
+   * nothing within it writes a change at once; changes published while it rests wait in its queue,
+   * where repeated ones coalesce, and leave together at the end of the interval. It bounds the work
+   * one publisher makes per stream, whatever its rate, and costs nothing while a stream is idle.
    */
   readonly paceMillis: number
   readonly open: () => number
@@ -205,10 +212,6 @@ export type End =
   | { readonly _tag: "Graceful" }
   | { readonly _tag: "Overflow"; readonly queue: number }
 
-type Next =
-  | { readonly _tag: "Change"; readonly change: Change; readonly dropped: number }
-  | { readonly _tag: "End"; readonly end: End }
-
 /** What coalesces in a queue: a change already waiting is not queued twice. Topic changes never coalesce. */
 const keyOf = (change: Change): string | undefined => {
   switch (change._tag) {
@@ -230,84 +233,19 @@ const sizeOf = (change: Change): number =>
   change._tag === "ResourceUpdated" ? change.uri.length + 64 : change._tag === "Topic" ? change.method.length + 256 : 64
 
 /**
- * The bounded, coalescing queue of one stream. `offer` is synchronous and never blocks (the hub
- * delivers from the publisher's fiber), and it wakes the stream's fiber at once, so a change
- * published before a handler answers is written before that answer. (Effect's `Queue` was tried
- * here: its strategies neither coalesce nor count what they drop, and its wake-up let the
- * publisher's answer overtake the change.)
+ * The bounded, coalescing queue of one stream: the peer layer's mailbox with the stream's limits.
+ * `offer` is synchronous and never blocks (the hub delivers from the publisher's fiber), and it
+ * wakes the stream's fiber at once, so a change published before a handler answers is written
+ * before that answer.
  */
-class Mailbox {
-  private readonly pending: Array<Change> = []
-  private pendingBytes = 0
-  private readonly keys = new Set<string>()
-  private readonly latch = Latch.makeUnsafe(false)
-  /** Completes on an overflow under `"close"`: a write that is stuck must not hide it. */
-  readonly overflowed = Deferred.makeUnsafe<End>()
-  private dropped = 0
-  private end: End | undefined = undefined
-  private ending = false
-  private readonly limits: Limits
-
-  constructor(limits: Limits) {
-    this.limits = limits
-  }
-
-  offer(change: Change): void {
-    if (this.end !== undefined || this.ending) return
-    const key = keyOf(change)
-    if (key !== undefined && this.keys.has(key)) return
-    const size = sizeOf(change)
-    while (
-      this.pending.length > 0 &&
-      (this.pending.length >= this.limits.queue || this.pendingBytes + size > this.limits.queueBytes)
-    ) {
-      if (this.limits.overflow === "close") {
-        const end: End = { _tag: "Overflow", queue: this.limits.queue }
-        this.end = end
-        Deferred.doneUnsafe(this.overflowed, Exit.succeed(end))
-        this.latch.openUnsafe()
-        return
-      }
-      this.forget(this.pending.shift()!)
-      this.dropped++
-    }
-    this.pending.push(change)
-    this.pendingBytes += size
-    if (key !== undefined) this.keys.add(key)
-    this.latch.openUnsafe()
-  }
-
-  private forget(change: Change): void {
-    this.pendingBytes -= sizeOf(change)
-    const key = keyOf(change)
-    if (key !== undefined) this.keys.delete(key)
-  }
-
-  /** Whether no change waits. */
-  get idle(): boolean {
-    return this.pending.length === 0
-  }
-
-  /** Ends the stream once what is queued has been written. */
-  close(): void {
-    this.ending = true
-    this.latch.openUnsafe()
-  }
-
-  readonly take: Effect.Effect<Next> = Effect.suspend((): Effect.Effect<Next> => {
-    if (this.end !== undefined) return Effect.succeed({ _tag: "End", end: this.end })
-    const change = this.pending.shift()
-    if (change !== undefined) {
-      this.forget(change)
-      const dropped = this.dropped
-      this.dropped = 0
-      return Effect.succeed({ _tag: "Change", change, dropped })
-    }
-    if (this.ending) return Effect.succeed({ _tag: "End", end: { _tag: "Graceful" } })
-    this.latch.closeUnsafe()
-    return Effect.andThen(this.latch.await, this.take)
+const mailboxOf = (limits: Limits): Mailbox.Mailbox<Change> =>
+  Mailbox.makeUnsafe({
+    capacity: limits.queue,
+    maxChars: limits.queueBytes,
+    charsOf: sizeOf,
+    coalesce: keyOf,
+    overflow: limits.overflow
   })
-}
 
 const rawJSON = (JSON as unknown as { readonly rawJSON: (text: string) => unknown }).rawJSON
 
@@ -338,7 +276,7 @@ export const closedResult = (id: RequestId): Record<string, unknown> => ({ _meta
 export const cancelledFrame = (id: RequestId, reason: string): string =>
   Encoder.notification("notifications/cancelled", { _meta: subscriptionMeta(id), requestId: idValue(id), reason })
 
-const changeFrame = (change: Change, meta: Record<string, unknown>): string => {
+const encodeChange = (change: Change, meta: unknown): string => {
   switch (change._tag) {
     case "ToolsListChanged":
       return Encoder.notification("notifications/tools/list_changed", { _meta: meta })
@@ -350,6 +288,54 @@ const changeFrame = (change: Change, meta: Record<string, unknown>): string => {
       return Encoder.notification("notifications/resources/updated", { _meta: meta, uri: change.uri })
     case "Topic":
       return Encoder.notification(change.method, { ...change.params, _meta: meta })
+  }
+}
+
+/** A change's frame around its `_meta` value (the one part that differs from stream to stream). */
+interface Template {
+  readonly head: string
+  readonly tail: string
+}
+
+const marker = "\u0000"
+const markerJson = JSON.stringify(marker)
+/** `null`: the change is encoded per stream (a topic whose params carry a `_meta` of their own). */
+const templates = new WeakMap<Change, Template | null>()
+
+/**
+ * The template of a change, encoded once for every stream the change reaches (the hub hands the
+ * same object to each): one change to 1,000 streams is one `JSON.stringify`, not 1,000.
+ */
+const templateOf = (change: Change): Template | null => {
+  const known = templates.get(change)
+  if (known !== undefined) return known
+  let template: Template | null = null
+  if (change._tag !== "Topic" || !Object.hasOwn(change.params, "_meta")) {
+    const frame = encodeChange(change, marker)
+    // `_meta` is a list change's first param, and a topic's last.
+    const at = change._tag === "Topic" ? frame.lastIndexOf(markerJson) : frame.indexOf(markerJson)
+    if (at >= 0) template = { head: frame.slice(0, at), tail: frame.slice(at + markerJson.length) }
+  }
+  templates.set(change, template)
+  return template
+}
+
+/** A change's frame for a stream whose `_meta` is `meta`, encoded as `metaJson`. */
+const changeFrame = (change: Change, meta: Record<string, unknown>, metaJson: string): string => {
+  const template = templateOf(change)
+  return template === null ? encodeChange(change, meta) : template.head + metaJson + template.tail
+}
+
+/**
+ * A synchronous write from the publisher's loop: a transport that throws must not stop the loop
+ * (the other streams' deliveries); the change then takes the fiber's way, where a throw ends only
+ * this stream.
+ */
+const offerContained = (offer: NonNullable<RequestSink["offer"]>, frame: string, written: () => void): boolean => {
+  try {
+    return offer(frame, written)
+  } catch {
+    return false
   }
 }
 
@@ -464,9 +450,20 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const extensions = yield* honourExtensions(input)
   const sink = input.sink
   if (sink === undefined) return yield* new InternalError({ message: "This transport cannot hold a subscription stream" })
-  const mailbox = new Mailbox(input.limits)
+  const mailbox = mailboxOf(input.limits)
+  // Completes on an overflow under "close": a write that is stuck must not hide it.
+  const overflowed = Deferred.makeUnsafe<End>()
+  const overflow: End = { _tag: "Overflow", queue: input.limits.queue }
+  const queue = (change: Change): void => {
+    if (mailbox.offer(change) === "overflow") Deferred.doneUnsafe(overflowed, Exit.succeed(overflow))
+  }
   const held = (input.decoded.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0)
-  const release = input.streams.acquire(() => mailbox.close(), held)
+  // Set once the transport ends every stream: the queue is written without resting first.
+  let closing = false
+  const release = input.streams.acquire(() => {
+    closing = true
+    mailbox.end()
+  }, held)
   const observer = input.observer
   if (release === "full" || release === "over-budget") observer?.full()
   if (release === "full") {
@@ -484,6 +481,7 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   if (release === "closing") return yield* new InternalError({ message: "Server shutting down", data: { retryable: true } })
   const id = input.id
   const meta = subscriptionMeta(id)
+  const metaJson = JSON.stringify(meta)
   // The transport is gone (closed connection, ended response): stop without writing anything.
   const write = (frame: string) => Effect.catchTag(sink.write(frame), "SinkClosed", () => Effect.interrupt)
   const { acknowledged, ...honoured } = honour(input.decoded, input.support)
@@ -491,12 +489,42 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   // Under "drop-oldest" nothing ends a stream from the mailbox's side, so a write needs no race.
   const closesOnOverflow = input.limits.overflow === "close"
   const pace = input.streams.paceMillis
+  const clock = yield* Clock.Clock
+  // Paced: the stream rests until then, from the end of its last write; 0 when it never wrote.
+  let restUntil = 0
+  // The fast path of an idle stream: the change is written from the publisher's loop, without
+  // waking the stream's fiber (which stays parked on its empty queue), when the transport can
+  // write synchronously, the acknowledgement is out, nothing waits or is being written, and the
+  // stream is not resting. Everything else queues, and the fiber writes it in order.
+  const offer = sink.offer?.bind(sink)
+  let live = false
+  let writing = 0
+  const directWritten = () => {
+    writing--
+    if (pace > 0) restUntil = clock.currentTimeMillisUnsafe() + pace
+  }
+  const deliver = (change: Change): void => {
+    if (offer !== undefined && live && writing === 0 && mailbox.waiting() === 0 && mailbox.state() === "open") {
+      const now = pace > 0 ? clock.currentTimeMillisUnsafe() : 0
+      if (now >= restUntil) {
+        writing++
+        // Resting from now on: a change before this write is taken waits, as after it.
+        const rested = restUntil
+        if (pace > 0) restUntil = now + pace
+        if (offerContained(offer, changeFrame(change, meta, metaJson), directWritten)) return
+        writing--
+        restUntil = rested
+      }
+    }
+    queue(change)
+  }
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Effect.addFinalizer(() => Effect.sync(release))
     // Registered before the acknowledgement: a change published meanwhile waits in the queue.
-    yield* input.hub.subscribe({ filter, principal: input.principal, deliver: (change) => mailbox.offer(change) })
+    yield* input.hub.subscribe({ filter, principal: input.principal, deliver })
     const notifications = { ...acknowledged, ...extensions.acknowledged }
     yield* write(Encoder.notification("notifications/subscriptions/acknowledged", { _meta: meta, notifications }))
+    live = true
     // Until the stream ends itself, an end is the client's (it cancelled, or went away).
     let ending: "client" | "server" | "overflow" = "client"
     if (observer !== undefined) {
@@ -504,30 +532,45 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
       yield* Effect.addFinalizer(() => Effect.sync(() => observer.closed(ending)))
     }
     for (;;) {
-      const next = yield* mailbox.take
-      if (next._tag === "End") {
-        ending = next.end._tag === "Overflow" ? "overflow" : "server"
-        return next.end
+      // Paced, between batches: an idle stream waits for a change with no timer armed, and writes
+      // it at once (leading edge); only a change that comes while the stream rests waits for the
+      // end of the interval (trailing edge), the changes published meanwhile coalescing.
+      if (pace > 0 && mailbox.waiting() === 0) {
+        yield* mailbox.ready
+        const rest = restUntil - clock.currentTimeMillisUnsafe()
+        if (rest > 0 && !closing) {
+          yield* closesOnOverflow ? Effect.raceFirst(Effect.sleep(rest), Deferred.await(overflowed)) : Effect.sleep(rest)
+        }
       }
-      if (next.dropped > 0) {
-        observer?.dropped(next.dropped)
+      const change = yield* Effect.orElseSucceed(mailbox.take, () => undefined)
+      if (change === undefined) {
+        // The mailbox ended (the transport ends every stream) or shut down (an overflow under "close").
+        const end: End = Deferred.isDoneUnsafe(overflowed) ? overflow : { _tag: "Graceful" }
+        ending = end._tag === "Overflow" ? "overflow" : "server"
+        return end
+      }
+      const dropped = mailbox.takeDropped()
+      if (dropped > 0) {
+        observer?.dropped(dropped)
         yield* Effect.logWarning("subscription stream dropped changes: the client is not keeping up").pipe(
-          Effect.annotateLogs({ subscriptionId: String(id), dropped: next.dropped })
+          Effect.annotateLogs({ subscriptionId: String(id), dropped })
         )
       }
-      const written = write(changeFrame(next.change, next.dropped > 0 ? { ...meta, [DroppedKey]: next.dropped } : meta))
-      // Paced: once what waited is written, the stream rests; changes published meanwhile coalesce.
-      const frame = pace > 0 ? Effect.andThen(written, Effect.suspend(() => mailbox.idle ? Effect.sleep(pace) : Effect.void)) : written
+      const frame = write(dropped > 0 ? encodeChange(change, { ...meta, [DroppedKey]: dropped }) : changeFrame(change, meta, metaJson))
+      writing++
       if (!closesOnOverflow) {
         yield* frame
-        continue
+        writing--
+      } else {
+        // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
+        const ended = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(overflowed))
+        if (ended !== undefined) {
+          ending = "overflow"
+          return ended
+        }
+        writing--
       }
-      // A client that stopped reading leaves this write waiting; an overflow (close policy) ends it.
-      const overflow = yield* Effect.raceFirst(Effect.as(frame, undefined), Deferred.await(mailbox.overflowed))
-      if (overflow !== undefined) {
-        ending = "overflow"
-        return overflow
-      }
+      if (pace > 0) restUntil = clock.currentTimeMillisUnsafe() + pace
     }
   }))
 })

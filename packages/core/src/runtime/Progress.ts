@@ -25,7 +25,7 @@
  */
 import { Context, type Duration, Effect, Schema } from "effect"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
-import type { ProgressObserver } from "./Observers.ts"
+import type { ProgressObserver } from "./internal/Observers.ts"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 
 /**
@@ -34,7 +34,7 @@ import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
  * @category models
  * @since 0.1.0
  */
-export type ProgressErrorReason = "Busy" | "Timeout" | "LimitReached" | "NotIncreasing" | "Closed" | "MessageTooLong"
+type ProgressErrorReason = "Busy" | "Timeout" | "LimitReached" | "NotIncreasing" | "Closed" | "MessageTooLong"
 
 /**
  * A refused progress report. The handler decides whether to carry on without progress or stop.

@@ -59,7 +59,7 @@ export interface Negotiated {
  * @category models
  * @since 0.1.0
  */
-export type Outbound = (frame: string) => void
+type Outbound = (frame: string) => void
 
 /**
  * @category models

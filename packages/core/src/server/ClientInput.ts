@@ -31,7 +31,7 @@ import * as InputRequired from "../mrtr/InputRequired.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
 import type { Provide } from "../routes/Route.ts"
 import type { OutgoingRequestError, OutgoingRequests } from "@snodo/protocol/peer/OutgoingRequests"
-import type { ProvideWith } from "../runtime/RequestServices.ts"
+import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
@@ -72,7 +72,7 @@ type Stop =
   | { readonly _tag: "Refuse"; readonly error: McpError }
   | { readonly _tag: "Returned"; readonly value: InputRequired.InputRequired }
 
-const noChannel = new InternalError({
+const noChannel = (): InternalError => new InternalError({
   message:
     "This request cannot ask the client for input: server-to-client requests need a session (the server runs sessionless; over HTTP, enable them with the transport's `sessions: true` option)"
 })
@@ -124,7 +124,7 @@ class ClientSession implements Session {
   /** Sends `requests` (keyed) and returns their raw results, or the stop of the first that failed. */
   private send(requests: ReadonlyArray<readonly [string, InputRequest]>) {
     const { requests: channel, sink } = this.channel
-    if (channel === undefined || sink === undefined) return Effect.fail(noChannel)
+    if (channel === undefined || sink === undefined) return Effect.fail(noChannel())
     return Effect.forEach(
       requests,
       ([, request]) => Effect.result(channel.send(sink, request.method, request.params ?? {}, this.timeout)),
@@ -153,7 +153,7 @@ class ClientSession implements Session {
       }
       const values = () => asks.map((input) => this.answered.get(input.key)!.value)
       if (missing.size === 0) return Effect.succeed(values())
-      if (this.channel.requests === undefined || this.channel.sink === undefined) return this.refuse(noChannel)
+      if (this.channel.requests === undefined || this.channel.sink === undefined) return this.refuse(noChannel())
       const lacking = [...missing.values()].flatMap((input) => {
         const fragment = InputCapabilities.missing(input.request, this.capabilities)
         return fragment === undefined ? [] : [fragment]
@@ -192,7 +192,7 @@ class ClientSession implements Session {
         if (problem !== undefined) return defect(`InputRequired request "${key}": ${problem}`)
       }
       if (requests.length === 0 && value.requestState === undefined) return defect("InputRequired needs inputRequests or requestState")
-      if (requests.length > 0 && (this.channel.requests === undefined || this.channel.sink === undefined)) return Effect.fail(noChannel)
+      if (requests.length > 0 && (this.channel.requests === undefined || this.channel.sink === undefined)) return Effect.fail(noChannel())
       const lacking = requests.flatMap(([, input]) => {
         const fragment = InputCapabilities.missing(input, this.capabilities)
         return fragment === undefined ? [] : [fragment]

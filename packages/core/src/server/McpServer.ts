@@ -33,6 +33,7 @@ import { SchemaValidator } from "../catalog/SchemaValidator.ts"
 import type * as Tool from "../catalog/Tool.ts"
 import type { McpInput } from "../mrtr/Input.ts"
 import type * as Extension from "../routes/Extension.ts"
+import * as Complete from "../routes/Complete.ts"
 import { Keyring } from "../mrtr/Keyring.ts"
 import * as DialectRegistry from "../dialects/DialectRegistry.ts"
 
@@ -119,7 +120,7 @@ export interface Options {
  * @category models
  * @since 0.1.0
  */
-export type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
+type ComponentServices<C> = C extends Tool.Tool<infer R> ? R
   : C extends Resource.Resource<infer R> ? R
   : C extends ResourceTemplate.ResourceTemplate<infer R> ? R
   : C extends Prompt.Prompt<infer R> ? R
@@ -167,7 +168,7 @@ const capabilitiesOf = (
     capabilities["resources"] = hub ? { subscribe: true, listChanged: true } : {}
   }
   if (catalog.prompts.size > 0) capabilities["prompts"] = hub ? { listChanged: true } : {}
-  if (ServerRuntime.offersCompletions(catalog)) capabilities["completions"] = {}
+  if (Complete.hasProviders(catalog)) capabilities["completions"] = {}
   if (options.logging === true) capabilities["logging"] = {}
   const advertised: Record<string, unknown> = { ...options.extensions }
   for (const extension of extensions) advertised[extension.name] = extension.settings

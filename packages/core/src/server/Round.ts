@@ -19,21 +19,21 @@ import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
-import * as ElicitationForm from "../mrtr/ElicitationForm.ts"
+import * as ElicitationForm from "../mrtr/internal/ElicitationForm.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
-import * as Semconv from "../observability/Semconv.ts"
+import * as Semconv from "@snodo/protocol/methods/Semconv"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
-import * as Sampling from "../mrtr/Sampling.ts"
+import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
-import type { ProvideWith } from "../runtime/RequestServices.ts"
+import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 
 /** How a handler's effect gets its request services (see routes/Route). */
 export type { Provide } from "../routes/Route.ts"
 /** How the runtime provides a handler's effect with the request's services plus a round's session. */
-export type { ProvideWith } from "../runtime/RequestServices.ts"
+export type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 
 /**
  * What a round produced.
@@ -259,14 +259,14 @@ export const run = <A>(
   if (envelope instanceof InvalidParams) return Effect.fail(envelope)
   const binding: RequestState.Binding = { method: request.method, params: request.params, principal }
   const responsesBytes = request.params["inputResponses"] === undefined ? 0 : jsonBytes(envelope.responses)
-  if (responsesBytes > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge)
+  if (responsesBytes > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge())
   if (envelope.requestState === undefined) return runSession(keyring, binding, meta, new RoundSession(envelope, empty, meta), provide, body)
   const token = envelope.requestState
   return Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const opened = RequestState.open(keyring, binding, token, now)
     if (opened instanceof InvalidParams) return Effect.fail(opened)
     // The answers carried from earlier rounds are sealed again with the new ones.
-    if (responsesBytes > 0 && responsesBytes + jsonBytes(opened.answers) > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge)
+    if (responsesBytes > 0 && responsesBytes + jsonBytes(opened.answers) > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge())
     const session = new RoundSession(envelope, opened, meta)
     span?.attribute(Semconv.mrtrRound, session.round)
     return runSession(keyring, binding, meta, session, provide, body)
@@ -276,7 +276,7 @@ export const run = <A>(
 const jsonBytes = (value: unknown): number => Buffer.byteLength(RequestState.canonicalJson(value), "utf8")
 
 /** Input responses a sealed state could not carry: refused before the handler, not a 500 after it. */
-const tooLarge = new InvalidParams({
+const tooLarge = (): InvalidParams => new InvalidParams({
   message: `Invalid params: inputResponses (with the answers carried by requestState) exceed ${RequestState.maxInputResponsesBytes} bytes`,
   data: { field: "inputResponses", limit: RequestState.maxInputResponsesBytes }
 })

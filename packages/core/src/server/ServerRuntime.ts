@@ -32,28 +32,28 @@ import * as Instrumentation from "./Instrumentation.ts"
 import * as Round from "./Round.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import { generate as generateKeyring } from "../mrtr/Keyring.ts"
-import { admit, type Admitted } from "../routes/Admission.ts"
+import { admit, type Admitted } from "../routes/internal/Admission.ts"
 import type { Dialect } from "../routes/Dialect.ts"
 import type { Registry } from "../routes/Revision.ts"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { internalErrorOfDefect, isMcpError, type McpError, toWire } from "@snodo/protocol/jsonrpc/McpError"
 import { type CacheHint, defaultCacheHint } from "../pipeline/Shaping.ts"
-import * as Complete from "../routes/Complete.ts"
 import type * as Route from "../routes/Route.ts"
 import * as RouteTable from "../routes/RouteTable.ts"
 import * as Authorization from "../runtime/Authorization.ts"
-import * as CatalogViews from "../runtime/CatalogViews.ts"
+import { checkInvocation } from "../runtime/internal/Invocation.ts"
+import * as CatalogViews from "../runtime/internal/CatalogViews.ts"
 import type { Component as ExecutorComponent, Executor } from "../runtime/Executor.ts"
 import * as Listen from "../runtime/Listen.ts"
 import { fromContext, type Principal } from "../runtime/Principal.ts"
-import * as RequestServices from "../runtime/RequestServices.ts"
+import * as RequestServices from "../runtime/internal/RequestServices.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
-import type { Settings } from "../runtime/ServerSettings.ts"
+import type { Settings } from "../runtime/internal/ServerSettings.ts"
 import type { Outcome, Refusal } from "./Outcome.ts"
 
 export type { RequestContext } from "../runtime/RequestContext.ts"
-export type { Settings } from "../runtime/ServerSettings.ts"
+export type { Settings } from "../runtime/internal/ServerSettings.ts"
 export type { Outcome, Refusal } from "./Outcome.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 import type { Session } from "../runtime/Session.ts"
@@ -263,7 +263,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     }
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
-    const checked = Authorization.checkInvocation(policy, guard.component, info, guard.notFound)
+    const checked = checkInvocation(policy, guard.component, info, guard.notFound)
     return Effect.andThen(
       instrumentation === undefined
         ? checked
@@ -312,11 +312,3 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     resume: (session, principal) => hub === undefined ? Effect.void : session.follow(hub, principal, environment.listen.support)
   }
 })
-
-/**
- * Whether the catalog offers completions, so the capability is advertised.
- *
- * @category constants
- * @since 0.1.0
- */
-export const offersCompletions = Complete.hasProviders

@@ -10,6 +10,16 @@
  * shared channel right after the response that closed it, and `end` closing its streams gracefully
  * before draining.
  *
+ * **Read backpressure** lives here too, so that a transport of one's own gets it: made with
+ * `backpressure`, the connection stops taking input while `maxInFlight` requests are in flight or
+ * their frames plus the transport's output waiting reach `maxPendingChars` characters. A frame
+ * received past the bounds is held (in order, with the refusals of {@link Connection.rejectUnsafe})
+ * and `pause` is called: a push transport stops reading there (Node's `socket.pause()`), a pull
+ * transport awaits {@link Connection.ready} before its next read. Each answer, and each write the
+ * transport reports with {@link Connection.writtenUnsafe}, looks again; once the held frames are
+ * handled under the bounds, `resume` is called and `ready` completes. A peer that sends without
+ * reading its answers fills its own pipe, not the server's memory.
+ *
  * When the server enables an initialize-era dialect the connection is that era's session
  * (runtime/Session): every request carries it, `notifications/initialized` marks it, the responses
  * the client sends answer the server-to-client requests of its handlers, and the hub's changes it
@@ -20,14 +30,23 @@
  * import { Effect } from "effect"
  * import * as Connection from "@snodo/core/transport/Connection"
  *
- * // inside a scope, with the ServerRuntime provided: a transport of one's own
- * const connection = yield* Connection.make({ transport: "tcp", sink })
+ * // inside a scope, with the ServerRuntime provided: a transport of one's own, on a socket
+ * const writer = FrameWriter.make(
+ *   { write: (text, done) => void socket.write(text, done) },
+ *   { queue: 1024, queueChars: 256 * 1024, stallMillis: 5000, onFail: () => socket.destroy(), onWritten: () => connection.writtenUnsafe() }
+ * )
+ * const connection = yield* Connection.make({
+ *   transport: "tcp",
+ *   sink: writer,
+ *   backpressure: { pendingOutput: writer.pendingChars, pause: () => socket.pause(), resume: () => socket.resume() }
+ * })
  * socket.on("line", (line) => connection.receiveUnsafe(line))
  * ```
  *
  * @since 0.1.0
  */
-import { Effect, Scope } from "effect"
+import { Effect, Latch, Scope } from "effect"
+import type { McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as Listen from "../runtime/Listen.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
@@ -44,18 +63,37 @@ import { type Outcome, ServerRuntime } from "../server/ServerRuntime.ts"
 export interface Connection {
   /**
    * Handles one frame. Requests run in their own fibers, with the caller's services; this returns
-   * once they are started.
+   * once they are started. Under read backpressure a frame past the bounds is held as
+   * {@link Connection.receiveUnsafe} holds it (and runs with the connection's services).
    */
   readonly receive: (frame: string) => Effect.Effect<void>
   /**
    * {@link Connection.receive} outside any fiber, for a transport's input callback: decodes the
    * frame and starts its request's fiber (with the services of the scope that made the
-   * connection) before returning.
+   * connection) before returning. Under read backpressure, a frame received past the bounds (or
+   * behind frames held already) is held until they allow it.
    */
   readonly receiveUnsafe: (frame: string) => void
+  /**
+   * Answers something that never became a frame (a line too long, invalid UTF-8) with an error of
+   * `"id": null`, in order with the frames received before it.
+   */
+  readonly rejectUnsafe: (error: McpError) => void
+  /**
+   * Tells the connection its transport wrote output (what `pendingOutput` counts shrank): held
+   * frames are handled if the bounds allow now. A `FrameWriter`'s `onWritten`.
+   */
+  readonly writtenUnsafe: () => void
+  /**
+   * Completes once the connection takes input again (at once when it is not paused): a pull
+   * transport awaits it before each read.
+   */
+  readonly ready: Effect.Effect<void>
+  /** Whether the read backpressure holds input now. */
+  readonly pausedUnsafe: () => boolean
   /** Waits until every request in flight has been answered (an open listen stream never is). */
   readonly drain: Effect.Effect<void>
-  /** Ends the connection's listen streams gracefully, then drains. */
+  /** Handles the frames still held (input ended: nothing would resume them), ends the listen streams gracefully, then drains. */
   readonly end: Effect.Effect<void>
   /** Requests currently in flight. */
   readonly inFlight: Effect.Effect<number>
@@ -72,6 +110,43 @@ export interface Connection {
  * @since 0.1.0
  */
 export const rejectFrame = Peer.rejectFrame
+
+/**
+ * The read backpressure of a connection: the bounds, what the transport's output adds to them,
+ * and how the transport stops and resumes reading.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Backpressure {
+  /** Requests in flight at which input is held until one is answered (default 64). */
+  readonly maxInFlight?: number | undefined
+  /**
+   * Characters of the frames of the requests in flight plus `pendingOutput()` at which input is
+   * held until they drain (default 1 Mi).
+   */
+  readonly maxPendingChars?: number | undefined
+  /** Characters waiting in the transport's output (`FrameWriter`'s `pendingChars`); default none. */
+  readonly pendingOutput?: (() => number) | undefined
+  /** Stops reading (Node: `stream.pause()`); called once when input starts being held. */
+  readonly pause?: (() => void) | undefined
+  /** Reads again (Node: `stream.resume()`); called once the held input is handled. */
+  readonly resume?: (() => void) | undefined
+}
+
+/**
+ * Defaults of the read backpressure: 64 requests in flight, 1 Mi characters pending (input in
+ * flight and output waiting).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultBackpressure = { maxInFlight: 64, maxPendingChars: 1024 * 1024 } as const
+
+/** A refusal held in order with the frames. */
+interface Rejection {
+  readonly rejection: string
+}
 
 const framesOf = (outcome: Outcome): string | ReadonlyArray<string> =>
   outcome.streamEnd === undefined ? outcome.frame : [outcome.frame, outcome.streamEnd]
@@ -90,6 +165,8 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly maxSubscriptions?: number
   /** Called whenever a request in flight has been answered (or interrupted). */
   readonly onSettled?: () => void
+  /** Read backpressure (none without it: every frame is handled as it comes). */
+  readonly backpressure?: Backpressure | undefined
 }): Effect.fn.Return<Connection, never, ServerRuntime | Scope.Scope> {
   const runtime = yield* ServerRuntime
   const scope = yield* Scope.Scope
@@ -104,6 +181,24 @@ export const make = Effect.fnUntraced(function*(options: {
     : { transport: options.transport, sink: options.sink, subscriptions, session }
   // Runs after the peer's own finalizer (finalizers run in reverse): waiting server-to-client requests fail.
   if (session !== undefined) yield* Scope.addFinalizer(scope, session.end)
+  const bounds = options.backpressure
+  const maxInFlight = bounds?.maxInFlight ?? defaultBackpressure.maxInFlight
+  const maxPendingChars = bounds?.maxPendingChars ?? defaultBackpressure.maxPendingChars
+  const pendingOutput = bounds?.pendingOutput ?? (() => 0)
+  const services = yield* Effect.context<never>()
+  const forkHere = Effect.runForkWith(services)
+  // Held input: frames and refusals received past the bounds, in order, from `next` on.
+  let held: Array<string | Rejection> = []
+  let next = 0
+  let paused = false
+  let relieving = false
+  const gate = Latch.makeUnsafe(true)
+  const settled = bounds === undefined
+    ? options.onSettled
+    : () => {
+      relieve()
+      options.onSettled?.()
+    }
   const peer = yield* Peer.make({
     sink: options.sink,
     onRequest: (request) => Effect.map(runtime.handle(request, context), framesOf),
@@ -112,14 +207,62 @@ export const make = Effect.fnUntraced(function*(options: {
       if (notification.method === "notifications/initialized") session?.markInitialized()
     },
     outgoing,
-    ...(options.onSettled === undefined ? {} : { onSettled: options.onSettled })
+    ...(settled === undefined ? {} : { onSettled: settled })
   })
   offer = peer.offer
+
+  const overBounds = (): boolean =>
+    peer.inFlightUnsafe() >= maxInFlight || peer.inFlightCharsUnsafe() + pendingOutput() >= maxPendingChars
+  const sinkUnsafe = options.sink.writeUnsafe
+  const writeRejection = (frame: string): void =>
+    sinkUnsafe !== undefined ? sinkUnsafe(frame) : void forkHere(Effect.ignore(options.sink.write(frame)))
+  const handle = (input: string | Rejection): void =>
+    typeof input === "string" ? peer.receiveUnsafe(input) : writeRejection(input.rejection)
+  const hold = (input: string | Rejection): void => {
+    held.push(input)
+    if (paused) return
+    paused = true
+    gate.closeUnsafe()
+    bounds?.pause?.()
+  }
+  const take = (input: string | Rejection): void => {
+    if (bounds === undefined) return handle(input)
+    if (paused || overBounds()) return hold(input)
+    handle(input)
+  }
+  /** Handles held input while under the bounds; once none is left, reading resumes. */
+  function relieve(): void {
+    if (!paused || relieving || overBounds()) return
+    relieving = true
+    while (next < held.length && !overBounds()) handle(held[next++]!)
+    relieving = false
+    if (next < held.length) return
+    held = []
+    next = 0
+    paused = false
+    gate.openUnsafe()
+    bounds?.resume?.()
+  }
+  /** Handles every held input at once (the input ended). */
+  const release = Effect.sync(() => {
+    while (next < held.length) handle(held[next++]!)
+    held = []
+    next = 0
+    paused = false
+    gate.openUnsafe()
+  })
+
   return {
-    receive: peer.receive,
-    receiveUnsafe: peer.receiveUnsafe,
+    receive: bounds === undefined
+      ? peer.receive
+      : (frame) => Effect.suspend(() => paused || overBounds() ? Effect.sync(() => hold(frame)) : peer.receive(frame)),
+    receiveUnsafe: take,
+    rejectUnsafe: (error) => take({ rejection: rejectFrame(error) }),
+    writtenUnsafe: relieve,
+    ready: gate.await,
+    pausedUnsafe: () => paused,
     drain: peer.drain,
-    end: Effect.andThen(Effect.sync(() => subscriptions.closeAll()), peer.drain),
+    end: release.pipe(Effect.andThen(Effect.sync(() => subscriptions.closeAll())), Effect.andThen(peer.drain)),
     inFlight: Effect.sync(peer.inFlightUnsafe),
     inFlightUnsafe: peer.inFlightUnsafe,
     inFlightCharsUnsafe: peer.inFlightCharsUnsafe

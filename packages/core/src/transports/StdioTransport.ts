@@ -38,13 +38,14 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Logger, Option, Queue, Runtime, Schema, Stdio, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Option, References, Runtime, Schema, Stdio, Stream } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "@snodo/protocol/jsonrpc/McpError"
 import type { ServerRuntime } from "../server/ServerRuntime.ts"
 import * as Connection from "./Connection.ts"
 import * as FrameWriter from "@snodo/protocol/peer/FrameWriter"
 import * as LineFramer from "@snodo/protocol/peer/LineFramer"
+import * as Mailbox from "@snodo/protocol/peer/Mailbox"
 
 /**
  * Transport options.
@@ -82,7 +83,11 @@ export interface Options {
  * @category constants
  * @since 0.1.0
  */
-export const readBounds = { maxInFlight: 64, maxPendingChars: 1024 * 1024, writeQueueChars: 256 * 1024 } as const
+const readBounds = {
+  maxInFlight: Connection.defaultBackpressure.maxInFlight,
+  maxPendingChars: Connection.defaultBackpressure.maxPendingChars,
+  writeQueueChars: 256 * 1024
+} as const
 
 /**
  * Raised when stdout stopped accepting writes for longer than the write timeout, or failed.
@@ -109,12 +114,14 @@ export interface NodeStreams {
 }
 
 /**
- * Loggers that write to stderr, for processes whose stdout is the protocol.
+ * Effect's loggers on stderr, for processes whose stdout is the protocol: the default logger
+ * writes with `console.error` (`References.LogToStderr`). It needs no module beyond those every
+ * Effect program loads (`effect/Logger` brings the file logger's file system modules with it).
  *
  * @category constants
  * @since 0.1.0
  */
-export const stderrLogger: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
+export const stderrLogger: Layer.Layer<never> = Layer.succeed(References.LogToStderr, true)
 
 /**
  * How a platform runs a main Effect (`NodeRuntime.runMain` has this shape).
@@ -159,8 +166,8 @@ export const runMain = (runner: RunMain) => <E, A>(effect: Effect.Effect<A, E>):
     { disableErrorReporting: true }
   )
 
-const tooLong = Connection.rejectFrame(new ParseError({ message: "Parse error: line exceeds the size limit" }))
-const invalidUtf8 = Connection.rejectFrame(new ParseError({ message: "Parse error: invalid UTF-8" }))
+const tooLong = () => new ParseError({ message: "Parse error: line exceeds the size limit" })
+const invalidUtf8 = () => new ParseError({ message: "Parse error: invalid UTF-8" })
 
 /**
  * Reads input: `run` calls `onChunk` for each chunk and completes at the end of input (or its
@@ -181,73 +188,47 @@ const serve = (
 ): Effect.Effect<void, StdoutStalled, ServerRuntime> =>
   Effect.scoped(Effect.gen(function*() {
     const stopped = yield* Deferred.make<never, StdoutStalled>()
+    let written = (): void => {}
     const writer = FrameWriter.make(output, {
       queue: options?.writeQueue ?? 1024,
       queueChars: options?.writeQueueChars ?? readBounds.writeQueueChars,
       stallMillis: Duration.toMillis(Duration.fromInputUnsafe(options?.writeTimeout ?? "5 seconds")),
-      onWritten: () => relieve(),
+      onWritten: () => written(),
       onFail: (message) => Deferred.doneUnsafe(stopped, Effect.fail(new StdoutStalled({ message: `stdout: ${message}` })))
     })
     yield* Effect.addFinalizer(() => Effect.sync(writer.close))
+    // Read backpressure is the connection's: past either bound the frames of the current chunk are
+    // held there and stdin is paused (the pipe fills and the client's writes block); each answer
+    // or completed write looks again, and once the held frames are handled, reading resumes.
     const connection = yield* Connection.make({
       transport: "stdio",
       sink: writer,
-      onSettled: () => relieve(),
+      backpressure: {
+        maxInFlight: options?.maxInFlight ?? readBounds.maxInFlight,
+        maxPendingChars: options?.maxPendingChars ?? readBounds.maxPendingChars,
+        pendingOutput: writer.pendingChars,
+        pause: input.pause,
+        resume: input.resume
+      },
       ...(options?.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions })
     })
+    written = connection.writtenUnsafe
     const framer = LineFramer.make(options?.maxLineBytes ?? LineFramer.defaultMaxLineBytes)
-    // Read backpressure: past either bound the frames of the current chunk wait here and stdin is
-    // paused (the pipe fills and the client's writes block); each answer or completed write looks
-    // again, and once the backlog is handled under the bounds, reading resumes.
-    const maxInFlight = options?.maxInFlight ?? readBounds.maxInFlight
-    const maxPendingChars = options?.maxPendingChars ?? readBounds.maxPendingChars
-    const overBounds = () =>
-      connection.inFlightUnsafe() >= maxInFlight || connection.inFlightCharsUnsafe() + writer.pendingChars() >= maxPendingChars
-    let backlog: ReadonlyArray<LineFramer.Frame> = []
-    let paused = false
-    let relieving = false
     const receive = (frame: LineFramer.Frame): void => {
       switch (frame._tag) {
         case "Line":
-          connection.receiveUnsafe(frame.text)
-          break
+          return connection.receiveUnsafe(frame.text)
         case "TooLong":
-          writer.writeUnsafe(tooLong)
-          break
+          return connection.rejectUnsafe(tooLong())
         case "InvalidUtf8":
-          writer.writeUnsafe(invalidUtf8)
-          break
+          return connection.rejectUnsafe(invalidUtf8())
       }
     }
-    /** Handles frames while under the bounds; returns those left for later. */
-    const handle = (frames: ReadonlyArray<LineFramer.Frame>): ReadonlyArray<LineFramer.Frame> => {
-      for (let i = 0; i < frames.length; i++) {
-        if (overBounds()) return frames.slice(i)
-        receive(frames[i]!)
-      }
-      return []
-    }
-    const onFrames = (frames: ReadonlyArray<LineFramer.Frame>): void => {
-      if (frames.length === 0) return
-      backlog = handle(frames)
-      if (backlog.length > 0 && !paused) {
-        paused = true
-        input.pause()
-      }
-    }
-    function relieve(): void {
-      if (!paused || relieving || overBounds()) return
-      relieving = true
-      backlog = handle(backlog)
-      relieving = false
-      if (backlog.length === 0) {
-        paused = false
-        input.resume()
-      }
-    }
-    const serving = input.run((chunk) => onFrames(framer.push(chunk))).pipe(
+    const serving = input.run((chunk) => {
+      for (const frame of framer.push(chunk)) receive(frame)
+    }).pipe(
       Effect.andThen(Effect.logInfo("stdio: end of input; answering the requests in flight, then exiting")),
-      // The last line, if unterminated, is handled at once: nothing would resume a backlog now.
+      // The last line, if unterminated, is handled with what is held (`end` handles it at once).
       Effect.andThen(Effect.sync(() => {
         for (const frame of framer.end()) receive(frame)
       })),
@@ -326,6 +307,12 @@ export const runStreams = (
     )
   })
 
+/** A batch of the writer for the `Stdio` sink, and its callback. */
+type Batch = readonly [text: string, done: (error?: unknown) => void]
+
+/** Writes that may wait for the `Stdio` sink, per frame the writer lets wait. */
+const outputBatches = 4
+
 /**
  * Serves the `ServerRuntime` through the `Stdio` service until EOF (platforms without Node's
  * process streams, or a `Stdio` of your own).
@@ -336,16 +323,26 @@ export const runStreams = (
 export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, ServerRuntime | Stdio.Stdio> =>
   Effect.gen(function*() {
     const stdio = yield* Stdio.Stdio
-    const queue = yield* Queue.unbounded<readonly [text: string, done: (error?: unknown) => void]>()
-    yield* Queue.take(queue).pipe(
+    // The writer's batches wait here for the Stdio sink, in order. The writer bounds them, and their
+    // characters (its writers wait past `writeQueue` frames or `writeQueueChars`), so this bound is
+    // only reached by a sink that fell far behind: the write fails, and the transport ends as on a
+    // stalled stdout.
+    const capacity = outputBatches * (options?.writeQueue ?? 1024)
+    const batches = Mailbox.makeUnsafe<Batch>({ capacity, overflow: "close" })
+    yield* batches.take.pipe(
       Effect.flatMap(([text, done]) =>
         Stream.run(Stream.succeed(text), stdio.stdout()).pipe(
           Effect.match({ onFailure: (error) => done(error), onSuccess: () => done() })
         )
       ),
       Effect.forever,
+      Effect.ignore,
       Effect.forkScoped
     )
+    const write = (text: string, done: (error?: unknown) => void): void => {
+      const offered = batches.offer([text, done])
+      if (offered === "overflow" || offered === "closed") done(new Error(`more than ${capacity} writes wait for stdout`))
+    }
     // Paused, the next chunk is not pulled until `resume` opens the gate.
     const gate = Latch.makeUnsafe(true)
     const input: Input = {
@@ -357,7 +354,7 @@ export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, 
       pause: () => gate.closeUnsafe(),
       resume: () => gate.openUnsafe()
     }
-    return yield* serve(input, { write: (text, done) => void Queue.offerUnsafe(queue, [text, done]) }, options)
+    return yield* serve(input, { write }, options)
   }).pipe(Effect.scoped)
 
 const processStreams = (): NodeStreams | undefined => {

@@ -114,6 +114,11 @@ export interface Notification<P = unknown> {
   readonly invalidates: ReadonlyArray<string>
   /** The `subscriptions/listen` filter key that asks the server for it (`toolsListChanged`). */
   readonly listenKey: string | undefined
+  /**
+   * The server capability flag that promises it (`["tools", "listChanged"]`): what an
+   * initialize-era server declares, and what a listen stream may honour.
+   */
+  readonly declaredBy: readonly [capability: string, flag: string] | undefined
 }
 
 /**
@@ -198,6 +203,7 @@ export interface NotificationOptions<P> {
   readonly params: Schema.Decoder<P>
   readonly invalidates?: ReadonlyArray<string>
   readonly listenKey?: string
+  readonly declaredBy?: readonly [capability: string, flag: string]
 }
 
 /**
@@ -214,7 +220,8 @@ export const notification = <P>(options: NotificationOptions<P>): Notification<P
   extension: options.extension,
   params: options.params,
   invalidates: options.invalidates ?? [],
-  listenKey: options.listenKey
+  listenKey: options.listenKey,
+  declaredBy: options.declaredBy
 })
 
 /**

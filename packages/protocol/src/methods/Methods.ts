@@ -459,7 +459,8 @@ export const ToolsListChanged = Method.notification({
   name: "notifications/tools/list_changed",
   params: MetaOnly,
   invalidates: [ToolsList.name],
-  listenKey: "toolsListChanged"
+  listenKey: "toolsListChanged",
+  declaredBy: ["tools", "listChanged"]
 })
 
 /**
@@ -472,7 +473,8 @@ export const PromptsListChanged = Method.notification({
   name: "notifications/prompts/list_changed",
   params: MetaOnly,
   invalidates: [PromptsList.name],
-  listenKey: "promptsListChanged"
+  listenKey: "promptsListChanged",
+  declaredBy: ["prompts", "listChanged"]
 })
 
 /**
@@ -485,7 +487,8 @@ export const ResourcesListChanged = Method.notification({
   name: "notifications/resources/list_changed",
   params: MetaOnly,
   invalidates: [ResourcesList.name, ResourcesTemplatesList.name, SkillsList.name, SkillsGet.name, ResourcesDirectoryRead.name],
-  listenKey: "resourcesListChanged"
+  listenKey: "resourcesListChanged",
+  declaredBy: ["resources", "listChanged"]
 })
 
 /**
@@ -498,7 +501,8 @@ export const ResourcesUpdated = Method.notification({
   name: "notifications/resources/updated",
   params: Notifications.ResourceUpdatedNotificationParams,
   invalidates: [ResourcesRead.name],
-  listenKey: "resourceSubscriptions"
+  listenKey: "resourceSubscriptions",
+  declaredBy: ["resources", "subscribe"]
 })
 
 /**
@@ -639,3 +643,25 @@ export const findNotification = (name: string): Method.AnyNotification | undefin
 export const byListenKey: ReadonlyMap<string, Method.AnyNotification> = new Map(
   notifications.flatMap((method) => method.listenKey === undefined ? [] : [[method.listenKey, method] as const])
 )
+
+/**
+ * Whether a server's capabilities promise the notification a `subscriptions/listen` filter key
+ * asks for (`toolsListChanged` → `capabilities.tools.listChanged === true`); `false` for a key no
+ * capability declares.
+ *
+ * @example
+ * ```ts
+ * import * as Methods from "@snodo/protocol/methods/Methods"
+ *
+ * Methods.declaresListenKey({ tools: { listChanged: true } }, "toolsListChanged") // true
+ * ```
+ *
+ * @category table
+ * @since 0.1.0
+ */
+export const declaresListenKey = (capabilities: Readonly<Record<string, unknown>>, key: string): boolean => {
+  const declaredBy = byListenKey.get(key)?.declaredBy
+  if (declaredBy === undefined) return false
+  const capability = capabilities[declaredBy[0]]
+  return typeof capability === "object" && capability !== null && (capability as Readonly<Record<string, unknown>>)[declaredBy[1]] === true
+}

@@ -6,7 +6,8 @@
  * while a write is in flight are coalesced into one write (a microtask later, or at once when the
  * batch reaches 64 KiB). A write completes as soon as its frame is accepted, unless more
  * than `queue` frames or `queueChars` characters are waiting for the output: then it waits until
- * the output catches up (its frame stays accepted, in order, even if the wait is interrupted). If
+ * the output catches up (its frame stays accepted, in order, even if the wait is interrupted): the
+ * frames waiting and the batches in flight are one {@link Mailbox.Mailbox} (`"wait"`). If
  * the output accepts nothing for `stallMillis` while frames wait (or fails), the writer fails:
  * waiting and later writes fail with `SinkClosed` and `onFail` is called once.
  *
@@ -24,6 +25,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
+import * as Mailbox from "./Mailbox.ts"
 import { SinkClosed } from "./RequestSink.ts"
 import type { RequestSink } from "./RequestSink.ts"
 
@@ -72,34 +74,34 @@ export const make = (output: Output, options: {
   /** Called after each write the output completed (the waiting frames shrank). */
   readonly onWritten?: () => void
 }): FrameWriter => {
-  let batch = ""
-  let batchFrames = 0
+  // The frames accepted and not yet written: those of the next batch wait in it, those handed to
+  // the output are its batches not yet settled; a writer past either bound waits for room.
+  const mailbox = Mailbox.makeUnsafe<string>({
+    capacity: options.queue,
+    maxChars: options.queueChars,
+    charsOf: (frame) => frame.length + 1,
+    overflow: "wait"
+  })
+  /** Characters of the next batch. */
+  let nextChars = 0
   let scheduled = false
-  /** Frames and characters of each batch handed to the output and not yet written, oldest first. */
-  const inFlight: Array<number> = []
-  const inFlightChars: Array<number> = []
-  /** Frames and characters accepted and not yet written (in the batch or in flight). */
-  let waiting = 0
-  let waitingChars = 0
-  const full = () => waiting > options.queue || waitingChars > options.queueChars
+  /** The batches handed to the output and not yet written, oldest first. */
+  const inFlight: Array<ReadonlyArray<string>> = []
   let failure: SinkClosed | undefined
   let closed = false
   let progressAt = 0
   let watchdog: ReturnType<typeof setTimeout> | undefined
-  let roomWaiters: Array<(effect: Effect.Effect<void, SinkClosed>) => void> = []
   let flushWaiters: Array<() => void> = []
 
   const fail = (message: string): void => {
     if (failure !== undefined) return
-    const error = new SinkClosed({ message })
-    failure = error
+    failure = new SinkClosed({ message })
     stopWatchdog()
     options.onFail(message)
-    const rooms = roomWaiters
+    // Wakes the writers waiting for room: they find the failure.
+    mailbox.shutdown()
     const flushes = flushWaiters
-    roomWaiters = []
     flushWaiters = []
-    for (const resume of rooms) resume(Effect.fail(error))
     for (const wake of flushes) wake()
   }
 
@@ -119,15 +121,10 @@ export const make = (output: Output, options: {
   const onWritten = (error?: unknown): void => {
     if (failure !== undefined) return
     if (error !== undefined && error !== null) return fail("the output failed")
-    waiting -= inFlight.shift() ?? 0
-    waitingChars -= inFlightChars.shift() ?? 0
+    const batch = inFlight.shift()
+    if (batch !== undefined) mailbox.settle(batch)
     progressAt = Date.now()
-    if (roomWaiters.length > 0 && !full()) {
-      const rooms = roomWaiters
-      roomWaiters = []
-      for (const resume of rooms) resume(Effect.void)
-    }
-    if (waiting === 0 && flushWaiters.length > 0) {
+    if (mailbox.size() === 0 && flushWaiters.length > 0) {
       const flushes = flushWaiters
       flushWaiters = []
       for (const wake of flushes) wake()
@@ -137,49 +134,42 @@ export const make = (output: Output, options: {
 
   const flush = (): void => {
     scheduled = false
-    if (batchFrames === 0 || failure !== undefined) return
-    const text = batch
+    if (mailbox.waiting() === 0 || failure !== undefined) return
+    const batch = mailbox.takeBatch()
+    nextChars = 0
+    const text = batch.length === 1 ? batch[0]! + "\n" : batch.join("\n") + "\n"
     if (inFlight.length === 0) progressAt = Date.now()
-    inFlight.push(batchFrames)
-    inFlightChars.push(text.length)
-    batch = ""
-    batchFrames = 0
+    inFlight.push(batch)
     if (watchdog === undefined && !closed) watchdog = setTimeout(check, options.stallMillis)
     output.write(text, onWritten)
   }
 
   const offer = (frame: string): void => {
-    batch = batchFrames === 0 ? frame + "\n" : batch + frame + "\n"
-    batchFrames++
-    waiting++
-    waitingChars += frame.length + 1
-    if (batch.length >= batchChars || inFlight.length === 0) flush()
+    mailbox.offer(frame)
+    nextChars += frame.length + 1
+    if (nextChars >= batchChars || inFlight.length === 0) flush()
     else if (!scheduled) {
       scheduled = true
       queueMicrotask(flush)
     }
   }
 
-  const room = Effect.callback<void, SinkClosed>((resume) => {
-    if (failure !== undefined) return resume(Effect.fail(failure))
-    if (!full()) return resume(Effect.void)
-    roomWaiters.push(resume)
-    return Effect.sync(() => {
-      roomWaiters = roomWaiters.filter((waiter) => waiter !== resume)
-    })
-  })
+  const room: Effect.Effect<void, SinkClosed> = Effect.andThen(
+    mailbox.room,
+    Effect.suspend(() => failure === undefined ? Effect.void : Effect.fail(failure))
+  )
 
   const write = (frame: string): Effect.Effect<void, SinkClosed> =>
     Effect.suspend(() => {
       if (failure !== undefined) return Effect.fail(failure)
       if (closed) return Effect.void
       offer(frame)
-      return full() ? room : Effect.void
+      return mailbox.isOver() ? room : Effect.void
     })
 
   const flushed = Effect.callback<void>((resume) => {
-    if (batchFrames > 0) flush()
-    if (waiting === 0 || failure !== undefined) return resume(Effect.void)
+    if (mailbox.waiting() > 0) flush()
+    if (mailbox.size() === 0 || failure !== undefined) return resume(Effect.void)
     const wake = () => resume(Effect.void)
     flushWaiters.push(wake)
     return Effect.sync(() => {
@@ -197,6 +187,6 @@ export const make = (output: Output, options: {
       closed = true
       stopWatchdog()
     },
-    pendingChars: () => waitingChars
+    pendingChars: () => mailbox.chars()
   }
 }

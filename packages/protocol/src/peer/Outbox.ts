@@ -1,7 +1,8 @@
 /**
  * A bounded queue of messages to the other side that no request waits for (an initialize-era
- * session's list changes and resource updates): at most `max` are waiting to be written at once,
- * and one beyond that is dropped, so a peer that stopped reading never holds the publisher.
+ * session's list changes and resource updates): at most `max` are waiting to be written at once
+ * (and `maxChars` characters of them), and one beyond that is dropped, so a peer that stopped
+ * reading never holds the publisher. The queue is a {@link Mailbox.Mailbox} (`"drop-newest"`).
  *
  * The queue counts; the transport writes (`write` calls `written` once the channel took the
  * frame). A stdio connection has one; an HTTP session has one per open GET stream.
@@ -16,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import * as Mailbox from "./Mailbox.ts"
 
 /**
  * Messages waiting to be written before more are dropped, unless an outbox says otherwise.
@@ -24,6 +26,15 @@
  * @since 0.1.0
  */
 export const defaultMax = 64
+
+/**
+ * Characters of the messages waiting before more are dropped, unless an outbox says otherwise
+ * (1 Mi).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultMaxChars = 1024 * 1024
 
 /**
  * @category models
@@ -37,18 +48,24 @@ export interface Outbox {
   readonly offer: (frame: string) => boolean
   /** Frames handed over (or held for the next paced write) and not yet written. */
   readonly waiting: () => number
+  /** Frames dropped since the outbox was made (the queue was full). */
+  readonly dropped: () => number
   /** Drops everything offered from now on, and what a paced outbox still holds. */
   readonly close: () => void
 }
 
 /**
- * An outbox over a transport's writer (a plain allocation: no fiber, no scope).
+ * An outbox over a transport's writer (a plain allocation: no fiber, no scope), on a
+ * {@link Mailbox.Mailbox} that drops the newest frame past its bounds and counts frames handed to
+ * the writer until it calls `written`.
  *
- * With `paceMillis`, it writes at most once per interval: what was offered meanwhile leaves in
- * that one write, and a frame offered while the same frame waits is not queued twice (a second
+ * With `paceMillis`, it writes at most once per interval. A frame offered when nothing was written
+ * within the interval is written at once (leading edge: an idle outbox costs no timer); frames
+ * offered while it rests wait and leave together in one write at the end of the interval (trailing
+ * edge), and a frame offered while the same frame waits is not queued twice (a second
  * `notifications/tools/list_changed` says nothing the first did not). The interval is a plain
- * timer: one per outbox with frames waiting, on a path where a fiber per write would cost more than
- * the write.
+ * timer, armed only while frames wait, on a path where a fiber per write would cost more than the
+ * write.
  *
  * @category constructors
  * @since 0.1.0
@@ -58,43 +75,54 @@ export const makeUnsafe = (options: {
   readonly write: (frames: ReadonlyArray<string>, written: () => void) => void
   /** Default {@link defaultMax}. */
   readonly max?: number
+  /** Characters of the frames waiting (default {@link defaultMaxChars}); one frame alone always fits. */
+  readonly maxChars?: number
   /** At most one write per this many milliseconds (default 0: every frame at once). */
   readonly paceMillis?: number
 }): Outbox => {
-  const max = options.max ?? defaultMax
   const pace = options.paceMillis ?? 0
-  let writing = 0
-  let held: Array<string> = []
+  const mailbox = Mailbox.makeUnsafe<string>({
+    capacity: options.max ?? defaultMax,
+    maxChars: options.maxChars ?? defaultMaxChars,
+    overflow: "drop-newest",
+    coalesce: pace > 0 ? (frame) => frame : undefined
+  })
   let timer: ReturnType<typeof setTimeout> | undefined
   let lastWrite = 0
-  let closed = false
-  const writeNow = (frames: ReadonlyArray<string>) => {
-    writing += frames.length
-    options.write(frames, () => void (writing -= frames.length))
+  const writeNow = () => {
+    const frames = mailbox.takeBatch()
+    if (frames.length > 0) options.write(frames, () => mailbox.settle(frames))
   }
   const flush = () => {
     timer = undefined
-    if (closed || held.length === 0) return
-    const frames = held
-    held = []
+    if (mailbox.state() !== "open" || mailbox.waiting() === 0) return
     lastWrite = Date.now()
-    writeNow(frames)
+    writeNow()
   }
   return {
     offer: (frame) => {
-      if (closed || writing + held.length >= max) return false
+      const offered = mailbox.offer(frame)
+      if (offered !== "queued") return offered === "coalesced"
       if (pace <= 0) {
-        writeNow([frame])
+        writeNow()
         return true
       }
-      if (!held.includes(frame)) held.push(frame)
+      // Nothing waiting (no timer armed) and nothing written within the interval: at once.
+      if (timer === undefined) {
+        const now = Date.now()
+        if (now - lastWrite >= pace) {
+          lastWrite = now
+          writeNow()
+          return true
+        }
+      }
       timer ??= setTimeout(flush, Math.max(0, lastWrite + pace - Date.now()))
       return true
     },
-    waiting: () => writing + held.length,
+    waiting: () => mailbox.size(),
+    dropped: () => mailbox.dropped(),
     close: () => {
-      closed = true
-      held = []
+      mailbox.shutdown()
       if (timer !== undefined) clearTimeout(timer)
       timer = undefined
     }

@@ -136,7 +136,7 @@ export interface Options {
   readonly refuse?: (id: Envelope.RequestId | null, error: McpError, frame: string) => void
 }
 
-const duplicate = new InvalidRequest({ message: "Invalid request: id is already in flight" })
+const duplicate = (): InvalidRequest => new InvalidRequest({ message: "Invalid request: id is already in flight" })
 
 /** A write the channel refused is dropped: the peer is closing, or its sink failed (and said so). */
 const ignoreFailure = () => Effect.void
@@ -161,9 +161,12 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const write = (frame: string): Effect.Effect<void> => Effect.catch(options.sink.write(frame), ignoreFailure)
   const writeAll = (frames: string | ReadonlyArray<string> | undefined): Effect.Effect<void> =>
     frames === undefined ? Effect.void : typeof frames === "string" ? write(frames) : Effect.forEach(frames, write, { discard: true })
-  /** Writes from outside a fiber (refusals of frames that are not requests in flight). */
+  /** Writes from outside a fiber (refusals of frames that are not requests in flight): no fiber where the sink can. */
+  const sinkUnsafe = options.sink.writeUnsafe
   const writeUnsafe = (fork: Fork, frame: string): void => {
-    if (!closed) fork(write(frame))
+    if (closed) return
+    if (sinkUnsafe !== undefined) sinkUnsafe(frame)
+    else fork(write(frame))
   }
   const outbox = Outbox.makeUnsafe({
     write: (frames, written) => void forkHere(Effect.ensuring(writeAll(frames), Effect.sync(written))),
@@ -178,7 +181,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const onRequest = (fork: Fork, request: Envelope.Request, frame: string): void => {
     // Nothing in flight (a sequential client, most requests of a burst): no id to collide with,
     // and no key to build and hash.
-    if (inFlight.size() > 0 && inFlight.has("", request.id)) return refuse(fork, request.id, duplicate, frame)
+    if (inFlight.size() > 0 && inFlight.has("", request.id)) return refuse(fork, request.id, duplicate(), frame)
     const chars = frame.length
     const fiber = fork(Effect.flatMap(options.onRequest(request), writeAll))
     if (fiber.pollUnsafe() !== undefined) return // answered without suspending

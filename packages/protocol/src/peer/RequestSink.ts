@@ -28,4 +28,18 @@ export class SinkClosed extends Schema.TaggedError<SinkClosed>()("SinkClosed", {
 export interface RequestSink {
   /** Writes one encoded JSON-RPC notification; completes once the transport took it, in order. */
   readonly write: (frame: string) => Effect.Effect<void, SinkClosed>
+  /**
+   * Accepts a frame without waiting, from outside any fiber (a refusal written from a transport's
+   * input callback), where the transport can (`FrameWriter`); without it such a frame is written
+   * from a fiber of its own.
+   */
+  readonly writeUnsafe?: ((frame: string) => void) | undefined
+  /**
+   * Writes one frame now, without a fiber, for a caller that has one frame for many sinks (a listen
+   * stream's change, written from the publisher's loop): `written` is called once the transport
+   * took it, as `write` completes; `false` when the transport can no longer write (`write` then
+   * fails with {@link SinkClosed}). Optional (HTTP's exchanges have it): a caller falls back to
+   * `write`.
+   */
+  readonly offer?: ((frame: string, written: () => void) => boolean) | undefined
 }

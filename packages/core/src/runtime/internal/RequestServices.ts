@@ -10,16 +10,16 @@
  * @since 0.1.0
  */
 import { Context, Effect, Tracer } from "effect"
-import type { Session } from "../mrtr/Input.ts"
-import { McpInput } from "../mrtr/Input.ts"
-import type { RequestMeta } from "../pipeline/RequestMeta.ts"
+import type { Session } from "../../mrtr/Input.ts"
+import { McpInput } from "../../mrtr/Input.ts"
+import type { RequestMeta } from "../../pipeline/RequestMeta.ts"
 import type { Observers } from "./Observers.ts"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
-import { McpLog, makeLogger } from "./McpLog.ts"
-import { McpRequest } from "./McpRequest.ts"
-import type { Principal } from "./Principal.ts"
-import { makeReporter, Progress } from "./Progress.ts"
-import type { RequestContext } from "./RequestContext.ts"
+import { McpLog, makeLogger } from "../McpLog.ts"
+import { McpRequest } from "../McpRequest.ts"
+import type { Principal } from "../Principal.ts"
+import { makeReporter, Progress } from "../Progress.ts"
+import type { RequestContext } from "../RequestContext.ts"
 import type { Settings } from "./ServerSettings.ts"
 
 /**

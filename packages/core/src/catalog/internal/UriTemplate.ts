@@ -52,10 +52,10 @@ import {
   UNRESERVED,
   UNRESERVED_CHARS,
   VARNAME
-} from "./UriTemplateMatcher.ts"
-import type { MatchResult, Operator, Part } from "./UriTemplateMatcher.ts"
+} from "../UriTemplateMatcher.ts"
+import type { MatchResult, Operator, Part } from "../UriTemplateMatcher.ts"
 
-export type { MatchResult, Operator, Part } from "./UriTemplateMatcher.ts"
+export type { MatchResult, Operator, Part } from "../UriTemplateMatcher.ts"
 
 /**
  * The largest template accepted, in UTF-8 bytes.

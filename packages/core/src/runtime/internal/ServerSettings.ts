@@ -4,9 +4,9 @@
  * @since 0.1.0
  */
 import type { Duration } from "effect"
-import type { CacheHint } from "../pipeline/Shaping.ts"
-import type * as Listen from "./Listen.ts"
-import type { Limits as ProgressLimits } from "./Progress.ts"
+import type { CacheHint } from "../../pipeline/Shaping.ts"
+import type * as Listen from "../Listen.ts"
+import type { Limits as ProgressLimits } from "../Progress.ts"
 
 /**
  * @category models

@@ -24,7 +24,7 @@
  * @since 0.1.0
  */
 import { JsonSchema, Schema } from "effect"
-import type { JsonSchemaDocument } from "./SchemaValidator.ts"
+import type { JsonSchemaDocument } from "../SchemaValidator.ts"
 
 /**
  * Options of {@link jsonSchemaOf}: Effect's generation options, plus whether to write `$schema`.

@@ -9,10 +9,10 @@
  *
  * @since 0.1.0
  */
-import { type Catalog, matchTemplate } from "../catalog/Catalog.ts"
-import * as Pagination from "../catalog/Pagination.ts"
-import * as Authorization from "./Authorization.ts"
-import type { SubscriptionHub } from "./SubscriptionHub.ts"
+import { type Catalog, matchTemplate } from "../../catalog/Catalog.ts"
+import * as Pagination from "../../catalog/Pagination.ts"
+import * as Authorization from "../Authorization.ts"
+import type { SubscriptionHub } from "../SubscriptionHub.ts"
 
 type Entry = Readonly<Record<string, unknown>>
 

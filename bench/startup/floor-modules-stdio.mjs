@@ -1,21 +1,12 @@
-/**
- * Peer: the Effect stdio floor, a diagnostic for the start-up scenario. An Effect program that
- * loads what every Effect stdio server loads (`effect/Effect`, `effect/Schema`,
- * `@effect/platform-node`'s `NodeRuntime` and `NodeStdio`, as `bench/peers/snodo.ts` imports
- * them), decodes each stdin line with an Effect Schema and answers the raw floor's canned result.
- * No MCP semantics: its start-up is what any Effect stdio server pays before it does anything of
- * its own, so the gap between it and snodo is snodo's.
- *
- *   npx node bench/peers/effect-stdio.ts
- */
+// The Effect floor over stdio: what any Effect stdio server loads (NodeRuntime, NodeStdio, Effect,
+// Schema), a Schema decode per line, canned answers; no MCP. Imports by module path.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-const serverInfo = { "io.modelcontextprotocol/serverInfo": { name: "bench-effect-stdio", version: "0" } }
+const serverInfo = { "io.modelcontextprotocol/serverInfo": { name: "floor", version: "0" } }
 const discover = { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete", _meta: serverInfo }
-
 const Message = Schema.Struct({
   id: Schema.optional(Schema.Union([Schema.String, Schema.Number])),
   method: Schema.String,
@@ -23,7 +14,7 @@ const Message = Schema.Struct({
 })
 const decode = Schema.decodeUnknownSync(Message)
 
-const answer = (line: string): string => {
+const answer = (line) => {
   const message = decode(JSON.parse(line))
   if (message.id === undefined) return ""
   const text = message.params?.arguments?.text
@@ -33,11 +24,10 @@ const answer = (line: string): string => {
   return JSON.stringify({ jsonrpc: "2.0", id: message.id, result }) + "\n"
 }
 
-/** Serves stdin until it ends. */
-const serve = Effect.callback<void>((resume) => {
+const serve = Effect.callback((resume) => {
   let buffered = ""
   process.stdin.setEncoding("utf8")
-  process.stdin.on("data", (chunk: string) => {
+  process.stdin.on("data", (chunk) => {
     buffered += chunk
     const lines = buffered.split("\n")
     buffered = lines.pop() ?? ""

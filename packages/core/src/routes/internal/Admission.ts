@@ -30,11 +30,11 @@
  */
 import { Predicate } from "effect"
 import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "@snodo/protocol/jsonrpc/McpError"
-import { readProgressToken, type RequestMeta } from "../pipeline/RequestMeta.ts"
-import type { Session } from "../runtime/Session.ts"
+import { readProgressToken, type RequestMeta } from "../../pipeline/RequestMeta.ts"
+import type { Session } from "../../runtime/Session.ts"
 import * as Meta from "@snodo/protocol/wire/Meta"
-import type { Dialect } from "./Dialect.ts"
-import type { Registry } from "./Revision.ts"
+import type { Dialect } from "../Dialect.ts"
+import type { Registry } from "../Revision.ts"
 
 /**
  * A request admitted: the dialect that speaks its version, and what its `_meta` says.
