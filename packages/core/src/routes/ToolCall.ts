@@ -21,6 +21,7 @@ import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
 import { InternalError, InvalidParams, isMcpError, type McpError } from "@snodo/protocol/jsonrpc/McpError"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Authorization from "../runtime/Authorization.ts"
 import { CallToolRequestParams } from "@snodo/protocol/wire/Tools"
 import * as Route from "./Route.ts"
@@ -185,12 +186,10 @@ const runChecked = (
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = checks.decodeInput(call.arguments)
   if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
-  return provide(call.tool.tool.handler(decoded.success)).pipe(
-    Effect.matchEffect({
-      onFailure: (error) => renderFailure(call.tool, error),
-      onSuccess: (value) => shapeReturn(call.tool, checks, value)
-    })
-  )
+  return Immediate.matchEffect(provide(call.tool.tool.handler(decoded.success)), {
+    onFailure: (error) => renderFailure(call.tool, error),
+    onSuccess: (value) => shapeReturn(call.tool, checks, value)
+  })
 }
 
 /** A schema compiled at the first call was refused: the server's bug, -32603, the reason in the log. */
@@ -242,5 +241,5 @@ export const route: Route.Route<Params, Target> = Route.make({
   mirrors: (params, catalog) => mirrors(params, catalog),
   resolve: (params, environment) => resolve(environment.catalog, params),
   guard: (target) => ({ component: Authorization.toolComponent(target.tool.tool), notFound: () => unknownTool(target.tool.tool.name) }),
-  run: (call, target) => Effect.map(run(target, call.provide), Route.result)
+  run: (call, target) => Immediate.map(run(target, call.provide), Route.result)
 })

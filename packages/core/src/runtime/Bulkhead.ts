@@ -217,7 +217,16 @@ export const acquire = (bulkhead: Bulkhead, principal: string): Effect.Effect<bo
 }
 
 /**
- * Gives back a place {@link acquire} took: it goes to the least recently started principal waiting.
+ * Takes a place at once when one is free and nobody waits for it (`true`, to be paired with one
+ * {@link release}), without an Effect; `false` takes nothing (wait with {@link acquire}).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const tryAcquire = (bulkhead: Bulkhead, principal: string): boolean => (bulkhead as State).tryStart(principal)
+
+/**
+ * Gives back a place {@link acquire} or {@link tryAcquire} took: it goes to the least recently started principal waiting.
  *
  * @category combinators
  * @since 0.1.0

@@ -29,6 +29,7 @@ import * as RequestState from "../mrtr/RequestState.ts"
 import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
 import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 
 /** How a handler's effect gets its request services (see routes/Route). */
 export type { Provide } from "../routes/Route.ts"
@@ -290,11 +291,14 @@ const runSession = <A>(
   body: (provide: Provide) => Effect.Effect<A, McpError>
 ): Effect.Effect<Outcome<A>, McpError> => {
   const withInput: Provide = (effect) =>
-    provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)), session)
-  return Effect.flatMap(Effect.exit(body(withInput)), (exit): Effect.Effect<Outcome<A>, McpError> => {
+    // A handler that completed with a value, or failed, is given as it is (it asked nothing).
+    Immediate.isDone(effect) && (Exit.isFailure(effect) || !InputRequired.is(effect.value))
+      ? provide(effect, session)
+      : provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)), session)
+  return Immediate.onExit(body(withInput), (exit): Effect.Effect<Outcome<A>, McpError> => {
     const stopped = session.stop
     if (stopped === undefined || (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause))) {
-      return Exit.isSuccess(exit) ? Effect.succeed({ _tag: "Complete", value: exit.value }) : Effect.failCause(exit.cause)
+      return Exit.isSuccess(exit) ? Exit.succeed({ _tag: "Complete", value: exit.value }) : Effect.failCause(exit.cause)
     }
     return inputRequired(keyring, binding, meta, session, stopped)
   })
