@@ -198,6 +198,18 @@ const uncompiled = (error: CatalogError) =>
     Effect.andThen(Effect.fail(new InternalError({ message: "Tool schema does not compile" })))
   )
 
+/** A tool's invocation check, made once per tool (not per call). */
+const guards = new WeakMap<CompiledTool, { readonly component: Authorization.Component; readonly notFound: () => McpError }>()
+const guardOf = (tool: CompiledTool) => {
+  let guard = guards.get(tool)
+  if (guard === undefined) {
+    const name = tool.tool.name
+    guard = { component: Authorization.toolComponent(tool.tool), notFound: () => unknownTool(name) }
+    guards.set(tool, guard)
+  }
+  return guard
+}
+
 const none: ReadonlyArray<Route.Mirror> = []
 
 /**
@@ -240,6 +252,6 @@ export const route: Route.Route<Params, Target> = Route.make({
   bounded: true,
   mirrors: (params, catalog) => mirrors(params, catalog),
   resolve: (params, environment) => resolve(environment.catalog, params),
-  guard: (target) => ({ component: Authorization.toolComponent(target.tool.tool), notFound: () => unknownTool(target.tool.tool.name) }),
+  guard: (target) => guardOf(target.tool),
   run: (call, target) => Immediate.map(run(target, call.provide), Route.result)
 })

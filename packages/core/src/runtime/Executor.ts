@@ -178,11 +178,7 @@ export const makeUnsafe = (options?: Options): Executor["Service"] => {
     const component = runOptions?.component ?? unnamed
     // Nobody waits for a global permit while fewer than `maxRunning` hold a place.
     if (component.limits.rateLimit !== undefined || admitted.count - admitted.waiting >= maxRunning) return undefined
-    const { bulkhead } = placesOf(component)
-    const principal = runOptions?.principal ?? "anonymous"
-    if (!Bulkhead.tryAcquire(bulkhead, principal)) return undefined
-    Bulkhead.release(bulkhead, principal)
-    return exit
+    return Bulkhead.tryPass(placesOf(component).bulkhead, runOptions?.principal ?? "anonymous") ? exit : undefined
   }
 
   const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> =>
