@@ -257,13 +257,18 @@ export interface StartOptions {
   readonly resolved?: Resolved | undefined
 }
 
+/** The release of an exchange answered at once: it holds nothing (no fiber, no timer, no registration). */
+const answeredAtOnce = (): void => {}
+
 /** The outcome of a request the runtime answered without suspending (see `ServerRuntime.handle`). */
 const answeredOf = (outcome: Effect.Effect<Outcome>): Outcome | undefined =>
   Exit.isExit(outcome) && Exit.isSuccess(outcome) ? (outcome as Exit.Success<Outcome>).value : undefined
 
 /**
- * Starts an exchange: runs the request's handler in its own fiber and, when the handler did not
- * answer at once, registers the exchange for posted cancellation and arms its deadline. Returns
+ * Starts an exchange: hands the request to the runtime with its caller, so that an answer the
+ * runtime gives without suspending is written at once, with no fiber; otherwise runs the
+ * request's handler in its own fiber and, when it did not answer at once, registers the exchange
+ * for posted cancellation and arms its deadline. Returns
  * the release to call once the response is over (written, or the client gone): it disarms the
  * deadline, unregisters the exchange and interrupts the handler if it still runs. Call it exactly
  * once, uninterruptibly.
@@ -297,7 +302,7 @@ export const start = (
   const answered = beforeAnswer === undefined ? answeredOf(outcome) : undefined
   if (answered !== undefined) {
     exchange.complete(answered)
-    return () => exchange.close()
+    return answeredAtOnce
   }
   const handled = beforeAnswer === undefined ? outcome : Effect.tap(outcome, () => beforeAnswer)
   const fiber = Effect.runForkWith(options.context)(Effect.map(handled, (answer) => exchange.complete(answer)))
