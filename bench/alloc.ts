@@ -3,7 +3,7 @@
  * with V8's heap profiler (objects collected by GC included), by function. A diagnostic beside
  * `bench/hotpath.ts`: the bytes a request allocates are what V8's GC threads spend CPU on.
  *
- *   npx node bench/alloc.ts [calls] [--list]
+ *   npx node bench/alloc.ts [calls] [--list] [--callers]
  */
 import { Session } from "node:inspector/promises"
 import { Effect, Exit } from "effect"
@@ -46,14 +46,20 @@ const program = Effect.gen(function*() {
   const { profile } = yield* Effect.promise(() => session.post("HeapProfiler.stopSampling"))
   const bySite = new Map<string, number>()
   let total = 0
-  const walk = (node: SampleNode) => {
+  const nameOf = (node: SampleNode) => {
     const frame = node.callFrame
-    const key = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").slice(-2).join("/")}:${frame.lineNumber + 1}`
+    return `${frame.functionName || "(anonymous)"} ${frame.url.split("/").slice(-2).join("/")}:${frame.lineNumber + 1}`
+  }
+  // `--callers`: each site with the function that called it.
+  const callers = flags.includes("--callers")
+  const walk = (node: SampleNode, parent: string) => {
+    const own = nameOf(node)
+    const key = callers ? `${own} <- ${parent}` : own
     bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize)
     total += node.selfSize
-    for (const child of node.children) walk(child)
+    for (const child of node.children) walk(child, own)
   }
-  walk(profile.head as unknown as SampleNode)
+  walk(profile.head as unknown as SampleNode, "")
   process.stdout.write(`${(total / calls).toFixed(0)} bytes per call\n`)
   for (const [site, bytes] of [...bySite].toSorted((a, b) => b[1] - a[1]).slice(0, 40)) {
     process.stdout.write(`${(bytes / calls).toFixed(0).padStart(6)} ${site}\n`)

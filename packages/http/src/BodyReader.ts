@@ -76,7 +76,7 @@ export const isNodeSource = (source: object): source is NodeSource =>
   "rawHeaders" in source && "on" in source && typeof (source as { on: unknown }).on === "function"
 
 /**
- * A read waiting for its body, in the list of deadlines (earliest first).
+ * A read's deadline, in the list of deadlines (earliest first).
  *
  * One timer serves every read: reads of one endpoint share their deadline's length, so they
  * expire in the order they started and a new read joins the end of the list. The timer is armed
@@ -84,114 +84,54 @@ export const isNodeSource = (source: object): source is NodeSource =>
  * no timer of its own: measured in bench/PROFILE.md, a `setTimeout` and `clearTimeout` per body
  * were about 1 µs of a request's CPU.
  */
-class NodeRead {
+class Deadline {
   /** When it expires (epoch milliseconds). */
   readonly at: number
-  previous: NodeRead | undefined = undefined
-  next: NodeRead | undefined = undefined
+  readonly expire: () => void
+  previous: Deadline | undefined = undefined
+  next: Deadline | undefined = undefined
   /** Still in the list. */
   waiting = false
-  chunks: Array<Buffer> | Buffer | undefined = undefined
-  bytes = 0
-  settled = false
-  readonly source: NodeSource
-  readonly maxBytes: number
-  readonly done: (body: Body) => void
-  readonly budget: BodyBudget | undefined
-  readonly onData: (chunk: Buffer) => void
-  readonly onEnd: () => void
-  readonly onError: () => void
 
-  constructor(source: NodeSource, maxBytes: number, at: number, done: (body: Body) => void, budget: BodyBudget | undefined) {
-    this.source = source
-    this.maxBytes = maxBytes
+  constructor(at: number, expire: () => void) {
     this.at = at
-    this.done = done
-    this.budget = budget
-    this.onData = (chunk) => this.data(chunk)
-    this.onEnd = () => this.finish(decode(this.body()), false)
-    this.onError = () => this.finish(failed, true)
-  }
-
-  private body(): Uint8Array {
-    const chunks = this.chunks
-    return chunks === undefined ? empty : Array.isArray(chunks) ? Buffer.concat(chunks, this.bytes) : chunks
-  }
-
-  private data(chunk: Buffer): void {
-    if (this.bytes + chunk.length > this.maxBytes) return this.finish(tooLarge, true)
-    if (this.budget !== undefined && !this.budget.take(chunk.length)) return this.finish(overBudget, true)
-    this.bytes += chunk.length
-    const chunks = this.chunks
-    if (chunks === undefined) this.chunks = chunk
-    else if (Array.isArray(chunks)) chunks.push(chunk)
-    else this.chunks = [chunks, chunk]
-  }
-
-  /**
-   * Gives the bytes back and leaves the deadlines; `detach` also removes the listeners, needless
-   * once the body ended (nothing follows its `end`, and a late `error` finds the read settled).
-   */
-  private cleanup(detach: boolean): void {
-    if (this.budget !== undefined && this.bytes > 0) this.budget.give(this.bytes)
-    this.bytes = 0
-    // The bytes are decoded (or refused) by now: the stop function the caller may keep holds none.
-    this.chunks = undefined
-    deadlines.remove(this)
-    if (!detach) return
-    const source = this.source
-    source.off("data", this.onData)
-    source.off("end", this.onEnd)
-    source.off("error", this.onError)
-    source.off("aborted", this.onError)
-  }
-
-  finish(body: Body, detach: boolean): void {
-    if (this.settled) return
-    this.settled = true
-    this.cleanup(detach)
-    this.done(body)
-  }
-
-  stop(): void {
-    this.settled = true
-    this.cleanup(true)
+    this.expire = expire
   }
 }
 
-/** The reads waiting, earliest deadline first, and the one timer that expires them. */
+/** The deadlines of the reads waiting, earliest first, and the one timer that expires them. */
 const deadlines = new (class Deadlines {
-  private first: NodeRead | undefined = undefined
-  private last: NodeRead | undefined = undefined
+  private first: Deadline | undefined = undefined
+  private last: Deadline | undefined = undefined
   private timer: ReturnType<typeof setTimeout> | undefined = undefined
   /** When the timer fires. */
   private armedAt = Number.POSITIVE_INFINITY
 
-  add(read: NodeRead): void {
+  add(deadline: Deadline): void {
     // From the end: a read of the same endpoint started last expires last.
     let after = this.last
-    while (after !== undefined && after.at > read.at) after = after.previous
-    read.previous = after
-    read.next = after === undefined ? this.first : after.next
-    if (read.next === undefined) this.last = read
-    else read.next.previous = read
-    if (after === undefined) this.first = read
-    else after.next = read
-    read.waiting = true
-    if (read === this.first && read.at < this.armedAt) this.arm(read.at)
+    while (after !== undefined && after.at > deadline.at) after = after.previous
+    deadline.previous = after
+    deadline.next = after === undefined ? this.first : after.next
+    if (deadline.next === undefined) this.last = deadline
+    else deadline.next.previous = deadline
+    if (after === undefined) this.first = deadline
+    else after.next = deadline
+    deadline.waiting = true
+    if (deadline === this.first && deadline.at < this.armedAt) this.arm(deadline.at)
     else this.timer?.ref()
   }
 
-  remove(read: NodeRead): void {
-    if (!read.waiting) return
-    read.waiting = false
-    const { next, previous } = read
+  remove(deadline: Deadline): void {
+    if (!deadline.waiting) return
+    deadline.waiting = false
+    const { next, previous } = deadline
     if (previous === undefined) this.first = next
     else previous.next = next
     if (next === undefined) this.last = previous
     else next.previous = previous
-    read.previous = undefined
-    read.next = undefined
+    deadline.previous = undefined
+    deadline.next = undefined
     // Nothing waits: the timer stays armed but holds the process no longer.
     if (this.first === undefined) this.timer?.unref()
   }
@@ -199,18 +139,19 @@ const deadlines = new (class Deadlines {
   private arm(at: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.armedAt = at
-    this.timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now()))
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()))
   }
 
-  private expire(): void {
+  private fire(): void {
     this.timer = undefined
     this.armedAt = Number.POSITIVE_INFINITY
     const now = Date.now()
-    let read = this.first
-    while (read !== undefined && read.at <= now) {
-      const next = read.next
-      read.finish(timeout, true)
-      read = next
+    let deadline = this.first
+    while (deadline !== undefined && deadline.at <= now) {
+      const next = deadline.next
+      this.remove(deadline)
+      deadline.expire()
+      deadline = next
     }
     if (this.first !== undefined) this.arm(this.first.at)
   }
@@ -231,18 +172,60 @@ export const readSource = (
   done: (body: Body) => void,
   budget?: BodyBudget
 ): () => void => {
-  const read = new NodeRead(source, maxBytes, Date.now() + timeoutMillis, done, budget)
-  if (source.complete && source.readableEnded) {
-    read.finish(decode(empty), true)
-    return () => read.stop()
+  // Plain closures, not an object of state: measured (bench/PROFILE.md), a state object made per
+  // read had V8 promote every request's objects to the old generation under load.
+  let chunks: Array<Buffer> = []
+  let bytes = 0
+  let settled = false
+  /**
+   * Gives the bytes back and leaves the deadlines; `detach` also removes the listeners, needless
+   * once the body ended (nothing follows its `end`, and a late `error` finds the read settled).
+   */
+  const cleanup = (detach: boolean) => {
+    if (budget !== undefined && bytes > 0) budget.give(bytes)
+    bytes = 0
+    // The bytes are decoded (or refused) by now: the stop function the caller may keep holds none.
+    chunks = noChunks
+    deadlines.remove(deadline)
+    if (!detach) return
+    source.off("data", onData)
+    source.off("end", onEnd)
+    source.off("error", onError)
+    source.off("aborted", onError)
   }
-  deadlines.add(read)
-  source.on("data", read.onData)
-  source.on("end", read.onEnd)
-  source.on("error", read.onError)
-  source.on("aborted", read.onError)
-  return () => read.stop()
+  const finish = (body: Body, detach: boolean) => {
+    if (settled) return
+    settled = true
+    cleanup(detach)
+    done(body)
+  }
+  const onData = (chunk: Buffer) => {
+    if (settled) return
+    if (bytes + chunk.length > maxBytes) return finish(tooLarge, true)
+    if (budget !== undefined && !budget.take(chunk.length)) return finish(overBudget, true)
+    bytes += chunk.length
+    chunks.push(chunk)
+  }
+  const onEnd = () => finish(decode(chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? empty : Buffer.concat(chunks, bytes)), false)
+  const onError = () => finish(failed, true)
+  const deadline = new Deadline(Date.now() + timeoutMillis, () => finish(timeout, true))
+  const stop = () => {
+    settled = true
+    cleanup(true)
+  }
+  if (source.complete && source.readableEnded) {
+    finish(decode(empty), true)
+    return stop
+  }
+  deadlines.add(deadline)
+  source.on("data", onData)
+  source.on("end", onEnd)
+  source.on("error", onError)
+  source.on("aborted", onError)
+  return stop
 }
+
+const noChunks: Array<Buffer> = []
 
 /**
  * Whether a declared `Content-Length` is already over the limit (refused before reading).
