@@ -76,6 +76,88 @@ export const isNodeSource = (source: object): source is NodeSource =>
   "rawHeaders" in source && "on" in source && typeof (source as { on: unknown }).on === "function"
 
 /**
+ * A read's deadline, in the list of deadlines (earliest first).
+ *
+ * One timer serves every read: reads of one endpoint share their deadline's length, so they
+ * expire in the order they started and a new read joins the end of the list. The timer is armed
+ * for the earliest deadline, and kept (unreferenced) while no read waits, so that a request costs
+ * no timer of its own: measured in bench/PROFILE.md, a `setTimeout` and `clearTimeout` per body
+ * were about 1 µs of a request's CPU.
+ */
+class Deadline {
+  /** When it expires (epoch milliseconds). */
+  readonly at: number
+  readonly expire: () => void
+  previous: Deadline | undefined = undefined
+  next: Deadline | undefined = undefined
+  /** Still in the list. */
+  waiting = false
+
+  constructor(at: number, expire: () => void) {
+    this.at = at
+    this.expire = expire
+  }
+}
+
+/** The deadlines of the reads waiting, earliest first, and the one timer that expires them. */
+const deadlines = new (class Deadlines {
+  private first: Deadline | undefined = undefined
+  private last: Deadline | undefined = undefined
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** When the timer fires. */
+  private armedAt = Number.POSITIVE_INFINITY
+
+  add(deadline: Deadline): void {
+    // From the end: a read of the same endpoint started last expires last.
+    let after = this.last
+    while (after !== undefined && after.at > deadline.at) after = after.previous
+    deadline.previous = after
+    deadline.next = after === undefined ? this.first : after.next
+    if (deadline.next === undefined) this.last = deadline
+    else deadline.next.previous = deadline
+    if (after === undefined) this.first = deadline
+    else after.next = deadline
+    deadline.waiting = true
+    if (deadline === this.first && deadline.at < this.armedAt) this.arm(deadline.at)
+    else this.timer?.ref()
+  }
+
+  remove(deadline: Deadline): void {
+    if (!deadline.waiting) return
+    deadline.waiting = false
+    const { next, previous } = deadline
+    if (previous === undefined) this.first = next
+    else previous.next = next
+    if (next === undefined) this.last = previous
+    else next.previous = previous
+    deadline.previous = undefined
+    deadline.next = undefined
+    // Nothing waits: the timer stays armed but holds the process no longer.
+    if (this.first === undefined) this.timer?.unref()
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.armedAt = at
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()))
+  }
+
+  private fire(): void {
+    this.timer = undefined
+    this.armedAt = Number.POSITIVE_INFINITY
+    const now = Date.now()
+    let deadline = this.first
+    while (deadline !== undefined && deadline.at <= now) {
+      const next = deadline.next
+      this.remove(deadline)
+      deadline.expire()
+      deadline = next
+    }
+    if (this.first !== undefined) this.arm(this.first.at)
+  }
+})()
+
+/**
  * Reads a Node request's body with plain listeners and calls `done` once with the outcome (never
  * for a read that was stopped first). Returns the function that stops reading. With a `budget`,
  * the bytes read are taken from it while the read lasts.
@@ -90,19 +172,21 @@ export const readSource = (
   done: (body: Body) => void,
   budget?: BodyBudget
 ): () => void => {
-  let chunks: Array<Buffer> | Buffer | undefined
+  // Plain closures, not an object of state: measured (bench/PROFILE.md), a state object made per
+  // read had V8 promote every request's objects to the old generation under load.
+  let chunks: Array<Buffer> = []
   let bytes = 0
   let settled = false
   /**
-   * Gives the bytes back and disarms the deadline; `detach` also removes the listeners, needless
+   * Gives the bytes back and leaves the deadlines; `detach` also removes the listeners, needless
    * once the body ended (nothing follows its `end`, and a late `error` finds the read settled).
    */
   const cleanup = (detach: boolean) => {
     if (budget !== undefined && bytes > 0) budget.give(bytes)
     bytes = 0
     // The bytes are decoded (or refused) by now: the stop function the caller may keep holds none.
-    chunks = undefined
-    clearTimeout(timer)
+    chunks = noChunks
+    deadlines.remove(deadline)
     if (!detach) return
     source.off("data", onData)
     source.off("end", onEnd)
@@ -116,17 +200,15 @@ export const readSource = (
     done(body)
   }
   const onData = (chunk: Buffer) => {
+    if (settled) return
     if (bytes + chunk.length > maxBytes) return finish(tooLarge, true)
     if (budget !== undefined && !budget.take(chunk.length)) return finish(overBudget, true)
     bytes += chunk.length
-    if (chunks === undefined) chunks = chunk
-    else if (Array.isArray(chunks)) chunks.push(chunk)
-    else chunks = [chunks, chunk]
+    chunks.push(chunk)
   }
-  const onEnd = () =>
-    finish(decode(chunks === undefined ? empty : Array.isArray(chunks) ? Buffer.concat(chunks, bytes) : chunks), false)
+  const onEnd = () => finish(decode(chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? empty : Buffer.concat(chunks, bytes)), false)
   const onError = () => finish(failed, true)
-  const timer = setTimeout(() => finish(timeout, true), timeoutMillis)
+  const deadline = new Deadline(Date.now() + timeoutMillis, () => finish(timeout, true))
   const stop = () => {
     settled = true
     cleanup(true)
@@ -135,12 +217,15 @@ export const readSource = (
     finish(decode(empty), true)
     return stop
   }
+  deadlines.add(deadline)
   source.on("data", onData)
   source.on("end", onEnd)
   source.on("error", onError)
   source.on("aborted", onError)
   return stop
 }
+
+const noChunks: Array<Buffer> = []
 
 /**
  * Whether a declared `Content-Length` is already over the limit (refused before reading).

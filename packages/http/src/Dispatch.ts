@@ -28,7 +28,7 @@
 import type { Context } from "effect"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { HeaderMismatch, type McpError } from "@snodo/core/McpError"
-import { initializeEraHint } from "@snodo/core/extension/RouteTable"
+import { initializeEraHint, type Resolved } from "@snodo/core/extension/RouteTable"
 import { anonymous } from "@snodo/core/Principal"
 import type * as InFlight from "@snodo/protocol/peer/InFlight"
 import * as Peer from "@snodo/protocol/peer/Peer"
@@ -56,6 +56,8 @@ export type Route =
     readonly request: Envelope.Request
     readonly session?: InitializeEra.Admitted
     readonly trace?: RequestHead.Trace | undefined
+    /** The request's method as the route table knows it, looked up once for the headers and the pipeline. */
+    readonly resolved?: Resolved | undefined
   }
   | { readonly _tag: "Listen"; readonly request: Envelope.Request; readonly trace?: RequestHead.Trace | undefined }
   | { readonly _tag: "Reply"; readonly reply: Reply.Reply }
@@ -96,7 +98,8 @@ export const route = (
   if (InitializeEra.belongs(message, head, runtime)) return initializeEra(message, head, runtime, inFlight, principal, sessions, reserved)
   switch (message._tag) {
     case "Request": {
-      const mismatch = McpHeaders.check(message, head, runtime)
+      const resolved = runtime.routes.resolve(message.method)
+      const mismatch = McpHeaders.check(message, head, runtime, resolved)
       if (mismatch !== undefined) {
         // An initialize-era client at a server that enables no such era: the refusal names the option.
         const hinted = message.method === "initialize" && runtime.dialects.legacy.length === 0
@@ -104,7 +107,9 @@ export const route = (
           : mismatch
         return refuse(runtime, message.id, hinted)
       }
-      return { _tag: runtime.routes.find(message.method)?.streams === true ? "Listen" : "Call", request: message, trace: head.trace }
+      return resolved?.route.streams === true
+        ? { _tag: "Listen", request: message, trace: head.trace }
+        : { _tag: "Call", request: message, trace: head.trace, resolved }
     }
     case "Notification": {
       const mismatch = McpHeaders.checkNotification(message, head)
@@ -198,7 +203,8 @@ export const start = (
       notifications: wantsNotifications(started.request.params),
       deadlineMillis: Math.max(0, deadlineAt - Date.now()),
       grant,
-      trace: started.trace
+      trace: started.trace,
+      resolved: started.resolved
     })
     : startInSession(started.request, started.session, environment, delivery, context, deadlineAt, grant, sessions, started.trace)
 

@@ -28,7 +28,8 @@ import type * as InFlight from "@snodo/protocol/peer/InFlight"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { RequestId, Request } from "@snodo/protocol/jsonrpc/Envelope"
 import type * as CoreListen from "@snodo/core/extension/Listen"
-import { anonymous } from "@snodo/core/Principal"
+import { anonymous, fromContext } from "@snodo/core/Principal"
+import type { Resolved } from "@snodo/core/extension/RouteTable"
 import { type RequestSink, SinkClosed } from "@snodo/protocol/peer/RequestSink"
 import type { Outcome, RequestContext, ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type { Session } from "@snodo/core/dialect/Session"
@@ -267,11 +268,22 @@ export interface StartOptions {
    * are stored by then, so the client's next request finds them on any instance.
    */
   readonly beforeAnswer?: Effect.Effect<void> | undefined
+  /** The request's method as the route table knows it, if the transport looked it up already. */
+  readonly resolved?: Resolved | undefined
 }
 
+/** The release of an exchange answered at once: it holds nothing (no fiber, no timer, no registration). */
+const answeredAtOnce = (): void => {}
+
+/** The outcome of a request the runtime answered without suspending (see `ServerRuntime.handle`). */
+const answeredOf = (outcome: Effect.Effect<Outcome>): Outcome | undefined =>
+  Exit.isExit(outcome) && Exit.isSuccess(outcome) ? (outcome as Exit.Success<Outcome>).value : undefined
+
 /**
- * Starts an exchange: runs the request's handler in its own fiber and, when the handler did not
- * answer at once, registers the exchange for posted cancellation and arms its deadline. Returns
+ * Starts an exchange: hands the request to the runtime with its caller, so that an answer the
+ * runtime gives without suspending is written at once, with no fiber; otherwise runs the
+ * request's handler in its own fiber and, when it did not answer at once, registers the exchange
+ * for posted cancellation and arms its deadline. Returns
  * the release to call once the response is over (written, or the client gone): it disarms the
  * deadline, unregisters the exchange and interrupts the handler if it still runs. Call it exactly
  * once, uninterruptibly.
@@ -288,20 +300,27 @@ export const start = (
 ): () => void => {
   const grant = options.grant
   const exchange = new Exchange(request.id, delivery, options.notifications, grant, options.headers)
+  // The caller as the handler's fiber would see it: the runtime runs its steps at once with it.
+  const caller = fromContext(options.context)
   const base: RequestContext = options.subscriptions === undefined
     ? options.session === undefined
-      ? { transport: "http", sink: exchange.sink }
-      : { transport: "http", sink: exchange.sink, session: options.session }
-    : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions }
+      ? { transport: "http", sink: exchange.sink, principal: caller }
+      : { transport: "http", sink: exchange.sink, session: options.session, principal: caller }
+    : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller }
   const trace = options.trace
   const context: RequestContext = trace === undefined
     ? base
     : { ...base, traceparent: trace.traceparent, tracestate: trace.tracestate }
   const beforeAnswer = options.beforeAnswer
-  const handled = beforeAnswer === undefined
-    ? environment.runtime.handle(request, context)
-    : Effect.tap(environment.runtime.handle(request, context), () => beforeAnswer)
-  const fiber = Effect.runForkWith(options.context)(Effect.map(handled, (outcome) => exchange.complete(outcome)))
+  const outcome = environment.runtime.handle(request, context, options.resolved)
+  // Answered without suspending: written now, with no fiber, nothing to cancel and no deadline.
+  const answered = beforeAnswer === undefined ? answeredOf(outcome) : undefined
+  if (answered !== undefined) {
+    exchange.complete(answered)
+    return answeredAtOnce
+  }
+  const handled = beforeAnswer === undefined ? outcome : Effect.tap(outcome, () => beforeAnswer)
+  const fiber = Effect.runForkWith(options.context)(Effect.map(handled, (answer) => exchange.complete(answer)))
   fiber.addObserver((exit) => exchange.ended(exit))
   // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
   if (fiber.pollUnsafe() !== undefined) return () => exchange.close()

@@ -25,6 +25,7 @@ import { Predicate } from "effect"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { HeaderMismatch } from "@snodo/core/McpError"
 import type * as Route from "@snodo/core/extension/Route"
+import type * as RouteTable from "@snodo/core/extension/RouteTable"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 import { decodeValue, Repeated, type RequestHead } from "./RequestHead.ts"
@@ -100,12 +101,18 @@ export const checkNotification = (notification: Envelope.Notification, head: Req
 
 /**
  * Checks a request's metadata headers against its body; `undefined` when they agree. Which param
- * is `Mcp-Name` and which are mirrored in `Mcp-Param-*` headers, the method's route says.
+ * is `Mcp-Name` and which are mirrored in `Mcp-Param-*` headers, the method's route says:
+ * `resolved`, when the caller looked the method up already (`runtime.routes.resolve`).
  *
  * @category combinators
  * @since 0.1.0
  */
-export const check = (request: Envelope.Request, head: RequestHead, runtime: ServerRuntime["Service"]): HeaderMismatch | undefined => {
+export const check = (
+  request: Envelope.Request,
+  head: RequestHead,
+  runtime: ServerRuntime["Service"],
+  resolved: RouteTable.Resolved | undefined = runtime.routes.resolve(request.method)
+): HeaderMismatch | undefined => {
   const version = required(head, "mcp-protocol-version", "MCP-Protocol-Version", versionBody, false)
   if (typeof version !== "string") return version
   const meta = request.params["_meta"]
@@ -117,7 +124,7 @@ export const check = (request: Envelope.Request, head: RequestHead, runtime: Ser
   const method = required(head, "mcp-method", "Mcp-Method", "method", false)
   if (typeof method !== "string") return method
   if (method !== request.method) return mismatch("Mcp-Method", "method", "Header mismatch: Mcp-Method does not match method")
-  const route = runtime.routes.find(request.method)
+  const route = resolved?.route
   if (route === undefined) return undefined
   const source = route.nameParam
   if (source !== undefined) {

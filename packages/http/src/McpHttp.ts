@@ -12,6 +12,9 @@
  * `initialize` issues an `Mcp-Session-Id`, a GET opens the session's stream and a DELETE ends it
  * (see InitializeEra). A client disconnect interrupts the handler.
  *
+ * It is the state machine `Endpoint` (every check, refusal and lifetime the one-call
+ * `NodeEndpoint` has) on Effect's HTTP server: the request's scope releases it.
+ *
  * The caller's identity is the `Principal` service in the request's context, which the
  * application's authentication middleware provides; without one, the request is anonymous. A
  * middleware that also provides a `Grant` (`@snodo/http/Authentication`) ends the request's
@@ -33,25 +36,17 @@
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import type { ConfigurationError } from "@snodo/core/ConfigurationError"
-import * as InFlight from "@snodo/protocol/peer/InFlight"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
-import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
-import { fromContext } from "@snodo/core/Principal"
-import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
-import { Grant } from "./Authentication.ts"
-import * as BodyBudget from "./BodyBudget.ts"
-import * as ServerRequestBody from "./ServerRequestBody.ts"
-import * as Dispatch from "./Dispatch.ts"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
+import type { BodyBudget } from "./BodyBudget.ts"
+import type { Body } from "./BodyReader.ts"
 import * as EffectResponse from "./EffectResponse.ts"
-import * as Exchange from "./Exchange.ts"
-import * as InitializeEra from "./InitializeEra.ts"
-import * as Listen from "./Listen.ts"
-import { type Options, resolve, type Settings } from "./Options.ts"
+import * as Endpoint from "./Endpoint.ts"
+import type { Delivery } from "./Exchange.ts"
+import type { Options, Settings } from "./Options.ts"
 import * as Replies from "./Replies.ts"
-import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
-import * as Sessions from "./Sessions.ts"
-import { sharedOptions } from "./SharedSessions.ts"
+import * as ServerRequestBody from "./ServerRequestBody.ts"
 
 /**
  * The transport as an HTTP application.
@@ -86,105 +81,67 @@ const targetOf = (request: HttpServerRequest.HttpServerRequest): string => {
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Return<McpHttpApp, ConfigurationError, ServerRuntime> {
-  const runtime = yield* ServerRuntime
-  const settings = yield* resolve(options)
-  // The in-flight map lives as long as the application (requests end with their own responses).
-  const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()) }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
-  const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
-  const services = yield* Effect.context<never>()
-  const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
-    ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(services), settings.subscriptionIntervalMillis, sharedOptions(runtime, services))
-  const shared = sessions?.shared
-  let inFlight = 0
+  const endpoint = yield* Endpoint.make({ options })
+  const fork = Effect.runForkWith(yield* Effect.context<never>())
 
-  /** Runs `begin` and registers its release on the request's scope, as one uninterruptible step. */
-  const hold = (scope: Scope.Scope, begin: () => (() => void) | Replies.Reply) =>
-    Effect.uninterruptible(Effect.suspend(() => {
-      const started = begin()
-      if (typeof started !== "function") return Effect.succeed(started)
-      return Effect.as(Scope.addFinalizer(scope, Effect.sync(started)), undefined)
-    }))
+  /** The state machine's port on one request of Effect's HTTP server: its answer resumes the handler. */
+  class EffectPort implements Endpoint.Port {
+    private resumed = false
+    private made: EffectResponse.EffectResponse | undefined = undefined
+    private readonly request: HttpServerRequest.HttpServerRequest
+    private readonly resume: (effect: Effect.Effect<HttpServerResponse.HttpServerResponse>) => void
 
-  const exchange = Effect.fnUntraced(function*(
-    route: Dispatch.Started,
-    principal: string,
-    scope: Scope.Scope,
-    context: Context.Context<never>,
-    startedAt: number
-  ) {
-    const { delivery, response } = yield* EffectResponse.make(Dispatch.streams(route))
-    const deadlineAt = startedAt + settings.deadlineMillis
-    const grant = Context.getOrUndefined(context, Grant)
-    const refused = yield* hold(scope, () => Dispatch.start(route, environment, listen, principal, delivery, context, deadlineAt, grant, sessions))
-    if (refused !== undefined) return Replies.toResponse(refused)
-    return yield* response
-  })
-
-  /** A GET (the session's stream) or DELETE (ends the session) of an initialize-era session. */
-  const serveSession = Effect.fnUntraced(function*(
-    request: HttpServerRequest.HttpServerRequest,
-    head: RequestHead.RequestHead,
-    principal: string,
-    scope: Scope.Scope,
-    context: Context.Context<never>,
-    store: Sessions.Sessions,
-    framing: RequestChecks.Framing
-  ) {
-    const refusal = RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
-    if (refusal !== undefined) return Replies.toResponse(refusal)
-    const prepared = shared === undefined ? undefined : yield* InitializeEra.prepare(undefined, head, runtime, shared, fromContext(context))
-    if (prepared !== undefined && "status" in prepared) return Replies.toResponse(prepared)
-    if (request.method === "DELETE") {
-      const reply = InitializeEra.terminate(head, store, principal)
-      if (shared !== undefined && reply.status === 200) yield* InitializeEra.settle(head, shared, true)
-      return Replies.toResponse(reply)
+    constructor(request: HttpServerRequest.HttpServerRequest, resume: (effect: Effect.Effect<HttpServerResponse.HttpServerResponse>) => void) {
+      this.request = request
+      this.resume = resume
     }
-    const { delivery, response } = yield* EffectResponse.make(true)
-    const refused = yield* hold(scope, () => InitializeEra.openStream(head, request.headers["accept"], store, principal, delivery))
-    if (refused !== undefined) return Replies.toResponse(refused)
-    return yield* response
-  })
 
-  const serve = Effect.fnUntraced(function*(
-    request: HttpServerRequest.HttpServerRequest,
-    principal: string,
-    scope: Scope.Scope,
-    context: Context.Context<never>
-  ) {
-    const startedAt = Date.now()
-    const head = RequestHead.read(request)
-    const framing = { target: targetOf(request), hosts: head.hosts, authorizations: head.authorizations }
-    if (sessions !== undefined && (request.method === "GET" || request.method === "DELETE") && InitializeEra.concernsSession(head, runtime)) {
-      return yield* serveSession(request, head, principal, scope, context, sessions, framing)
+    read(maxBytes: number, timeoutMillis: number, budget: BodyBudget, done: (body: Body) => void): () => void {
+      return ServerRequestBody.readWith(this.request, maxBytes, timeoutMillis, budget, done, fork)
     }
-    const refusal = RequestChecks.beforeBody(request.method, request.headers, head.bytes, settings, inFlight, framing)
-    if (refusal !== undefined) return Replies.toResponse(refusal)
-    yield* Effect.uninterruptible(Effect.suspend(() => {
-      inFlight++
-      return Scope.addFinalizer(scope, Effect.sync(() => inFlight--))
-    }))
-    const body = yield* ServerRequestBody.read(request, settings.maxBodyBytes, settings.deadlineMillis, budget)
-    if (body._tag !== "Text") return Replies.toResponse(RequestChecks.bodyRefusal(body, settings))
-    const message = Envelope.decode(body.text)
-    const reserved = shared === undefined ? undefined : yield* InitializeEra.prepare(message, head, runtime, shared, fromContext(context))
-    if (reserved !== undefined && "status" in reserved) return Replies.toResponse(reserved)
-    const route = Dispatch.route(message, head, runtime, environment.inFlight, principal, sessions, reserved)
-    if (route._tag === "Reply") {
-      if (shared !== undefined) yield* InitializeEra.settle(head, shared, false)
-      return Replies.toResponse(route.reply)
+
+    reply(reply: Replies.Reply): void {
+      // After a delivery was made (a listen stream beyond the cap), the refusal is its answer.
+      if (this.made !== undefined) return this.made.delivery.settle(reply)
+      if (this.resumed) return
+      this.resumed = true
+      this.resume(Effect.succeed(Replies.toResponse(reply)))
     }
-    return yield* exchange(route, principal, scope, context, startedAt)
-  })
+
+    delivery(streams: boolean): Delivery {
+      const made = Effect.runSync(EffectResponse.make(streams))
+      this.made = made
+      if (!this.resumed) {
+        this.resumed = true
+        this.resume(made.response)
+      }
+      return made.delivery
+    }
+
+    fail(error: unknown): void {
+      fork(Effect.logError("MCP endpoint: unexpected error", error))
+      this.reply(Replies.internalError)
+    }
+  }
 
   const handler = Effect.withFiber((fiber) => {
     const context = fiber.context
-    return serve(
-      Context.getUnsafe(context, HttpServerRequest.HttpServerRequest),
-      fromContext(context).id,
-      Context.getUnsafe(context, Scope.Scope),
-      context
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+    const head = RequestHead.read(request)
+    let held: Endpoint.Held | undefined
+    // The request is released when its scope closes: once the response is written, or abandoned.
+    return Effect.andThen(
+      Scope.addFinalizer(Context.getUnsafe(context, Scope.Scope), Effect.sync(() => held?.release())),
+      Effect.callback<HttpServerResponse.HttpServerResponse>((resume) => {
+        held = endpoint.serve({
+          method: request.method,
+          path: request.url,
+          headers: request.headers,
+          head,
+          framing: { target: targetOf(request), hosts: head.hosts, authorizations: head.authorizations },
+          context
+        }, new EffectPort(request, resume))
+      })
     )
   }).pipe(
     // A defect of the transport (say, an `allowedHosts` predicate that throws) is answered as the
@@ -194,10 +151,7 @@ export const make = Effect.fnUntraced(function*(options?: Options): Effect.fn.Re
     )
   )
 
-  const closeSubscriptions = sessions === undefined
-    ? listen.closeAll()
-    : Effect.andThen(Effect.sync(() => sessions.closeAll()), listen.closeAll())
-  return { handler, settings, inFlight: () => inFlight, closeSubscriptions }
+  return { handler, settings: endpoint.settings, inFlight: endpoint.inFlight, closeSubscriptions: endpoint.closeSubscriptions }
 })
 
 /**

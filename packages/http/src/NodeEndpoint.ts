@@ -2,12 +2,13 @@
  * The MCP endpoint as a Node `request` listener: the transport of {@link McpHttp} without Effect's
  * HTTP server in between, for the one-call server.
  *
- * Every check, refusal and lifetime is the one `McpHttp` has (they share `RequestChecks`,
- * `BodyReader`, `Dispatch`, `Exchange` and `Listen`); only the platform differs: the head is read
- * from Node's raw header list, the body with plain listeners, and the answer written with
- * `NodeResponse`. The handler runs in one fiber per request, on the services the endpoint was
- * built with. The response's `close` (written, or the client gone) releases the request: its
- * deadline, its cancellation entry, and its handler's fiber if that still runs. Nothing is thrown
+ * Every check, refusal and lifetime is the one `McpHttp` has: both are adapters of one state
+ * machine (`Endpoint`), and only the platform differs: the head is read from Node's raw header
+ * list, the body with plain listeners, and the answer written with `NodeResponse`. A handler that
+ * suspends runs in a fiber of its own, on the services the endpoint was built with; one that
+ * answers at once is written without one. The response's `close` (written, or the client gone)
+ * releases the request: its deadline, its cancellation entry, and its handler's fiber if that
+ * still runs. Nothing is thrown
  * out of the listener: a defect (say, an `allowedHosts` predicate that throws) is logged and
  * answered 500 with a -32603 that names nothing.
  *
@@ -35,28 +36,20 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Latch, References, Scope } from "effect"
+import { Context, Effect, Exit, Latch, References, Scope } from "effect"
 import { ConfigurationError } from "@snodo/core/ConfigurationError"
-import * as InFlight from "@snodo/protocol/peer/InFlight"
-import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
-import { anonymous, fromContext, Principal } from "@snodo/core/Principal"
-import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
+import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import { clientAddress } from "@snodo/protocol/methods/Semconv"
 import type * as Authentication from "./Authentication.ts"
-import * as BodyBudget from "./BodyBudget.ts"
+import type { BodyBudget } from "./BodyBudget.ts"
 import * as BodyReader from "./BodyReader.ts"
-import * as Dispatch from "./Dispatch.ts"
-import * as Exchange from "./Exchange.ts"
-import * as InitializeEra from "./InitializeEra.ts"
-import * as Listen from "./Listen.ts"
+import * as Endpoint from "./Endpoint.ts"
+import type { Delivery } from "./Exchange.ts"
 import * as NodeResponse from "./NodeResponse.ts"
-import { type Options, resolve, type Settings } from "./Options.ts"
+import type { Options, Settings } from "./Options.ts"
 import * as Reply from "./Reply.ts"
-import * as RequestChecks from "./RequestChecks.ts"
 import * as RequestHead from "./RequestHead.ts"
-import * as Sessions from "./Sessions.ts"
 import * as TrustProxy from "./TrustProxy.ts"
-import { sharedOptions } from "./SharedSessions.ts"
 
 /**
  * The endpoint.
@@ -127,13 +120,6 @@ const targetOf = (request: NodeResponse.NodeRequest, view: TrustProxy.ClientView
   return typeof authority === "string" && target.startsWith("/") ? `http://${authority}${target}` : target
 }
 
-/** Who a request runs as, and with which services. */
-interface Caller {
-  readonly principal: string
-  readonly context: Context.Context<never>
-  readonly grant: Authentication.Grant["Service"] | undefined
-}
-
 /**
  * Builds the endpoint for the `ServerRuntime` in context; handlers run with the services of the
  * Effect that builds it.
@@ -142,11 +128,7 @@ interface Caller {
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effect.fn.Return<NodeEndpoint, ConfigurationError, ServerRuntime> {
-  const runtime = yield* ServerRuntime
   const context = yield* Effect.context<never>()
-  const authenticator = options?.authenticate
-  const anonymousCaller: Caller = { principal: anonymous.id, context, grant: undefined }
-  const settings = yield* resolve(options)
   const trustSpec = options?.trustProxy
   const trust = trustSpec === undefined ? undefined : yield* Effect.try({
     try: () => TrustProxy.make(trustSpec),
@@ -155,29 +137,11 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   // Handlers run in fibers of their own; this scope keeps the running ones, so that `abortAll` can
   // wait for them instead of leaving them to finish after the services they run on are released.
   const handlers = Scope.makeUnsafe("parallel")
-  const environment: Exchange.Environment = { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
-  const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
+  const endpoint = yield* Endpoint.make({ options, authenticate: options?.authenticate, scope: handlers })
+  const settings = endpoint.settings
   const active = new Set<NodeResponse.NodeServerResponse>()
   // Open while no request is in flight: what a shutdown waits on.
   const idle = Latch.makeUnsafe(true)
-  const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
-  const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0
-    ? undefined
-    : Sessions.make(settings.sessions, Effect.runForkWith(context), settings.subscriptionIntervalMillis, sharedOptions(runtime, context))
-  const shared = sessions?.shared
-
-  /** Runs `effect` (a shared session's step), then `next` with its value; a defect is answered 500. */
-  const after = <A>(response: NodeResponse.NodeServerResponse, effect: Effect.Effect<A>, next: (value: A) => void): void => {
-    const fiber = Effect.runForkWith(context)(effect)
-    fiber.addObserver((exit) => {
-      try {
-        if (Exit.isSuccess(exit)) return next(exit.value)
-        if (!Cause.hasInterruptsOnly(exit.cause)) fail(response, Cause.squash(exit.cause))
-      } catch (error) {
-        fail(response, error)
-      }
-    })
-  }
 
   /**
    * A defect of the endpoint (an application's `allowedHosts` predicate that throws, a bug): thrown
@@ -190,126 +154,64 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     else NodeResponse.write(response, Reply.internalError)
   }
 
-  /** A refusal before the body; `withheld` when the client waits for `100 Continue` to send it. */
-  const refuse = (response: NodeResponse.NodeServerResponse, reply: Reply.Reply, withheld: boolean): void => {
-    if (withheld) response.setHeader("connection", "close")
-    NodeResponse.write(response, reply)
-  }
+  /** The state machine's port on Node's request and response: bytes in, bytes out. */
+  class NodePort implements Endpoint.Port {
+    readonly request: NodeResponse.NodeRequest
+    readonly response: NodeResponse.NodeServerResponse
+    readonly expectsContinue: boolean
 
-  /** A GET (the session's stream) or DELETE (ends the session) of an initialize-era session. */
-  const serveSession = (
-    request: NodeResponse.NodeRequest,
-    response: NodeResponse.NodeServerResponse,
-    head: RequestHead.RequestHead,
-    caller: Caller,
-    store: Sessions.Sessions
-  ): (() => void) | undefined => {
-    if (request.method === "DELETE") {
-      const reply = InitializeEra.terminate(head, store, caller.principal)
-      if (shared === undefined || reply.status !== 200) return void NodeResponse.write(response, reply)
-      return void after(response, InitializeEra.settle(head, shared, true), () => NodeResponse.write(response, reply))
+    constructor(request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse, expectsContinue: boolean) {
+      this.request = request
+      this.response = response
+      this.expectsContinue = expectsContinue
     }
-    const opened = InitializeEra.openStream(head, request.headers.accept, store, caller.principal, NodeResponse.delivery(response))
-    if (typeof opened === "function") return opened
-    NodeResponse.write(response, opened)
-    return undefined
+
+    read(maxBytes: number, timeoutMillis: number, budget: BodyBudget, done: (body: BodyReader.Body) => void): () => void {
+      if (this.expectsContinue) this.response.writeContinue()
+      return BodyReader.readSource(this.request, maxBytes, timeoutMillis, done, budget)
+    }
+
+    reply(reply: Reply.Reply, early: boolean): void {
+      // A refusal before the body of a client waiting for `100 Continue`: the connection cannot
+      // carry another request while that body is held back.
+      if (early && this.expectsContinue) this.response.setHeader("connection", "close")
+      NodeResponse.write(this.response, reply)
+    }
+
+    delivery(): Delivery {
+      return NodeResponse.delivery(this.response)
+    }
+
+    fail(error: unknown): void {
+      fail(this.response, error)
+    }
   }
 
   const accept = (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse, expectsContinue: boolean): void => {
-    const startedAt = Date.now()
     const peer = request.socket?.remoteAddress
     const view = trust === undefined || peer === undefined ? undefined : TrustProxy.clientView(trust, peer, request.headers)
     const head = RequestHead.fromRaw(request.rawHeaders, view?.address ?? peer)
-    const framing = { target: targetOf(request, view), hosts: head.hosts, authorizations: head.authorizations }
-    const sessionRequest = sessions !== undefined && (request.method === "GET" || request.method === "DELETE") &&
-      InitializeEra.concernsSession(head, runtime)
-    const refusal = sessionRequest
-      ? RequestChecks.beforeSession(request.headers, head.bytes, settings, framing)
-      : RequestChecks.beforeBody(request.method ?? "", request.headers, head.bytes, settings, active.size, framing)
-    if (refusal !== undefined) return refuse(response, refusal, expectsContinue)
-    if (BodyReader.declaredTooLarge(request.headers["content-length"], settings.maxBodyBytes)) {
-      return refuse(response, RequestChecks.bodyRefusal(BodyReader.tooLarge, settings), expectsContinue)
-    }
-    if (BodyReader.declaredOverBudget(request.headers["content-length"], budget)) {
-      return refuse(response, RequestChecks.bodyRefusal(BodyReader.overBudget, settings), expectsContinue)
-    }
-    active.add(response)
-    if (active.size === 1) idle.closeUnsafe()
-    let release: (() => void) | undefined
-    let stopReading: (() => void) | undefined
-    // Registered before anything else can throw, so the request is always released. (`on`, not
-    // `once`: a response closes once, and `once` wraps the listener in a closure of its own.)
+    let held: Endpoint.Held | undefined
+    // Registered before anything else can throw, so that a request held is always released. (`on`,
+    // not `once`: a response closes once, and `once` wraps the listener in a closure of its own.)
     response.on("close", () => {
+      if (held === undefined) return
       active.delete(response)
       if (active.size === 0) idle.openUnsafe()
-      stopReading?.()
-      release?.()
+      held.release()
     })
-    const dispatch = (message: Envelope.Incoming, caller: Caller, reserved: Sessions.HttpSession | Sessions.Refused | undefined): void => {
-      const route = Dispatch.route(message, head, runtime, environment.inFlight, caller.principal, sessions, reserved)
-      if (route._tag === "Reply") {
-        if (shared === undefined) return NodeResponse.write(response, route.reply)
-        return after(response, InitializeEra.settle(head, shared, false), () => NodeResponse.write(response, route.reply))
-      }
-      const deadlineAt = startedAt + settings.deadlineMillis
-      const delivery = NodeResponse.delivery(response)
-      const started = Dispatch.start(route, environment, listen, caller.principal, delivery, caller.context, deadlineAt, caller.grant, sessions)
-      if (typeof started === "function") release = started
-      else NodeResponse.write(response, started)
-    }
-    const receive = (caller: Caller): void => {
-      if (!active.has(response)) return // closed while the caller was verified
-      if (sessionRequest) {
-        if (shared === undefined) return void (release = serveSession(request, response, head, caller, sessions))
-        return after(response, InitializeEra.prepare(undefined, head, runtime, shared, fromContext(caller.context)), (prepared) => {
-          if (!active.has(response)) return
-          if (prepared !== undefined && "status" in prepared) return NodeResponse.write(response, prepared)
-          release = serveSession(request, response, head, caller, sessions)
-        })
-      }
-      if (expectsContinue) response.writeContinue()
-      const bodyDeadline = Math.max(1, startedAt + settings.deadlineMillis - Date.now())
-      let reading = true
-      const stop = BodyReader.readSource(request, settings.maxBodyBytes, bodyDeadline, (body) => {
-        // Read: nothing to stop any more, and a listen stream need not keep the reader for its lifetime.
-        reading = false
-        stopReading = undefined
-        try {
-          if (body._tag !== "Text") return NodeResponse.write(response, RequestChecks.bodyRefusal(body, settings))
-          const message = Envelope.decode(body.text)
-          if (shared === undefined) return dispatch(message, caller, undefined)
-          after(response, InitializeEra.prepare(message, head, runtime, shared, fromContext(caller.context)), (reserved) => {
-            if (!active.has(response)) return
-            if (reserved !== undefined && "status" in reserved) return NodeResponse.write(response, reserved)
-            dispatch(message, caller, reserved)
-          })
-        } catch (error) {
-          fail(response, error)
-        }
-      }, budget)
-      // A body already complete is read before `readSource` returns.
-      if (reading) stopReading = stop
-    }
-    // Behind a trusted proxy, the handler's logs name the client it reports.
-    const base = view === undefined ? undefined : annotated(context, view.address)
-    if (authenticator === undefined) return receive(base === undefined ? anonymousCaller : { ...anonymousCaller, context: base })
-    // The caller is verified before `100 Continue` and before any byte of the body is read.
-    const verifying = Effect.runForkWith(context)(authenticator.authenticate(request.headers, { method: request.method ?? "GET", path: request.url ?? "/" }))
-    stopReading = () => verifying.interruptUnsafe()
-    verifying.addObserver((exit) => {
-      try {
-        if (Exit.isSuccess(exit)) {
-          const { principal, grant } = exit.value
-          return receive({ principal: principal.id, context: Context.add(base ?? context, Principal, principal), grant })
-        }
-        if (Cause.hasInterruptsOnly(exit.cause)) return
-        const refused = Cause.findErrorOption(exit.cause)
-        if (refused._tag === "Some") refuse(response, refused.value, expectsContinue)
-        else fail(response, Cause.squash(exit.cause))
-      } catch (error) {
-        fail(response, error)
-      }
-    })
+    held = endpoint.serve({
+      method: request.method ?? "GET",
+      path: request.url ?? "/",
+      headers: request.headers,
+      head,
+      framing: { target: targetOf(request, view), hosts: head.hosts, authorizations: head.authorizations },
+      // Behind a trusted proxy, the handler's logs name the client it reports.
+      context: view === undefined ? context : annotated(context, view.address)
+    }, new NodePort(request, response, expectsContinue))
+    if (held === undefined) return
+    active.add(response)
+    if (active.size === 1) idle.closeUnsafe()
   }
 
   /** Node's listener for one kind of request; nothing it throws reaches Node's event emitter. */
@@ -326,9 +228,13 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     return Scope.close(handlers, Exit.void)
   })
 
-  // Shutdown ends sessions too: their GET streams, like listen streams, would hold the drain.
-  const closeSubscriptions = sessions === undefined
-    ? listen.closeAll()
-    : Effect.andThen(Effect.sync(() => sessions.closeAll()), listen.closeAll())
-  return { handle: listener(false), handleContinue: listener(true), settings, inFlight: () => active.size, idle: idle.await, closeSubscriptions, abortAll }
+  return {
+    handle: listener(false),
+    handleContinue: listener(true),
+    settings,
+    inFlight: endpoint.inFlight,
+    idle: idle.await,
+    closeSubscriptions: endpoint.closeSubscriptions,
+    abortAll
+  }
 })

@@ -110,31 +110,42 @@ export const write = (response: NodeServerResponse, reply: Reply.Reply): void =>
   resetIfClosing(response, reply.headers)
 }
 
+/** The delivery of one exchange on a response (an object, not four closures per request). */
+class NodeDelivery implements Delivery {
+  private readonly response: NodeServerResponse
+  private readonly out: Writable
+
+  constructor(response: NodeServerResponse) {
+    this.response = response
+    this.out = response
+  }
+
+  settle(reply: Reply.Reply | undefined): void {
+    if (reply !== undefined) return write(this.response, reply)
+    if (gone(this.out)) return
+    this.out.writeHead(200, streamHeaders)
+    this.out.end()
+  }
+
+  open(): void {
+    if (!gone(this.out)) this.out.writeHead(200, streamHeaders)
+  }
+
+  event(text: string, written: (() => void) | undefined): void {
+    if (gone(this.out)) written?.()
+    else if (written === undefined) this.out.write(text)
+    else this.out.write(text, () => written())
+  }
+
+  end(): void {
+    if (!gone(this.out)) this.out.end()
+  }
+}
+
 /**
  * The delivery of one exchange on `response`.
  *
  * @category combinators
  * @since 0.1.0
  */
-export const delivery = (response: NodeServerResponse): Delivery => {
-  const out = writable(response)
-  return {
-    settle: (reply) => {
-      if (reply !== undefined) return write(response, reply)
-      if (gone(out)) return
-      out.writeHead(200, streamHeaders)
-      out.end()
-    },
-    open: () => {
-      if (!gone(out)) out.writeHead(200, streamHeaders)
-    },
-    event: (text, written) => {
-      if (gone(out)) written?.()
-      else if (written === undefined) out.write(text)
-      else out.write(text, () => written())
-    },
-    end: () => {
-      if (!gone(out)) out.end()
-    }
-  }
-}
+export const delivery = (response: NodeServerResponse): Delivery => new NodeDelivery(response)

@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ByteSize, Effect } from "effect"
+import { ByteSize, Effect, Exit, type Fiber } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 import type * as Http from "node:http"
 import type { BodyBudget } from "./BodyBudget.ts"
@@ -72,15 +72,51 @@ export const read = (
   if (budget !== undefined && declaredOverBudget(request.headers["content-length"], budget)) return Effect.succeed(overBudget)
   const source = request.source
   if (!isNodeSource(source)) return readGeneric(request, maxBytes, timeoutMillis)
-  if (request.headers["expect"]?.toLowerCase() === "100-continue") {
-    // NodeHttpServer's request answers `Expect: 100-continue` itself (and keeps the connection);
-    // a request from another adapter gets the interim response written directly.
-    const own = (request as unknown as { readonly writeContinue?: () => void }).writeContinue
-    if (typeof own === "function") own.call(request)
-    else {
-      const response = NodeHttpServerRequest.toServerResponse(request) as Http.ServerResponse | undefined
-      if (response !== undefined && !response.headersSent) response.writeContinue()
+  writeContinue(request)
+  return readNode(source, maxBytes, timeoutMillis, budget)
+}
+
+/** Answers `Expect: 100-continue` before the body is read. */
+const writeContinue = (request: HttpServerRequest.HttpServerRequest): void => {
+  if (request.headers["expect"]?.toLowerCase() !== "100-continue") return
+  // NodeHttpServer's request answers `Expect: 100-continue` itself (and keeps the connection);
+  // a request from another adapter gets the interim response written directly.
+  const own = (request as unknown as { readonly writeContinue?: () => void }).writeContinue
+  if (typeof own === "function") own.call(request)
+  else {
+    const response = NodeHttpServerRequest.toServerResponse(request) as Http.ServerResponse | undefined
+    if (response !== undefined && !response.headersSent) response.writeContinue()
+  }
+}
+
+/**
+ * Reads the body as {@link read} does (the declared length already checked by the caller), and
+ * calls `done` once with the outcome, never after the returned stop was called: with plain
+ * listeners on Node's request, else in a fiber started with `fork`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const readWith = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number,
+  timeoutMillis: number,
+  budget: BodyBudget | undefined,
+  done: (body: Body) => void,
+  fork: <A>(effect: Effect.Effect<A>) => Fiber.Fiber<A>
+): () => void => {
+  const source = request.source
+  if (!isNodeSource(source)) {
+    const fiber = fork(readGeneric(request, maxBytes, timeoutMillis))
+    let stopped = false
+    fiber.addObserver((exit) => {
+      if (!stopped && Exit.isSuccess(exit)) done(exit.value)
+    })
+    return () => {
+      stopped = true
+      fiber.interruptUnsafe()
     }
   }
-  return readNode(source, maxBytes, timeoutMillis, budget)
+  writeContinue(request)
+  return readSource(source, maxBytes, timeoutMillis, done, budget)
 }

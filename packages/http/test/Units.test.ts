@@ -1,6 +1,8 @@
 /** The pure parts of the transport: header values, negotiation, security policies, statuses. */
+import { EventEmitter } from "node:events"
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
+import * as BodyReader from "../src/BodyReader.ts"
 import * as Negotiation from "../src/Negotiation.ts"
 import * as Options from "@snodo/http/Options"
 import * as RequestHead from "../src/RequestHead.ts"
@@ -140,5 +142,44 @@ describe("Replies and Options", () => {
     expect(refused.message).toBe(
       "@snodo/http options: maxConcurrent must be a positive integer, got 1.5; maxBodyBytes must be a positive integer, got 0; sessions.idleTimeout must be a positive integer, got -5"
     )
+  })
+})
+
+describe("BodyReader deadlines", () => {
+  /** A request whose body arrives only when told to. */
+  const source = () => Object.assign(new EventEmitter(), { complete: false, readableEnded: false }) as unknown as BodyReader.NodeSource
+
+  it("expires each read at its own deadline, whatever order they started in, and only the reads still waiting", () => {
+    // Node's timers and clock are faked: the reads share one timer, and each expires at its own
+    // deadline exactly, however busy the machine.
+    vi.useFakeTimers()
+    const started = Date.now()
+    const outcomes: Array<{ readonly which: string; readonly tag: string; readonly after: number }> = []
+    const read = (which: string, millis: number) => {
+      const body = source()
+      const stop = BodyReader.readSource(body, 1024, millis, (outcome) => outcomes.push({ which, tag: outcome._tag, after: Date.now() - started }))
+      return { body, stop }
+    }
+    read("slow", 120)
+    read("fast", 40)
+    const answered = read("answered", 60)
+    const stopped = read("stopped", 50)
+    read("middle", 80)
+    ;(answered.body as unknown as EventEmitter).emit("data", Buffer.from("{}"))
+    ;(answered.body as unknown as EventEmitter).emit("end")
+    stopped.stop()
+    try {
+      vi.advanceTimersByTime(39)
+      expect(outcomes.map(({ which }) => which)).toEqual(["answered"])
+      vi.advanceTimersByTime(200)
+      expect(outcomes).toEqual([
+        { which: "answered", tag: "Text", after: 0 },
+        { which: "fast", tag: "Timeout", after: 40 },
+        { which: "middle", tag: "Timeout", after: 80 },
+        { which: "slow", tag: "Timeout", after: 120 }
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -346,5 +346,12 @@ describe("StrictJson.parse", () => {
         { numRuns: 500 }
       )
     })
+    it("reads the member names every message uses, and a parse after a refusal starts afresh", () => {
+      const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"n","_meta":{"io.modelcontextprotocol/protocolVersion":"v","idx":1,"i":2}}}`
+      expect(StrictJson.parse(`{"params":{"a":[{"b":1,"b":2}]}}`)).toMatchObject({ _tag: "Error", reason: "duplicate-key" })
+      expect(ok(text).value).toStrictEqual(JSON.parse(text))
+      expect(StrictJson.parse(`{"id":{"id":[`)).toMatchObject({ _tag: "Error", reason: "syntax" })
+      expect(ok(`[{"id":1}]`).value).toStrictEqual([{ id: 1 }])
+    })
   })
 })

@@ -19,6 +19,7 @@
  */
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as ComponentOptions from "./ComponentOptions.ts"
+import * as PlainCodec from "../pipeline/internal/PlainCodec.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
 import * as SchemaOrigin from "./internal/SchemaOrigin.ts"
@@ -161,9 +162,19 @@ const issuesOf = (issue: SchemaIssue.Issue): ReadonlyArray<ValidationIssue> =>
 
 const jsonCodecOf = (schema: Schema.Top) => Schema.toCodecJson(schema) as unknown as Schema.Codec<unknown, unknown>
 
-const effectDecoder = (schema: Schema.Top): (value: unknown) => Checked => {
+/**
+ * Decodes with the schema's JSON codec. `json`: the values decoded are JSON values (a tool's
+ * arguments off the wire), which a plain function copies when they are what they should be
+ * (pipeline/internal/PlainCodec); the codec's parser decides the rest.
+ */
+const effectDecoder = (schema: Schema.Top, json: boolean): (value: unknown) => Checked => {
   const decode = Schema.decodeUnknownExit(jsonCodecOf(schema))
+  const plain = json ? PlainCodec.compile(schema.ast, "decodeJson") : undefined
   return (value) => {
+    if (plain !== undefined) {
+      const copied = plain(value)
+      if (copied !== PlainCodec.unsure) return Result.succeed(copied)
+    }
     const exit = decode(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
@@ -171,9 +182,15 @@ const effectDecoder = (schema: Schema.Top): (value: unknown) => Checked => {
   }
 }
 
+/** Encodes with the schema's JSON codec; plain values are copied by a plain function (see {@link effectDecoder}). */
 const effectEncoder = (schema: Schema.Top): (value: unknown) => Checked => {
   const encode = Schema.encodeUnknownExit(jsonCodecOf(schema))
+  const plain = PlainCodec.compile(schema.ast, "encodeJson")
   return (value) => {
+    if (plain !== undefined) {
+      const copied = plain(value)
+      if (copied !== PlainCodec.unsure) return Result.succeed(copied)
+    }
     const exit = encode(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
@@ -227,7 +244,7 @@ const compileJson = (
 const toolChecks = (tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"], refuse: (reason: string) => CatalogError) =>
   Effect.gen(function*() {
     const decodeInput = tool.input._tag === "Effect"
-      ? effectDecoder(tool.input.schema)
+      ? effectDecoder(tool.input.schema, true)
       : yield* compileJson(validator, tool.input, refuse, "input")
     const output = tool.output
     const encodeOutput = output === undefined
@@ -238,7 +255,7 @@ const toolChecks = (tool: Tool.Tool<unknown>, validator: SchemaValidator["Servic
     const checkStructured = output === undefined
       ? undefined
       : output._tag === "Effect"
-      ? effectDecoder(output.schema)
+      ? effectDecoder(output.schema, false)
       : encodeOutput
     const checks: ToolChecks = { decodeInput, encodeOutput, checkStructured }
     return checks

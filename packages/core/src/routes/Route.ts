@@ -42,6 +42,7 @@ import type * as Pagination from "../catalog/Pagination.ts"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
+import * as PlainCodec from "../pipeline/internal/PlainCodec.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
 import type * as Authorization from "../runtime/Authorization.ts"
 import type { Executor } from "../runtime/Executor.ts"
@@ -318,7 +319,14 @@ const invalidParams = (issue: SchemaIssue.Issue): InvalidParams => {
  */
 export const decoderOf = <P>(route: Route<P, unknown>): (params: unknown) => P | InvalidParams => {
   const decode = Schema.decodeUnknownExit(route.params)
+  // Params that are what they should be are copied by a plain function (pipeline/internal/PlainCodec);
+  // the schema's parser decides the rest, and words what is wrong.
+  const plain = PlainCodec.compile(route.params.ast, "decode")
   return (params) => {
+    if (plain !== undefined) {
+      const copied = plain(params)
+      if (copied !== PlainCodec.unsure) return copied as P
+    }
     const exit = decode(params)
     if (Exit.isSuccess(exit)) return exit.value
     const reason = exit.cause.reasons.find((candidate) => candidate._tag === "Fail")

@@ -38,10 +38,30 @@ export interface Entry {
 }
 
 /**
+ * A method as the table knows it, found with one lookup: what it is (for transports), whether an
+ * enabled dialect or extension serves it, and its entry under each dialect. A transport that looked
+ * a method up (to check its headers, or whether it streams) hands this to `ServerRuntime.handle`
+ * with the request, so a request's method is looked up once.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Resolved {
+  /** The method's route under the preferred dialect (or any): what {@link RouteTable.find} answers. */
+  readonly route: Route.Any
+  /** Whether any enabled dialect or extension serves it: what {@link RouteTable.serves} answers. */
+  readonly served: boolean
+  /** Its entry under each dialect that serves it: what {@link RouteTable.lookup} answers. */
+  readonly entries: ReadonlyMap<Dialect, Entry>
+}
+
+/**
  * @category models
  * @since 0.1.0
  */
 export interface RouteTable {
+  /** `method` as the table knows it, or `undefined` when no dialect or extension has it (one lookup). */
+  readonly resolve: (method: string) => Resolved | undefined
   /** The route of `method` under `dialect`, or `undefined` (-32601). */
   readonly lookup: (dialect: Dialect, method: string) => Entry | undefined
   /** Whether any enabled dialect or extension serves `method` (checked before admission). */
@@ -176,14 +196,28 @@ export const make = (options: {
     }
   }
   for (const method of reserved) known.delete(method)
+  const resolved = new Map<string, Resolved>()
+  const entriesOf = (method: string): ReadonlyMap<Dialect, Entry> => {
+    const entries = new Map<Dialect, Entry>()
+    for (const [dialect, served] of byDialect) {
+      const entry = reserved.has(method) ? undefined : served.get(method)
+      if (entry !== undefined) entries.set(dialect, entry)
+    }
+    return entries
+  }
+  // Every served method is known (`all` is a subset of `known`); both without the reserved ones.
+  for (const method of new Set([...known.keys(), ...all.keys()])) {
+    resolved.set(method, { route: all.get(method) ?? known.get(method)!, served: all.has(method), entries: entriesOf(method) })
+  }
   const supported = dialects.map((dialect) => dialect.version).join(", ")
   const preferred = dialects[0]
   // An initialize-era method refused by a server that enables no such era: say how to enable one.
   const eraHint = dialects.some((dialect) => dialect.session !== undefined) ? "" : `; ${initializeEraHint}`
   return {
-    lookup: (dialect, method) => reserved.has(method) ? undefined : byDialect.get(dialect)?.get(method),
-    serves: (method) => all.has(method),
-    find: (method) => all.get(method) ?? known.get(method),
+    resolve: (method) => resolved.get(method),
+    lookup: (dialect, method) => resolved.get(method)?.entries.get(dialect),
+    serves: (method) => resolved.get(method)?.served === true,
+    find: (method) => resolved.get(method)?.route,
     methods: [...all.keys()],
     notFound: (method, dialect = preferred) =>
       new MethodNotFound({

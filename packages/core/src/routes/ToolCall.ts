@@ -21,6 +21,7 @@ import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as ToolResult from "../catalog/ToolResult.ts"
 import type { ValidationIssue } from "../catalog/SchemaValidator.ts"
 import { InternalError, InvalidParams, isMcpError, type McpError } from "@snodo/protocol/jsonrpc/McpError"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Authorization from "../runtime/Authorization.ts"
 import { CallToolRequestParams } from "@snodo/protocol/wire/Tools"
 import * as Route from "./Route.ts"
@@ -185,12 +186,10 @@ const runChecked = (
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = checks.decodeInput(call.arguments)
   if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
-  return provide(call.tool.tool.handler(decoded.success)).pipe(
-    Effect.matchEffect({
-      onFailure: (error) => renderFailure(call.tool, error),
-      onSuccess: (value) => shapeReturn(call.tool, checks, value)
-    })
-  )
+  return Immediate.matchEffect(provide(call.tool.tool.handler(decoded.success)), {
+    onFailure: (error) => renderFailure(call.tool, error),
+    onSuccess: (value) => shapeReturn(call.tool, checks, value)
+  })
 }
 
 /** A schema compiled at the first call was refused: the server's bug, -32603, the reason in the log. */
@@ -198,6 +197,18 @@ const uncompiled = (error: CatalogError) =>
   Effect.logError(error.message).pipe(
     Effect.andThen(Effect.fail(new InternalError({ message: "Tool schema does not compile" })))
   )
+
+/** A tool's invocation check, made once per tool (not per call). */
+const guards = new WeakMap<CompiledTool, { readonly component: Authorization.Component; readonly notFound: () => McpError }>()
+const guardOf = (tool: CompiledTool) => {
+  let guard = guards.get(tool)
+  if (guard === undefined) {
+    const name = tool.tool.name
+    guard = { component: Authorization.toolComponent(tool.tool), notFound: () => unknownTool(name) }
+    guards.set(tool, guard)
+  }
+  return guard
+}
 
 const none: ReadonlyArray<Route.Mirror> = []
 
@@ -241,6 +252,6 @@ export const route: Route.Route<Params, Target> = Route.make({
   bounded: true,
   mirrors: (params, catalog) => mirrors(params, catalog),
   resolve: (params, environment) => resolve(environment.catalog, params),
-  guard: (target) => ({ component: Authorization.toolComponent(target.tool.tool), notFound: () => unknownTool(target.tool.tool.name) }),
-  run: (call, target) => Effect.map(run(target, call.provide), Route.result)
+  guard: (target) => guardOf(target.tool),
+  run: (call, target) => Immediate.map(run(target, call.provide), Route.result)
 })

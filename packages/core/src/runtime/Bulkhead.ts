@@ -118,6 +118,18 @@ class State implements Bulkhead {
     return true
   }
 
+  /**
+   * A handler that needs its place for no time (it already completed): what taking a free place at
+   * once and leaving it would do, without remembering a principal that holds nothing here.
+   */
+  pass(id: string): boolean {
+    if (this.runningCount >= this.concurrency || this.waitingCount > 0) return false
+    this.starts++
+    const principal = this.principals.get(id)
+    if (principal !== undefined) principal.lastStart = this.starts
+    return true
+  }
+
   /** Takes a place at once (`"started"`), queues (`waiter`), or refuses (`"full"`). */
   enter(id: string, resume: Waiter["resume"]): "started" | Waiter | "full" {
     if (this.tryStart(id)) return "started"
@@ -215,6 +227,15 @@ export const acquire = (bulkhead: Bulkhead, principal: string): Effect.Effect<bo
     })
   })
 }
+
+/**
+ * For a handler that already completed: takes a free place and gives it back at once (`true`),
+ * when one is free and nobody waits for it; `false` takes nothing (wait with {@link acquire}).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const tryPass = (bulkhead: Bulkhead, principal: string): boolean => (bulkhead as State).pass(principal)
 
 /**
  * Gives back a place {@link acquire} took: it goes to the least recently started principal waiting.

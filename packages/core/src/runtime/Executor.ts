@@ -29,8 +29,9 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Semaphore } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Semaphore } from "effect"
 import * as ComponentOptions from "../catalog/ComponentOptions.ts"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import { InternalError, RateLimited, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import * as Bulkhead from "./Bulkhead.ts"
 import * as RateWindow from "./internal/RateWindow.ts"
@@ -170,8 +171,22 @@ export const makeUnsafe = (options?: Options): Executor["Service"] => {
       data: { retryable: true, limit: rate.limit, windowMs: rate.windowMillis, retryAfterMs: retryAfter, component: component.key }
     })
 
-  const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions) =>
-    Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
+  /**
+   * A handler that already completed (an `Exit`) and may start without waiting: it takes its place
+   * and gives it back at once, so the bounds count it as they count any other, and the `Exit` is
+   * the answer. `undefined` when it would have to wait, or its component has a rate limit (whose
+   * clock is the fiber's): the Effect below decides then.
+   */
+  const runDone = <A, E>(exit: Exit.Exit<A, E>, runOptions: RunOptions | undefined): Exit.Exit<A, E | ServerBusy> | undefined => {
+    if (admitted.count >= maxRunning + maxQueued) return Exit.fail(globalBusy())
+    const component = runOptions?.component ?? unnamed
+    // Nobody waits for a global permit while fewer than `maxRunning` hold a place.
+    if (component.limits.rateLimit !== undefined || admitted.count - admitted.waiting >= maxRunning) return undefined
+    return Bulkhead.tryPass(placesOf(component).bulkhead, runOptions?.principal ?? "anonymous") ? exit : undefined
+  }
+
+  const run = <A, E, R>(effect: Effect.Effect<A, E, R>, runOptions?: RunOptions): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> =>
+    (Immediate.isDone(effect) ? runDone(effect, runOptions) : undefined) ?? Effect.suspend((): Effect.Effect<A, E | ServerBusy | RateLimited | InternalError, R> => {
       if (admitted.count >= maxRunning + maxQueued) return Effect.fail(globalBusy())
       const component = runOptions?.component ?? unnamed
       const principal = runOptions?.principal ?? "anonymous"

@@ -8,6 +8,7 @@
 import type { Tracer } from "effect"
 import type * as Listen from "./Listen.ts"
 import type { TransportKind } from "./McpRequest.ts"
+import type { Principal } from "./Principal.ts"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { Session } from "./Session.ts"
 
@@ -35,6 +36,13 @@ export interface RequestContext {
    */
   readonly traceparent?: string | undefined
   readonly tracestate?: string | undefined
+  /**
+   * Who sent the request, when the transport knows it: the `Principal` of the services the
+   * request's fiber would run with. With it, `ServerRuntime.handle` runs the pipeline's steps as
+   * soon as it is called, and a request that completes without suspending comes back as an `Exit`
+   * the transport answers without a fiber; without it, the principal is read in the fiber.
+   */
+  readonly principal?: Principal["Service"] | undefined
   /**
    * The request's span, when the runtime traces it (set by its instrumentation, not by
    * transports): the parent of the handler's spans, and what a task created here links to.

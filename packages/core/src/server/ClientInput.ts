@@ -22,6 +22,7 @@
  * @since 0.1.0
  */
 import { Cause, Duration, Effect, Exit, Result } from "effect"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import { InternalError, InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
@@ -256,9 +257,12 @@ export const run = <A>(
 ): Effect.Effect<A, McpError> => {
   const session = new ClientSession(meta.clientCapabilities, channel)
   const withInput: Provide = (effect) =>
-    provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)), session)
+    // A handler that completed with a value, or failed, is given as it is (it asked nothing).
+    Immediate.isDone(effect) && (Exit.isFailure(effect) || !InputRequired.is(effect.value))
+      ? provide(effect, session)
+      : provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)), session)
   const attempt = (runs: number): Effect.Effect<A, McpError> =>
-    Effect.flatMap(Effect.exit(body(withInput)), (exit): Effect.Effect<A, McpError> => {
+    Immediate.onExit(body(withInput), (exit): Effect.Effect<A, McpError> => {
       const stopped = session.stop
       if (stopped === undefined || (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause))) return exit
       session.stop = undefined

@@ -13,7 +13,7 @@
 import * as Methods from "@snodo/protocol/methods/Methods"
 import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, References, Tracer } from "effect"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
-import type { RouteTable } from "../routes/RouteTable.ts"
+import type { Resolved, RouteTable } from "../routes/RouteTable.ts"
 import type { ListenObserver, Observers, ProgressObserver } from "../runtime/internal/Observers.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import type { Outcome } from "./Outcome.ts"
@@ -26,7 +26,7 @@ import * as Semconv from "@snodo/protocol/methods/Semconv"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 
 /** The runtime's `handle`. */
-export type Handle = (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
+export type Handle = (request: Envelope.Request, context: RequestContext, resolved?: Resolved) => Effect.Effect<Outcome>
 
 /**
  * @category models
@@ -100,7 +100,7 @@ const stopEvent = (fields: McpEvents.RequestFields, ended: Ended, durationMillis
 const startSpan = (
   tracer: Tracer.Tracer,
   fiber: Fiber.Fiber<unknown, unknown>,
-  routes: RouteTable,
+  resolved: Resolved | undefined,
   request: Envelope.Request,
   context: RequestContext,
   fields: McpEvents.RequestFields,
@@ -140,7 +140,7 @@ const startSpan = (
     } else if (method === Methods.PromptsGet.name) span.attribute(Semconv.promptName, target)
     else span.attribute(Semconv.resourceUri, target)
   }
-  if (routes.find(method)?.mayAskInput === true && request.params["requestState"] === undefined) span.attribute(Semconv.mrtrRound, 1)
+  if (resolved?.route.mayAskInput === true && request.params["requestState"] === undefined) span.attribute(Semconv.mrtrRound, 1)
   return span
 }
 
@@ -206,9 +206,9 @@ export const make = (services: Context.Context<never>, queued: () => number): In
   }
   // Set by `wrap`, before any request (the runtime builds its route table after this).
   let routes: RouteTable | undefined
-  const fieldsOf = (request: Envelope.Request, context: RequestContext, principal: string) => ({
+  const fieldsOf = (request: Envelope.Request, context: RequestContext, principal: string, resolved = routes?.resolve(request.method)) => ({
     id: request.id,
-    method: routes?.serves(request.method) === true ? request.method : "unknown",
+    method: resolved?.served === true ? request.method : "unknown",
     target: targetOf(request),
     transport: context.transport,
     principal
@@ -234,12 +234,12 @@ export const make = (services: Context.Context<never>, queued: () => number): In
 
   const wrap = (handle: Handle, table: RouteTable): Handle => {
     routes = table
-    return (request, context) => observed(handle, table, request, context)
+    return (request, context, known) => observed(handle, request, context, known ?? table.resolve(request.method))
   }
-  const observed = (handle: Handle, table: RouteTable, request: Envelope.Request, context: RequestContext) =>
+  const observed = (handle: Handle, request: Envelope.Request, context: RequestContext, resolved: Resolved | undefined) =>
     Effect.withFiber((fiber) => {
       const started = performance.now()
-      const fields = fieldsOf(request, context, fromContext(fiber.context).id)
+      const fields = fieldsOf(request, context, fromContext(fiber.context).id, resolved)
       const transport = networkTransport(context)
       active++
       if (metrics) {
@@ -247,10 +247,10 @@ export const make = (services: Context.Context<never>, queued: () => number): In
         McpMetrics.executorQueued.updateUnsafe(queued(), services)
       }
       publish?.({ _tag: "RequestStart", ...fields })
-      const span = tracer === undefined ? undefined : startSpan(tracer, fiber, table, request, context, fields, transport)
+      const span = tracer === undefined ? undefined : startSpan(tracer, fiber, resolved, request, context, fields, transport)
       // The span reaches the handler through its request services (RequestServices), not the
       // fiber's context: that would make every request's transport context a new one.
-      const body = handle(request, span === undefined ? context : { ...context, span })
+      const body = handle(request, span === undefined ? context : { ...context, span }, resolved)
       return Effect.onExit(body, (exit) =>
         Effect.sync(() => {
           active--

@@ -29,6 +29,7 @@ import * as RequestState from "../mrtr/RequestState.ts"
 import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
 import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 
 /** How a handler's effect gets its request services (see routes/Route). */
 export type { Provide } from "../routes/Route.ts"
@@ -56,6 +57,9 @@ export interface RetryEnvelope {
   readonly requestState: string | undefined
 }
 
+/** The envelope of a request that retries nothing (most): no responses, no state. */
+const firstRound: RetryEnvelope = { responses: {}, requestState: undefined }
+
 /**
  * Reads `inputResponses` and `requestState`, refusing a malformed envelope.
  *
@@ -65,6 +69,7 @@ export interface RetryEnvelope {
 export const envelopeOf = (params: Readonly<Record<string, unknown>>): RetryEnvelope | InvalidParams => {
   const responses = params["inputResponses"]
   const state = params["requestState"]
+  if (responses === undefined && state === undefined) return firstRound
   if (responses !== undefined) {
     if (!Predicate.isObject(responses) || Object.values(responses).some((response) => !Predicate.isObject(response))) {
       return new InvalidParams({ message: "Invalid params: inputResponses must map request keys to response objects" })
@@ -257,10 +262,12 @@ export const run = <A>(
 ): Effect.Effect<Outcome<A>, McpError> => {
   const envelope = envelopeOf(request.params)
   if (envelope instanceof InvalidParams) return Effect.fail(envelope)
+  // A first round's session is made when its handler runs an effect (one that completed asked nothing).
+  if (envelope === firstRound) return runSession(keyring, request, principal, meta, undefined, provide, body)
   const binding: RequestState.Binding = { method: request.method, params: request.params, principal }
   const responsesBytes = request.params["inputResponses"] === undefined ? 0 : jsonBytes(envelope.responses)
   if (responsesBytes > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge())
-  if (envelope.requestState === undefined) return runSession(keyring, binding, meta, new RoundSession(envelope, empty, meta), provide, body)
+  if (envelope.requestState === undefined) return runSession(keyring, request, principal, meta, new RoundSession(envelope, empty, meta), provide, body)
   const token = envelope.requestState
   return Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const opened = RequestState.open(keyring, binding, token, now)
@@ -269,7 +276,7 @@ export const run = <A>(
     if (responsesBytes > 0 && responsesBytes + jsonBytes(opened.answers) > RequestState.maxInputResponsesBytes) return Effect.fail(tooLarge())
     const session = new RoundSession(envelope, opened, meta)
     span?.attribute(Semconv.mrtrRound, session.round)
-    return runSession(keyring, binding, meta, session, provide, body)
+    return runSession(keyring, request, principal, meta, session, provide, body)
   })
 }
 
@@ -283,20 +290,26 @@ const tooLarge = (): InvalidParams => new InvalidParams({
 
 const runSession = <A>(
   keyring: Keyring["Service"],
-  binding: RequestState.Binding,
+  request: Request,
+  principal: string,
   meta: RequestMeta,
-  session: RoundSession,
+  presented: RoundSession | undefined,
   provide: ProvideWith,
   body: (provide: Provide) => Effect.Effect<A, McpError>
 ): Effect.Effect<Outcome<A>, McpError> => {
-  const withInput: Provide = (effect) =>
-    provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? session.returned(value) : Effect.succeed(value)), session)
-  return Effect.flatMap(Effect.exit(body(withInput)), (exit): Effect.Effect<Outcome<A>, McpError> => {
-    const stopped = session.stop
+  let session = presented
+  const withInput: Provide = (effect) => {
+    // A handler that completed with a value, or failed, needs no services and asked nothing.
+    if (Immediate.isDone(effect) && (Exit.isFailure(effect) || !InputRequired.is(effect.value))) return effect
+    const current = session ??= new RoundSession(firstRound, empty, meta)
+    return provide(Effect.flatMap(effect, (value) => InputRequired.is(value) ? current.returned(value) : Effect.succeed(value)), current)
+  }
+  return Immediate.onExit(body(withInput), (exit): Effect.Effect<Outcome<A>, McpError> => {
+    const stopped = session?.stop
     if (stopped === undefined || (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause))) {
-      return Exit.isSuccess(exit) ? Effect.succeed({ _tag: "Complete", value: exit.value }) : Effect.failCause(exit.cause)
+      return Exit.isSuccess(exit) ? Exit.succeed({ _tag: "Complete", value: exit.value }) : Effect.failCause(exit.cause)
     }
-    return inputRequired(keyring, binding, meta, session, stopped)
+    return inputRequired(keyring, { method: request.method, params: request.params, principal }, meta, session!, stopped)
   })
 }
 

@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect } from "effect"
+import { Cause, Context, Effect, Exit } from "effect"
 import type { Catalog, CatalogError } from "../catalog/Catalog.ts"
 import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
 import * as Extension from "../routes/Extension.ts"
@@ -38,6 +38,7 @@ import type { Registry } from "../routes/Revision.ts"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import { internalErrorOfDefect, isMcpError, type McpError, toWire } from "@snodo/protocol/jsonrpc/McpError"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import { type CacheHint, defaultCacheHint } from "../pipeline/Shaping.ts"
 import type * as Route from "../routes/Route.ts"
 import * as RouteTable from "../routes/RouteTable.ts"
@@ -68,7 +69,15 @@ export class ServerRuntime extends Context.Service<ServerRuntime, {
   readonly dialects: Registry<Dialect>
   /** Every method served, and what each is (transports ask it: streams? `Mcp-Name`?). */
   readonly routes: RouteTable.RouteTable
-  readonly handle: (request: Envelope.Request, context: RequestContext) => Effect.Effect<Outcome>
+  /**
+   * Answers one request (see the module's steps). `resolved` is the request's method as the
+   * transport already looked it up in `routes` (`routes.resolve(request.method)`), so that it is
+   * not looked up again. When the context names the `principal`, the steps run as soon as this is
+   * called, and a request that completed without suspending is returned as an `Exit` (which a
+   * transport may answer without forking a fiber: `Exit.isExit`); otherwise, and whenever a step
+   * suspends, it is an Effect to run in the request's fiber.
+   */
+  readonly handle: (request: Envelope.Request, context: RequestContext, resolved?: RouteTable.Resolved) => Effect.Effect<Outcome>
   /** Encodes an error for a frame that never became a request (parse errors, bad envelopes). */
   readonly reject: (id: Envelope.RequestId | null, error: McpError) => Outcome
   /**
@@ -188,7 +197,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   // never ask for input never sees the warning).
   let warnEphemeral = parts.keyring === undefined
   const sealed = (outcome: Round.Outcome<Route.Reply>): Effect.Effect<Route.Reply> => {
-    if (outcome._tag === "Complete") return Effect.succeed(outcome.value)
+    if (outcome._tag === "Complete") return Exit.succeed(outcome.value)
     const reply: Route.Reply = { _tag: "Result", result: outcome.result }
     if (!warnEphemeral) return Effect.succeed(reply)
     warnEphemeral = false
@@ -214,7 +223,11 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     return Effect.logError("Handler defect", cause).pipe(Effect.as({ ...errorOutcome(id, internalErrorOfDefect(), dialect), exception: true }))
   }
 
-  /** Steps 6 and 7: the invocation check, then the route (as a round, in the executor). */
+  /**
+   * Steps 6 and 7: the invocation check, then the route (as a round, in the executor). Each step
+   * handed a completed effect (an `Exit`) completes at once (pipeline/internal/Immediate), so a
+   * handler that answered without suspending comes out as an `Exit`.
+   */
   const run = (
     entry: RouteTable.Entry,
     request: Envelope.Request,
@@ -243,9 +256,12 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       route.bounded
         ? executor.run(route.run(call, target), { component: guard === undefined ? undefined : executorComponent(guard.component), principal: principal.id })
         : route.run(call, target)
+    // The request services are made when a handler's effect needs them: one that completed needs none.
+    let services: RequestServices.ProvideWith | undefined
+    const provideWith: RequestServices.ProvideWith = (effect, session) =>
+      Immediate.isDone(effect) ? effect : (services ??= provider(request, meta, context, principal))(effect, session)
     let body: Effect.Effect<Route.Reply, McpError>
     if (route.mayAskInput) {
-      const provideWith = provider(request, meta, context, principal)
       body = dialect.inputs === "requests"
         ? ClientInput.run(
           { requests: context.session?.requests, sink: context.sink, timeout: settings.clientRequestTimeout },
@@ -253,23 +269,46 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
           provideWith,
           (provide) => bounded(callWith(provide))
         )
-        : Effect.flatMap(
+        : Immediate.flatMap(
           Round.run(keyring, request, meta, principal.id, provideWith, (provide) => bounded(callWith(provide)), context.span),
           sealed
         )
     } else {
-      let provideWith: RequestServices.ProvideWith | undefined
-      body = bounded(callWith((effect) => (provideWith ??= provider(request, meta, context, principal))(effect, undefined)))
+      body = bounded(callWith((effect) => provideWith(effect, undefined)))
     }
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
     const checked = checkInvocation(policy, guard.component, info, guard.notFound)
-    return Effect.andThen(
-      instrumentation === undefined
+    return Immediate.andThen(
+      instrumentation === undefined || (Immediate.isDone(checked) && Exit.isSuccess(checked))
         ? checked
         : Effect.tapError(checked, (error) => Effect.sync(() => instrumentation.forbidden(request, context, principal.id, error.code))),
       body
     )
+  }
+
+  /**
+   * The route's reply, encoded: at once when the route answered without suspending. A throw of
+   * the route or of the encoding is a defect, as it would be in a fiber.
+   */
+  const answer = (
+    entry: RouteTable.Entry,
+    request: Envelope.Request,
+    admitted: Admitted,
+    params: unknown,
+    target: unknown,
+    context: RequestContext,
+    principal: Principal["Service"]
+  ): Effect.Effect<Outcome> => {
+    const dialect = admitted.dialect
+    try {
+      return Immediate.catchCause(
+        Immediate.map(run(entry, request, admitted, params, target, context, principal), (reply) => encode(request, entry.route, dialect, reply)),
+        onCause(request.id, dialect)
+      )
+    } catch (defect) {
+      return onCause(request.id, dialect)(Cause.die(defect))
+    }
   }
 
   /** The dialect an initialize-era session negotiated, for the -32601 of a method no dialect serves. */
@@ -278,28 +317,29 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     return version === undefined ? undefined : dialects.get(version)
   }
 
-  const handle = (request: Envelope.Request, context: RequestContext): Effect.Effect<Outcome> => {
+  const handle = (request: Envelope.Request, context: RequestContext, known?: RouteTable.Resolved): Effect.Effect<Outcome> => {
     const { id, method } = request
-    if (!routes.serves(method)) {
+    const resolved = known ?? routes.resolve(method)
+    if (resolved === undefined || !resolved.served) {
       const negotiated = sessionDialect(context)
-      return Effect.succeed(errorOutcome(id, routes.notFound(method, negotiated), negotiated ?? preferred))
+      return Exit.succeed(errorOutcome(id, routes.notFound(method, negotiated), negotiated ?? preferred))
     }
     const admitted = admit(dialects, request, context.session)
-    if (isMcpError(admitted)) return Effect.succeed(errorOutcome(id, admitted, sessionDialect(context) ?? preferred))
+    if (isMcpError(admitted)) return Exit.succeed(errorOutcome(id, admitted, sessionDialect(context) ?? preferred))
     const { dialect, meta } = admitted
-    const entry = routes.lookup(dialect, method)
-    if (entry === undefined) return Effect.succeed(errorOutcome(id, routes.notFound(method, dialect), dialect))
+    const entry = resolved.entries.get(dialect)
+    if (entry === undefined) return Exit.succeed(errorOutcome(id, routes.notFound(method, dialect), dialect))
     if (entry.extension !== undefined && !Extension.negotiated(meta.clientCapabilities, entry.extension)) {
-      return Effect.succeed(errorOutcome(id, Extension.required(entry.extension), dialect))
+      return Exit.succeed(errorOutcome(id, Extension.required(entry.extension), dialect))
     }
     const params = entry.decode(request.params)
-    if (RouteTable.isInvalid(params)) return Effect.succeed(errorOutcome(id, params, dialect))
+    if (RouteTable.isInvalid(params)) return Exit.succeed(errorOutcome(id, params, dialect))
     const target = entry.route.resolve(params, environment)
-    if (isMcpError(target)) return Effect.succeed(errorOutcome(id, target, dialect))
-    return Effect.withFiber((fiber) => run(entry, request, admitted, params, target, context, fromContext(fiber.context))).pipe(
-      Effect.map((reply) => encode(request, entry.route, dialect, reply)),
-      Effect.catchCause(onCause(id, dialect))
-    )
+    if (isMcpError(target)) return Exit.succeed(errorOutcome(id, target, dialect))
+    const principal = context.principal
+    return principal === undefined
+      ? Effect.withFiber((fiber) => answer(entry, request, admitted, params, target, context, fromContext(fiber.context)))
+      : answer(entry, request, admitted, params, target, context, principal)
   }
 
   return {

@@ -33,6 +33,7 @@
  *
  * @since 0.1.0
  */
+import { ClientCapabilitiesKey, ClientInfoKey, LogLevelKey, ProtocolVersionKey, SubscriptionIdKey } from "../wire/Meta.ts"
 
 /**
  * Why a text was refused.
@@ -164,7 +165,46 @@ let failOffset = 0
 let stringValue = ""
 let numberValue = 0
 
-const fail = (reason: StrictJsonErrorReason, offset: number): Err => ({ _tag: "Error", reason, offset })
+const fail = (reason: StrictJsonErrorReason, offset: number): Err => {
+  // The containers opened so far are garbage now: the scratch stacks must not hold them.
+  stack.length = 0
+  keys.length = 0
+  return { _tag: "Error", reason, offset }
+}
+
+// The open containers, innermost last, and `keys[d]`, the pending member name of an object or
+// `undefined` for an array. Module-level scratch (`parse` is not re-entered, see above), emptied
+// when a parse ends, so that a parse allocates no stacks of its own.
+const stack: Array<Record<string, unknown> | Array<unknown>> = []
+const keys: Array<string | undefined> = []
+
+/**
+ * Member names every MCP message uses, as constants: a name found here is not copied out of the
+ * text, and is the string V8 already holds as a property name (no copy to internalize).
+ */
+const knownNames = [
+  "jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "_meta", "name", "arguments",
+  "cursor", "uri", "progressToken", "progress", "total", "requestState", "inputResponses", "task", "ttl", "text",
+  "type", "content", "version", "title", "taskId", "notifications", "requestId", "reason", "level", "logger",
+  ProtocolVersionKey, ClientCapabilitiesKey, ClientInfoKey, LogLevelKey, SubscriptionIdKey
+]
+
+/** The known names by length. */
+const knownByLength: Array<ReadonlyArray<string> | undefined> = []
+for (const known of knownNames) knownByLength[known.length] = [...(knownByLength[known.length] ?? []), known]
+
+/** The member name between `start` and `end` (no escapes): a known one as it is, else a copy. */
+const nameAt = (text: string, start: number, end: number): string => {
+  const candidates = knownByLength[end - start]
+  if (candidates !== undefined) {
+    const first = text.charCodeAt(start)
+    for (let k = 0; k < candidates.length; k++) {
+      const known = candidates[k]!
+      if (known.charCodeAt(0) === first && text.startsWith(known, start)) return known
+    }
+  }
+  return text.slice(start, end)
+}
 
 const skipWs = (text: string, i: number, len: number): number => {
   while (i < len) {
@@ -269,15 +309,16 @@ const scanEscapedString = (text: string, start: number, from: number, len: numbe
 }
 
 /**
- * Scans a string whose opening quote is at `start - 1`. On success stores the value in
- * `stringValue` and returns the index after the closing quote; on failure returns -1.
+ * Scans a string whose opening quote is at `start - 1` (a member name when `name`). On success
+ * stores the value in `stringValue` and returns the index after the closing quote; on failure
+ * returns -1.
  */
-const scanString = (text: string, start: number, len: number): number => {
+const scanString = (text: string, start: number, len: number, name: boolean): number => {
   let i = start
   while (i < len) {
     const c = text.charCodeAt(i)
     if (c === CH_QUOTE) {
-      stringValue = text.slice(start, i)
+      stringValue = name ? nameAt(text, start, i) : text.slice(start, i)
       return i + 1
     }
     if (c === CH_BACKSLASH) return scanEscapedString(text, start, i, len)
@@ -416,10 +457,6 @@ export const parse = (text: string, options?: ParseOptions): Result => {
   const requested = options?.maxDepth
   const maxDepth = requested !== undefined && requested >= 0 ? requested : defaultMaxDepth
   const len = text.length
-  // Open containers, innermost last. `keys[d]` is the pending member name of an object, or
-  // `undefined` for an array.
-  const stack: Array<Record<string, unknown> | Array<unknown>> = []
-  const keys: Array<string | undefined> = []
   let idLexeme: string | undefined = undefined
   let numberStart = 0
   let numberEnd = 0
@@ -431,7 +468,7 @@ export const parse = (text: string, options?: ParseOptions): Result => {
     if (i >= len) return fail("syntax", i)
     const c = text.charCodeAt(i)
     if (c === CH_QUOTE) {
-      i = scanString(text, i + 1, len)
+      i = scanString(text, i + 1, len, false)
       if (i < 0) return fail(failReason, failOffset)
       value = stringValue
     } else if (c === CH_LBRACE) {
@@ -442,7 +479,7 @@ export const parse = (text: string, options?: ParseOptions): Result => {
         value = {}
       } else {
         if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
-        i = scanString(text, i + 1, len)
+        i = scanString(text, i + 1, len, true)
         if (i < 0) return fail(failReason, failOffset)
         const key = stringValue
         i = skipWs(text, i, len)
@@ -511,7 +548,7 @@ export const parse = (text: string, options?: ParseOptions): Result => {
           i = skipWs(text, i + 1, len)
           if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
           const keyOffset = i
-          i = scanString(text, i + 1, len)
+          i = scanString(text, i + 1, len, true)
           if (i < 0) return fail(failReason, failOffset)
           const next = stringValue
           if (Object.hasOwn(target, next)) return fail("duplicate-key", keyOffset)

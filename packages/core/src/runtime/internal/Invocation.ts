@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
+import * as Immediate from "../../pipeline/internal/Immediate.ts"
 import type { ApplicationError } from "@snodo/protocol/jsonrpc/McpError"
 import type { AuditEvent, Component, Policy, RequestInfo } from "../Authorization.ts"
 
@@ -31,5 +32,5 @@ export const checkInvocation = <E>(
     ? policy.audit({ phase: "invocation", outcome, method: request.method, component: auditComponent(component), principal: request.principal.id })
     : Effect.void
   if (decision === "allow") return audit
-  return Effect.andThen(audit, Effect.fail(decision.conceal ? notFound() : decision.error))
+  return Immediate.andThen(audit, Effect.fail(decision.conceal ? notFound() : decision.error))
 }

@@ -1,0 +1,150 @@
+/**
+ * Instructions per HTTP request, counted by valgrind's callgrind: a figure that does not move with
+ * the machine's load the way wall-clock and `/proc` CPU figures do (see bench/PROFILE.md).
+ *
+ * The server runs under `valgrind --tool=callgrind --separate-threads=yes`; `--warm` requests
+ * (default 500) over `--connections` keep-alive connections (default 16) warm it up,
+ * `callgrind_control -z` zeroes the counts, `--count` more (default 1,000) are sent, and
+ * `callgrind_control -d` dumps them. Printed per request: the main thread's instructions and all
+ * threads' (V8's GC and compiler threads added).
+ *
+ *   npx node bench/callgrind.ts [--server snodo|canned|raw] [--scenario echo|list] [--count N] [--warm N] [--connections N]
+ *
+ * `snodo` is the everything server (tasks in memory), `canned` the same server with the core's
+ * `handle` replaced by a canned answer (the HTTP adapter alone; `bench/callgrind-server.ts`), `raw`
+ * the raw node:http floor. Servers run from the packages' build (`npm run build` first), as the
+ * bench runs them.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { freePort } from "./children.ts"
+import { checkEcho, checkList, echoBody, echoHeaders, frameOf, listBody, listHeaders } from "./wire.ts"
+
+const argv = process.argv.slice(2)
+const valueOf = (flag: string, fallback: string): string => {
+  const at = argv.indexOf(flag)
+  return at < 0 ? fallback : argv[at + 1] ?? fallback
+}
+const server = valueOf("--server", "snodo")
+const scenario = valueOf("--scenario", "echo")
+const count = Number(valueOf("--count", "1000"))
+const warm = Number(valueOf("--warm", "500"))
+const connections = Number(valueOf("--connections", "16"))
+
+const port = await freePort()
+const list = scenario === "list"
+const script = server === "raw" ? "bench/peers/raw-http.ts" : list ? "bench/peers/snodo.ts" : "bench/callgrind-server.ts"
+const args = server === "raw"
+  ? ["--port", String(port), ...(list ? ["--tools", "list"] : [])]
+  : list
+  ? ["--http", "--port", String(port), "--tools", "list"]
+  : ["--port", String(port), "--core", server === "canned" ? "canned" : "real"]
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "snodo-callgrind-"))
+const nodeOptions = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
+const child = spawn("valgrind", [
+  "--tool=callgrind",
+  "--separate-threads=yes",
+  `--callgrind-out-file=${dir}/out.%p`,
+  process.execPath,
+  script,
+  ...args
+], {
+  stdio: ["ignore", "ignore", "pipe"],
+  env: { ...process.env, NODE_OPTIONS: nodeOptions.join(" "), NODE_ENV: "production", SNODO_EVERYTHING_BUNDLE: "0" }
+})
+let stderr = ""
+child.stderr.setEncoding("utf8")
+child.stderr.on("data", (chunk: string) => {
+  stderr = (stderr + chunk).slice(-8192)
+})
+
+const body = list ? listBody() : echoBody()
+const headers = list ? listHeaders : echoHeaders
+const agent = new Http.Agent({ keepAlive: true, maxSockets: connections })
+
+const post = (): Promise<{ readonly status: number; readonly type: string; readonly text: string }> =>
+  new Promise((resolve, reject) => {
+    const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, type: String(response.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }))
+      response.on("error", reject)
+    })
+    request.on("error", reject)
+    request.end(body)
+  })
+
+/** Sends `total` requests, `connections` at a time (each connection one after another). */
+const send = async (total: number): Promise<void> => {
+  let left = total
+  let failed: string | undefined
+  const worker = async () => {
+    while (left > 0) {
+      left--
+      const answer = await post()
+      if (answer.status !== 200) failed = `status ${answer.status}: ${answer.text}`
+    }
+  }
+  await Promise.all(Array.from({ length: connections }, worker))
+  if (failed !== undefined) throw new Error(failed)
+}
+
+const control = (flag: string): void => {
+  const done = spawnSync("callgrind_control", [flag, String(child.pid)], { encoding: "utf8" })
+  if (done.status !== 0) throw new Error(`callgrind_control ${flag}: ${done.stderr}`)
+}
+
+const ready = async (): Promise<void> => {
+  const until = Date.now() + 300_000
+  for (;;) {
+    try {
+      const answer = await post()
+      const frame = frameOf(answer.type, answer.text)
+      const problem = list ? checkList(frame, 100) : checkEcho(frame)
+      if (problem !== undefined) throw new Error(problem)
+      return
+    } catch (error) {
+      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`, { cause: error })
+      if (Date.now() > until) throw new Error("the server did not answer within 300 s", { cause: error })
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
+
+const summary = (file: string): number => {
+  const text = Fs.readFileSync(file, "utf8")
+  const match = /^summary: (\d+)$/m.exec(text) ?? /^totals: (\d+)$/m.exec(text)
+  return match === null ? 0 : Number(match[1])
+}
+
+try {
+  await ready()
+  await send(warm)
+  const before = new Set(Fs.readdirSync(dir))
+  control("-z")
+  await send(count)
+  control("-d")
+  // The dump is written asynchronously, by the server's own threads.
+  let dumped: Array<string> = []
+  for (let tries = 0; tries < 200 && dumped.length === 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name))
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name)).toSorted()
+  const main = dumped.find((name) => name.endsWith("-01"))
+  if (main === undefined) throw new Error(`no dump of the main thread in ${dir}: ${dumped.join(", ")}`)
+  const mainCount = summary(Path.join(dir, main))
+  const all = dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0)
+  const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
+  process.stdout.write(`${server} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
+} finally {
+  agent.destroy()
+  child.kill("SIGINT")
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  if (child.exitCode === null) child.kill("SIGKILL")
+  Fs.rmSync(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,113 @@
+/**
+ * Combinators that complete at once on an effect that already completed.
+ *
+ * In Effect 4 an `Exit` is an `Effect` (`Effect.succeed`, `Effect.fail` and `Effect.void` are
+ * `Exit`s), so a step of the pipeline that is handed an `Exit` knows its result without running
+ * anything. These combinators then answer an `Exit` too, where `Effect.map` and friends would build
+ * a node for a fiber to run. A request whose admission, validation and handler complete without
+ * suspending therefore comes out of `ServerRuntime.handle` as an `Exit`, and its transport answers
+ * it without forking a fiber; anything else is the same Effect as before, run in the request's
+ * fiber. (Measured in bench/PROFILE.md: the per-request pipeline of Effect nodes, its fiber and
+ * their allocations were most of the core's instructions per request.)
+ *
+ * Each combinator is exactly its Effect counterpart on what it returns.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Exit } from "effect"
+
+/**
+ * Whether `effect` has completed already (it is an `Exit`).
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
+
+/** A failure, as the failure of an effect of another value. */
+const failed = <E>(failure: Exit.Failure<unknown, E>): Exit.Exit<never, E> => failure as Exit.Failure<never, E>
+
+/**
+ * `Effect.map`, at once on an `Exit`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const map = <A, E, R, B>(effect: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> => {
+  if (!isDone(effect)) return Effect.map(effect, f)
+  return Exit.isSuccess(effect) ? Exit.succeed(f(effect.value)) : failed(effect)
+}
+
+/**
+ * `Effect.flatMap`, at once on an `Exit`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const flatMap = <A, E, R, B, E2, R2>(
+  effect: Effect.Effect<A, E, R>,
+  f: (a: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> => {
+  if (!isDone(effect)) return Effect.flatMap(effect, f)
+  return Exit.isSuccess(effect) ? f(effect.value) : failed(effect)
+}
+
+/**
+ * `Effect.andThen` of an effect, at once when the first is an `Exit`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const andThen = <A, E, R, B, E2, R2>(
+  effect: Effect.Effect<A, E, R>,
+  next: Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> => {
+  if (!isDone(effect)) return Effect.andThen(effect, next)
+  return Exit.isSuccess(effect) ? next : failed(effect)
+}
+
+/**
+ * `Effect.matchEffect`, at once on a success or a typed failure.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const matchEffect = <A, E, R, B, E2, R2, C, E3, R3>(
+  effect: Effect.Effect<A, E, R>,
+  options: {
+    readonly onFailure: (e: E) => Effect.Effect<B, E2, R2>
+    readonly onSuccess: (a: A) => Effect.Effect<C, E3, R3>
+  }
+): Effect.Effect<B | C, E2 | E3, R | R2 | R3> => {
+  if (!isDone(effect)) return Effect.matchEffect(effect, options)
+  if (Exit.isSuccess(effect)) return options.onSuccess(effect.value)
+  const reasons = effect.cause.reasons
+  const only = reasons.length === 1 ? reasons[0] : undefined
+  // A plain typed failure; anything else (defects, interruptions, several reasons) as Effect does it.
+  return only?._tag === "Fail" ? options.onFailure(only.error) : Effect.matchEffect(effect, options)
+}
+
+/**
+ * `Effect.exit` followed by `f`: `f` at once on an `Exit`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const onExit = <A, E, R, B, E2, R2>(
+  effect: Effect.Effect<A, E, R>,
+  f: (exit: Exit.Exit<A, E>) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E2, R | R2> => isDone(effect) ? f(effect) : Effect.flatMap(Effect.exit(effect), f)
+
+/**
+ * `Effect.catchCause`, at once on an `Exit`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const catchCause = <A, E, R, B, E2, R2>(
+  effect: Effect.Effect<A, E, R>,
+  f: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
+): Effect.Effect<A | B, E2, R | R2> => {
+  if (!isDone(effect)) return Effect.catchCause(effect, f)
+  return Exit.isSuccess(effect) ? Exit.succeed(effect.value) : f(effect.cause)
+}
