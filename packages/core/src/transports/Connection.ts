@@ -185,8 +185,6 @@ export const make = Effect.fnUntraced(function*(options: {
   const maxInFlight = bounds?.maxInFlight ?? defaultBackpressure.maxInFlight
   const maxPendingChars = bounds?.maxPendingChars ?? defaultBackpressure.maxPendingChars
   const pendingOutput = bounds?.pendingOutput ?? (() => 0)
-  const services = yield* Effect.context<never>()
-  const forkHere = Effect.runForkWith(services)
   // Held input: frames and refusals received past the bounds, in order, from `next` on.
   let held: Array<string | Rejection> = []
   let next = 0
@@ -213,11 +211,8 @@ export const make = Effect.fnUntraced(function*(options: {
 
   const overBounds = (): boolean =>
     peer.inFlightUnsafe() >= maxInFlight || peer.inFlightCharsUnsafe() + pendingOutput() >= maxPendingChars
-  const sinkUnsafe = options.sink.writeUnsafe
-  const writeRejection = (frame: string): void =>
-    sinkUnsafe !== undefined ? sinkUnsafe(frame) : void forkHere(Effect.ignore(options.sink.write(frame)))
   const handle = (input: string | Rejection): void =>
-    typeof input === "string" ? peer.receiveUnsafe(input) : writeRejection(input.rejection)
+    typeof input === "string" ? peer.receiveUnsafe(input) : peer.writeUnsafe(input.rejection)
   const hold = (input: string | Rejection): void => {
     held.push(input)
     if (paused) return

@@ -95,6 +95,12 @@ export interface Peer {
   readonly receiveUnsafe: (frame: string) => void
   /** Writes a frame no request waits for, through the bounded outbox; `false` when dropped. */
   readonly offer: (frame: string) => boolean
+  /**
+   * Writes a frame from outside any fiber, with nothing waiting for it (the refusal of input that
+   * never reached the peer: a line too long, invalid UTF-8): through the sink's `writeUnsafe`
+   * where it has one, else from a fiber of its own; nothing once the peer is closed.
+   */
+  readonly writeUnsafe: (frame: string) => void
   /** Waits until every request in flight has been answered. */
   readonly drain: Effect.Effect<void>
   /** Requests currently in flight. */
@@ -225,6 +231,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     receive: (frame) => Effect.withFiber((fiber) => Effect.sync(() => receiveWith(Effect.runForkWith(fiber.context), frame))),
     receiveUnsafe: (frame) => receiveWith(forkHere, frame),
     offer: (frame) => !closed && outbox.offer(frame),
+    writeUnsafe: (frame) => writeUnsafe(forkHere, frame),
     drain: inFlight.awaitEmpty,
     inFlightUnsafe: inFlight.size,
     inFlightCharsUnsafe: () => inFlightChars
