@@ -8,14 +8,17 @@
  *   a public `jwk` (no private members), and a signature that verifies with it;
  * - `htm` the request's method, `htu` the request's URI (the resource's origin and the request's
  *   path; query and fragment ignored), `iat` within `iatWindowSeconds` of now;
- * - `jti` not seen before within the window (a replayed proof is refused; the memory of seen
- *   `jti`s is bounded by `replayCapacity`, the oldest forgotten first);
+ * - `jti` not seen before within the window (a replayed proof is refused): remembered by the
+ *   {@link DpopReplay} service when one is provided (one memory for every instance, e.g.
+ *   `@snodo/postgres/PgDpopReplay`), else in the process, bounded by `replayCapacity`, the oldest
+ *   forgotten first;
  * - `ath` the hash of the presented token, and the token's `cnf.jkt` the JWK SHA-256 thumbprint
  *   of the proof's key;
  * - with `nonce: true`, a `nonce` the server issued: a proof without one, or with a stale one, is
  *   answered 401 `WWW-Authenticate: DPoP error="use_dpop_nonce"` with a fresh `DPoP-Nonce`
- *   header. Nonces are stateless (an HMAC of the time step under a per-process key), valid for
- *   the current and the previous `nonceLifetimeSeconds`.
+ *   header. Nonces are stateless (an HMAC of the time step), valid for the current and the
+ *   previous `nonceLifetimeSeconds`; their key is `nonceSecret` when given (every instance that
+ *   shares it accepts the others' nonces), else made at start (one per process).
  *
  * A refusal is 401 with `WWW-Authenticate: DPoP error="invalid_dpop_proof"` (and `algs`); a
  * DPoP-bound token presented as `Bearer` is 401 `invalid_token`. With `required`, a Bearer token
@@ -37,8 +40,9 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import { base64url, calculateJwkThumbprint, type CryptoKey, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose"
+import { DpopReplay, makeMemory } from "./DpopReplay.ts"
 
 /**
  * @category models
@@ -51,11 +55,17 @@ export interface Options {
   readonly nonce?: boolean | undefined
   /** How long a nonce is current (default 300 s); the previous one is accepted as long again. */
   readonly nonceLifetimeSeconds?: number | undefined
+  /**
+   * The key nonces are made with, at least 32 characters: instances that share it accept each
+   * other's nonces (behind a load balancer without sticky routing). Default: a random key per
+   * process, so a nonce is good only on the instance that issued it.
+   */
+  readonly nonceSecret?: Redacted.Redacted<string> | undefined
   /** Accepted proof algorithms (default ES256, ES384, ES512, PS256, PS384, PS512, RS256, RS384, RS512, EdDSA). */
   readonly algorithms?: ReadonlyArray<string> | undefined
   /** How far a proof's `iat` may be from now (default 60 s). */
   readonly iatWindowSeconds?: number | undefined
-  /** How many proof `jti`s are remembered against replay (default 100,000). */
+  /** How many proof `jti`s the in-process memory keeps against replay (default 100,000; unused with a {@link DpopReplay} service). */
   readonly replayCapacity?: number | undefined
 }
 
@@ -124,7 +134,30 @@ const sha256 = (text: string) =>
   )
 
 /**
- * Builds a checker; its nonce key and replay memory live as long as it does.
+ * The shortest `nonceSecret` accepted, in characters.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const minNonceSecretLength = 32
+
+/** The HMAC key nonces are made with: from the shared secret, or random for this process. */
+const nonceKeyOf = (secret: Redacted.Redacted<string> | undefined): Effect.Effect<CryptoKey> => {
+  if (secret === undefined) {
+    return Effect.promise(() => crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign"]) as Promise<CryptoKey>)
+  }
+  const text = Redacted.value(secret)
+  if (text.length < minNonceSecretLength) {
+    throw new TypeError(`dpop.nonceSecret: at least ${minNonceSecretLength} characters are needed, got ${text.length}`)
+  }
+  return Effect.promise(() =>
+    crypto.subtle.importKey("raw", new TextEncoder().encode(text), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) as Promise<CryptoKey>
+  )
+}
+
+/**
+ * Builds a checker; its nonce key (unless `nonceSecret` gives it) and its in-process replay
+ * memory (unless a {@link DpopReplay} service is provided) live as long as it does.
  *
  * @category constructors
  * @since 0.1.0
@@ -133,15 +166,9 @@ export const make = (options: Options = {}): Effect.Effect<Checker> =>
   Effect.gen(function*() {
     const algorithms = options.algorithms ?? defaultAlgorithms
     const window = (options.iatWindowSeconds ?? 60) * 1000
-    const capacity = options.replayCapacity ?? 100_000
     const lifetime = (options.nonceLifetimeSeconds ?? 300) * 1000
-    const nonceKey = options.nonce === true
-      ? yield* Effect.promise(() =>
-        crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign"]) as Promise<CryptoKey>
-      )
-      : undefined
-    /** Seen `jti`s with the time they stop mattering (insertion order is expiry order). */
-    const seen = new Map<string, number>()
+    const nonceKey = options.nonce === true ? yield* nonceKeyOf(options.nonceSecret) : undefined
+    const replay = Option.getOrElse(yield* Effect.serviceOption(DpopReplay), () => makeMemory(options.replayCapacity))
 
     const nonceAt = (step: number) =>
       Effect.promise(() => crypto.subtle.sign("HMAC", nonceKey!, new TextEncoder().encode(String(step)))).pipe(
@@ -192,13 +219,12 @@ export const make = (options: Options = {}): Effect.Effect<Checker> =>
           }
         }
         // Replay: remembered for twice the window (a proof is acceptable from iat - window to iat + window).
-        for (const [entry, until] of seen) {
-          if (until > now && seen.size < capacity) break
-          seen.delete(entry)
-        }
-        const key = `${thumbprint}.${jti}`
-        if ((seen.get(key) ?? 0) > now) return yield* refuse("The DPoP proof was used before (jti replay)")
-        seen.set(key, now + 2 * window)
+        const fresh = yield* replay.claim(`${thumbprint}.${jti}`, now, now + 2 * window).pipe(
+          Effect.catchTag("ReplayUnavailable", (error) =>
+            Effect.as(Effect.logWarning("a DPoP proof was refused: its replay memory did not answer", error), undefined))
+        )
+        if (fresh === undefined) return yield* refuse("The DPoP proof could not be checked against replay; retry with a fresh proof")
+        if (!fresh) return yield* refuse("The DPoP proof was used before (jti replay)")
       })
 
     return { required: options.required === true, algorithms, verify, currentNonce }

@@ -12,6 +12,7 @@
 export * as AuthorizationServer from "./AuthorizationServer.ts"
 export * as Challenge from "./Challenge.ts"
 export * as Dpop from "./Dpop.ts"
+export * as DpopReplay from "./DpopReplay.ts"
 export * as Introspection from "./Introspection.ts"
 export * as JwtVerifier from "./JwtVerifier.ts"
 export * as KeySet from "./KeySet.ts"

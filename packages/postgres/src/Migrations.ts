@@ -144,6 +144,16 @@ export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlErro
     // caller, its source address (@snodo/http's Sessions.limitKey). NULL on rows written before.
     yield* sql.unsafe(`ALTER TABLE ${n.sessions} ADD COLUMN limit_key text`)
     yield* sql.unsafe(`CREATE INDEX snodo_sessions_limit_key ON ${n.sessions} (limit_key, expires_at)`)
+  }),
+  "0006_dpop_proofs": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The DPoP proofs every instance accepted (PgDpopReplay): the key's thumbprint and the proof's
+    // jti, remembered until the proof could no longer pass the iat window (epoch milliseconds).
+    yield* sql.unsafe(`CREATE TABLE ${n.dpopProofs} (
+  proof text PRIMARY KEY,
+  expires_at bigint NOT NULL
+)`)
+    yield* sql.unsafe(`CREATE INDEX snodo_dpop_proofs_expiry ON ${n.dpopProofs} (expires_at)`)
   })
 })
 

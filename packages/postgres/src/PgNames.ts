@@ -47,6 +47,8 @@ export interface Names {
   readonly sessionsChannel: string
   /** The key of the advisory lock taken to count sessions at create. */
   readonly sessionsLock: string
+  /** `schema.snodo_dpop_proofs`: the DPoP proofs accepted, against replay (PgDpopReplay). */
+  readonly dpopProofs: string
   /** The key of the transaction-scoped advisory lock taken to count capacity at create. */
   readonly capacityLock: string
   /** The key of the advisory lock that serializes migrations (schema creation included). */
@@ -81,6 +83,7 @@ export const names = (schema: string = defaultSchema): Names => {
     sessions: `${schema}.snodo_sessions`,
     sessionsChannel: channel("sessions", schema),
     sessionsLock: `snodo_sessions_create:${schema}`,
+    dpopProofs: `${schema}.snodo_dpop_proofs`,
     capacityLock: `snodo_tasks_capacity:${schema}`,
     migrationLock: `snodo_tasks_migrate:${schema}`
   }
