@@ -51,7 +51,7 @@ export const packageImports: Readonly<Record<string, ReadonlyArray<string>>> = {
   oauth: ["protocol", "core", "http"],
   tasks: ["protocol", "core"],
   "tasks-sqlite": ["protocol", "core", "tasks"],
-  postgres: ["protocol", "core", "http", "tasks"],
+  postgres: ["protocol", "core", "http", "tasks", "oauth"],
   skills: ["protocol", "core"],
   apps: ["protocol", "core"],
   client: ["protocol"],
