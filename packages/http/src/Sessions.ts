@@ -152,6 +152,8 @@ interface Entry {
   stream: Stream | undefined
   /** Shared: the state as last stored, as JSON (what `persist` compares with). */
   saved: string
+  /** Shared: the stored state last read for this copy (a store answers an unchanged one with the same object). */
+  read: SessionStore.State | undefined
   /** The requests to the client this instance's handlers sent (without the forwarding). */
   readonly requests: OutgoingRequests.OutgoingRequests
 }
@@ -333,6 +335,7 @@ export const make = (
       lastSeen: now,
       stream: undefined,
       saved: "",
+      read: undefined,
       requests
     }
     entry.saved = JSON.stringify(stateOf(entry.http.session))
@@ -410,6 +413,9 @@ export const make = (
    * records what is stored, in `persist`'s form (same function, same key order).
    */
   const refresh = (entry: Entry, state: SessionStore.State) => {
+    // The state read last time again: this copy holds it already, or holds a change not stored yet.
+    if (state === entry.read) return
+    entry.read = state
     if (JSON.stringify(stateOf(entry.http.session)) !== entry.saved) return
     apply(entry.http.session, state)
     entry.saved = JSON.stringify(stateOf(entry.http.session))
