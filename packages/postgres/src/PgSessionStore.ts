@@ -8,8 +8,9 @@
  *   database's clock). `create` counts the caps (`sessions.max`, `sessions.maxPerPrincipal`)
  *   under an advisory lock, so two instances cannot both take the last place.
  * - `touch` (every request of a session) reads the live row, and the touches of one instance
- *   share their reads: one leaves at once when none is under way, and those that come meanwhile
- *   (of any session) wait for the next, which leaves as soon as it returns. Each touch is answered
+ *   share their reads: those of the requests that arrived in one turn of the event loop leave
+ *   together at its end when no read is under way, and those that come meanwhile (of any session)
+ *   wait for the next, which leaves as soon as it returns. Each touch is answered
  *   by a read sent after it came, so it sees every change and every end committed before it (a
  *   client's next request sees what its last answer did, on any instance), and a busy instance
  *   makes one statement per round trip to the database rather than one per request. A row read
@@ -188,10 +189,11 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
       }))
 
     // `touch`: every request of a session reads its row, but the reads of one instance share their
-    // round trips. A read leaves at once when none is under way; the touches that come while one is
-    // (of any session) wait for the next, which leaves as soon as it returns: each is answered by a
-    // read sent after it came, so it sees every change committed before (strict), and a busy
-    // instance makes one statement per round trip, not one per request.
+    // round trips. The touches of one turn of the event loop leave together at its end when no read
+    // is under way; those that come while one is (of any session) wait for the next, which leaves
+    // once it returns: each is answered by a read sent after it came, so it sees every change
+    // committed before (strict), and a busy instance makes one statement per round trip, not one
+    // per request.
     const read = (ids: ReadonlyArray<string>) =>
       pg.unsafe<{ readonly id: string; readonly principal: string; readonly state: string }>(
         `SELECT id, principal, state::text AS state FROM ${n.sessions} WHERE id = ANY($1::text[]) AND expires_at > ${nowMs}`,
@@ -217,8 +219,16 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
     }
     let queued: Array<Touching> = []
     let reading = false
+    let scheduled = false
     const runFork = Effect.runForkWith(context)
+    /** The touches of requests that arrived in one turn of the event loop leave together, at its end. */
+    const schedule = (): void => {
+      if (reading || scheduled) return
+      scheduled = true
+      setImmediate(readQueued)
+    }
     const readQueued = (): void => {
+      scheduled = false
       if (reading || queued.length === 0) return
       const batch = queued
       queued = []
@@ -242,13 +252,13 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
           else if (row.principal === touching.principal) used.set(touching.id, touching.limits)
           touching.resume(Exit.succeed(row !== undefined && row.principal === touching.principal ? row.state : undefined))
         }
-        readQueued()
+        schedule()
       })
     }
     const touch = (id: string, principal: string, limits: Store.Limits) =>
       Effect.callback<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>((resume) => {
         queued.push({ id, principal, limits, resume })
-        readQueued()
+        schedule()
       })
 
     // `last_seen` of the sessions read since the last flush, written together at most once per
