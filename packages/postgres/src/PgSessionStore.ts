@@ -241,6 +241,8 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
       }))
       fiber.addObserver((exit) => {
         reading = false
+        // The touches that came meanwhile leave next (scheduled first: the requests resumed below run now).
+        schedule()
         for (const touching of batch) {
           if (Exit.isFailure(exit)) {
             touching.resume(Exit.failCause(exit.cause))
@@ -252,7 +254,6 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
           else if (row.principal === touching.principal) used.set(touching.id, touching.limits)
           touching.resume(Exit.succeed(row !== undefined && row.principal === touching.principal ? row.state : undefined))
         }
-        schedule()
       })
     }
     const touch = (id: string, principal: string, limits: Store.Limits) =>
