@@ -4,14 +4,17 @@
  * stickiness), to
  *
  * - three everything servers sharing their sessions on PostgreSQL (`--sessions postgres://…`, a
- *   fresh schema dropped afterwards): every call is a session lookup in the database (one
- *   statement, `last_seen` written at most once a second), and
+ *   fresh schema dropped afterwards): every call is a session lookup in the database (the
+ *   lookups of one instance share their round trips; `last_seen` written once a second), and
  * - one everything server with its sessions in memory (`--sessions memory`): the floor, and
  * - one everything server with its sessions on PostgreSQL: the store's own cost per call, apart
  *   from three processes sharing the machine's cores.
  *
  * Both are up at once and measured in alternation (the best round of each is kept), with the
- * load generator (`bench/load.ts`, autocannon) in a process of its own.
+ * load generator (`bench/load.ts`, autocannon) in a process of its own. Each result also carries
+ * the CPU time per answered request of the servers measured (`serverCpuUs`) and of every
+ * PostgreSQL process on the machine (`pgCpuUs`, from /proc): on a machine busy with other work
+ * these say more than the rate does.
  *
  *   npx node bench/sessions.ts --duration 5 --connections 16 --rounds 2   # JSON on stdout
  *
@@ -22,6 +25,7 @@ import { Effect, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
 import * as RoundRobinProxy from "../test/support/RoundRobinProxy.ts"
 import { type Child, freePort, installCleanup, sleep, start } from "./children.ts"
 import type { LoadResult } from "./load.ts"
@@ -96,6 +100,64 @@ const withAdmin = <A, E>(effect: Effect.Effect<A, E, PgClient.PgClient>) =>
   Effect.runPromise(Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(admin), maxConnections: 1 }), (pg) =>
     Effect.provideService(effect, PgClient.PgClient, pg))).pipe(Effect.provide(Reactivity.layer)))
 
+/** CPU time of a process (user + system), in microseconds; 0 when it cannot be read (not Linux, gone). */
+const cpuUs = (pid: number | string): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10_000 // clock ticks of 10 ms (USER_HZ 100)
+  } catch {
+    return 0
+  }
+}
+
+/** CPU time of every PostgreSQL process on this machine (the server and its backends). */
+const postgresCpuUs = (): number => {
+  let total = 0
+  try {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuUs(pid)
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return total
+}
+
+/** A load result with the CPU per answered request of `servers` and of PostgreSQL, and the database's transactions per request. */
+interface Measured extends LoadResult {
+  readonly serverCpuUs: number
+  readonly pgCpuUs: number
+  readonly pgTransactions: number
+}
+
+/** Transactions committed in the database so far (its statistics lag by up to a second). */
+const transactions = async (): Promise<number> => {
+  await sleep(1_500)
+  return withAdmin(Effect.map(
+    Effect.flatMap(Effect.service(PgClient.PgClient), (pg) =>
+      pg.unsafe<{ readonly n: string }>("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()")),
+    (rows) => Number(rows[0]?.n ?? 0)
+  ))
+}
+
+const measure = async (url: string, id: string, servers: ReadonlyArray<Child>): Promise<Measured> => {
+  const committed = await transactions()
+  const serversBefore = servers.reduce((sum, child) => sum + cpuUs(child.pid), 0)
+  const pgBefore = postgresCpuUs()
+  const result = await load(url, id)
+  const answered = Math.max(1, result.completed - result.errors)
+  const serverCpuUs = (servers.reduce((sum, child) => sum + cpuUs(child.pid), 0) - serversBefore) / answered
+  const pgCpuUs = (postgresCpuUs() - pgBefore) / answered
+  // this bench's own statistics query and connection count a few
+  return { ...result, serverCpuUs, pgCpuUs, pgTransactions: (await transactions() - committed) / answered }
+}
+
 const schema = `snodo_bench_sessions_${randomBytes(6).toString("hex")}`
 const url = new URL(admin)
 const spec = `postgres://${url.host}${url.pathname}?schema=${schema}`
@@ -115,11 +177,22 @@ try {
   const sharedSession = await session(shared.url)
   const singleSession = await session(single.url)
   const oneSession = await session(one.url)
-  const best: Record<"pg3" | "pg1" | "memory1", LoadResult | undefined> = { pg3: undefined, pg1: undefined, memory1: undefined }
+  const best: Record<"pg3" | "pg1" | "memory1", Measured | undefined> = { pg3: undefined, pg1: undefined, memory1: undefined }
+  const targets = [
+    ["memory1", single, singleSession, [memory.child]],
+    ["pg3", shared, sharedSession, [first.child, ...rest.map((started) => started.child)]],
+    ["pg1", one, oneSession, [alone.child]]
+  ] as const
   for (let round = 0; round < rounds; round++) {
-    for (const [key, target, id] of [["memory1", single, singleSession], ["pg3", shared, sharedSession], ["pg1", one, oneSession]] as const) {
-      const measured = await load(target.url, id)
-      if (verbose) process.stderr.write(`${key} round ${round + 1}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50Ms.toFixed(2)} ms, ${measured.errors} errors\n`)
+    for (const [key, target, id, servers] of targets) {
+      const measured = await measure(target.url, id, servers)
+      if (verbose) {
+        process.stderr.write(
+          `${key} round ${round + 1}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50Ms.toFixed(2)} ms, ${measured.errors} errors, ` +
+            `CPU per request: servers ${measured.serverCpuUs.toFixed(0)} µs, PostgreSQL ${measured.pgCpuUs.toFixed(0)} µs, ` +
+            `${measured.pgTransactions.toFixed(3)} transactions\n`
+        )
+      }
       if (best[key] === undefined || measured.rps > best[key]!.rps) best[key] = measured
     }
   }

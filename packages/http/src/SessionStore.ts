@@ -133,7 +133,12 @@ export class SessionStore extends Context.Service<SessionStore, {
    * address, `Sessions.limitKey`).
    */
   readonly create: (id: string, principal: string, limits: Limits, limitKey?: string) => Effect.Effect<Refused | undefined, SessionStoreUnavailable>
-  /** The live session's state, if `principal` created it, marking it used; `undefined` otherwise. */
+  /**
+   * The live session's state, if `principal` created it, marking it used; `undefined` otherwise.
+   * It must see every change and end committed before it was called (the transport answers the
+   * request from it, on whichever instance). A store may write the use later, in batches, bounding
+   * how much the stored expiry lags (PgSessionStore: `touchIntervalMs`).
+   */
   readonly touch: (id: string, principal: string, limits: Limits) => Effect.Effect<State | undefined, SessionStoreUnavailable>
   /**
    * Stores what a request changed (the expiry follows: an initialized session lives for the idle

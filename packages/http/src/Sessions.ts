@@ -152,6 +152,8 @@ interface Entry {
   stream: Stream | undefined
   /** Shared: the state as last stored, as JSON (what `persist` compares with). */
   saved: string
+  /** Shared: the stored state last applied to this copy (a store answers an unchanged one with the same object). */
+  read: SessionStore.State | undefined
   /** The requests to the client this instance's handlers sent (without the forwarding). */
   readonly requests: OutgoingRequests.OutgoingRequests
 }
@@ -333,6 +335,7 @@ export const make = (
       lastSeen: now,
       stream: undefined,
       saved: "",
+      read: undefined,
       requests
     }
     entry.saved = JSON.stringify(stateOf(entry.http.session))
@@ -410,8 +413,11 @@ export const make = (
    * records what is stored, in `persist`'s form (same function, same key order).
    */
   const refresh = (entry: Entry, state: SessionStore.State) => {
+    // The state applied last time, read again: this copy holds it already (or a change of its own since).
+    if (state === entry.read) return
     if (JSON.stringify(stateOf(entry.http.session)) !== entry.saved) return
     apply(entry.http.session, state)
+    entry.read = state
     entry.saved = JSON.stringify(stateOf(entry.http.session))
   }
 
@@ -465,6 +471,8 @@ export const make = (
         const json = JSON.stringify(state)
         if (json === entry.saved) return Effect.void
         entry.saved = json
+        // The next read is compared in full (this write may fail, and the store keep what it had).
+        entry.read = undefined
         return shared.save(id, state, origin, limits)
       }),
     forget: (id) =>

@@ -7,8 +7,19 @@
  * - A session is one row of `snodo_sessions` (its id, principal, state as JSON, times in the
  *   database's clock). `create` counts the caps (`sessions.max`, `sessions.maxPerPrincipal`)
  *   under an advisory lock, so two instances cannot both take the last place.
- * - `touch` (every request of a session) is one statement: it reads the live row and marks it
- *   used at most once a second (`touchIntervalMs`), so a busy session is not a write per request.
+ * - `touch` (every request of a session) reads the live row, and the touches of one instance
+ *   share their reads: those of the requests that arrived in one turn of the event loop leave
+ *   together at its end when no read is under way, and those that come meanwhile (of any session)
+ *   wait for the next, which leaves as soon as it returns. Each touch is answered
+ *   by a read sent after it came, so it sees every change and every end committed before it (a
+ *   client's next request sees what its last answer did, on any instance), and a busy instance
+ *   makes one statement per round trip to the database rather than one per request. A row read
+ *   unchanged is not decoded again.
+ * - `last_seen` (and the expiry it moves) is not written by the touch: the sessions an instance
+ *   read are written together, one statement, every `touchIntervalMs` (default 1 s; half the idle
+ *   time if that is shorter). In the database a session's expiry lags its last request by at most
+ *   that interval, and an instance that stops uncleanly loses at most that much of its sessions'
+ *   use. The flush never revives a row that expired meanwhile.
  * - `save` writes what a request changed and announces it; `remove` deletes the row and announces
  *   the end; expired rows are deleted in the background.
  * - Events travel by `NOTIFY` on the schema's sessions channel; one too large for a payload (a
@@ -37,7 +48,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { SessionStore } from "@snodo/http/SessionStore"
 import * as Store from "@snodo/http/SessionStore"
-import { Duration, Effect, Layer, Schema, type Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Schema, type Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import { listen } from "./internal/Listener.ts"
 import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
@@ -50,7 +61,10 @@ import { names } from "./PgNames.ts"
 export interface Options {
   /** The schema of the tables and the channel (the task store's, when both are used). Default `public`. */
   readonly schema?: string | undefined
-  /** How often a session's `last_seen` is written at most, in milliseconds. Default 1,000. */
+  /**
+   * How often the `last_seen` of the sessions this instance read is written (one statement for all
+   * of them), in milliseconds; at most half the sessions' idle time. Default 1,000.
+   */
   readonly touchIntervalMs?: number | undefined
   /** How often expired sessions are deleted. Default 60 s. */
   readonly cleanupIntervalMs?: number | undefined
@@ -97,6 +111,7 @@ interface Counted {
 export const make = (options?: Options): Effect.Effect<SessionStore["Service"], SqlError.SqlError, PgClient.PgClient | Scope.Scope> =>
   Effect.gen(function*() {
     const pg = yield* PgClient.PgClient
+    const context = yield* Effect.context<never>()
     const n = names(options?.schema)
     const table = pg(n.sessions)
     const payloads = pg(n.hubPayloads)
@@ -146,10 +161,9 @@ VALUES (${inline}, ${now}) RETURNING id`
     }
 
     /** `expires_at` from the row's own columns and the limits. */
-    const expiry = (limits: Store.Limits, initialized: string) =>
-      pg.unsafe(
-        `CASE WHEN ${initialized} THEN ${nowMs} + ${limits.idleMillis} ELSE LEAST(${nowMs} + ${limits.idleMillis}, created_at + ${limits.initializeMillis}) END`
-      )
+    const expiryText = (limits: Store.Limits, initialized: string) =>
+      `CASE WHEN ${initialized} THEN ${nowMs} + ${limits.idleMillis} ELSE LEAST(${nowMs} + ${limits.idleMillis}, created_at + ${limits.initializeMillis}) END`
+    const expiry = (limits: Store.Limits, initialized: string) => pg.unsafe(expiryText(limits, initialized))
 
     const create = (id: string, principal: string, limits: Store.Limits, limitKey = principal): Effect.Effect<Store.Refused | undefined, SqlError.SqlError> =>
       pg.withTransaction(Effect.gen(function*() {
@@ -174,19 +188,105 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
         return undefined
       }))
 
-    // One round trip: read the live row, and write `last_seen` only when it is older than the interval.
-    const touch = (id: string, principal: string, limits: Store.Limits) =>
-      Effect.gen(function*() {
-        const rows = yield* pg<{ readonly state: string }>`WITH found AS (
-  SELECT id, state::text AS state, last_seen FROM ${table} WHERE id = ${id} AND principal = ${principal} AND expires_at > ${now}
-), touched AS (
-  UPDATE ${table} SET last_seen = ${now}, expires_at = ${expiry(limits, "initialized")}
-  FROM found WHERE ${table}.id = found.id AND found.last_seen < ${now} - ${touchInterval}
-)
-SELECT state FROM found`
-        const row = rows[0]
-        return row === undefined ? undefined : yield* decodeState(row.state)
+    // `touch`: every request of a session reads its row, but the reads of one instance share their
+    // round trips. The touches of one turn of the event loop leave together at its end when no read
+    // is under way; those that come while one is (of any session) wait for the next, which leaves
+    // once it returns: each is answered by a read sent after it came, so it sees every change
+    // committed before (strict), and a busy instance makes one statement per round trip, not one
+    // per request.
+    const read = (ids: ReadonlyArray<string>) =>
+      pg.unsafe<{ readonly id: string; readonly principal: string; readonly state: string }>(
+        `SELECT id, principal, state::text AS state FROM ${n.sessions} WHERE id = ANY($1::text[]) AND expires_at > ${nowMs}`,
+        [ids]
+      )
+    /** The last state text read of each session and its decoding: a session read unchanged is not decoded again. */
+    let decoded = new Map<string, { readonly text: string; readonly state: Store.State }>()
+    const stateOf = (id: string, text: string): Effect.Effect<Store.State, Schema.SchemaError> => {
+      const known = decoded.get(id)
+      if (known !== undefined && known.text === text) return Effect.succeed(known.state)
+      return Effect.map(decodeState(text), (state) => {
+        // Bounded: the sessions this instance reads; beyond the bound it starts over.
+        if (decoded.size >= 10_000) decoded = new Map()
+        decoded.set(id, { text, state })
+        return state
       })
+    }
+    interface Touching {
+      readonly id: string
+      readonly principal: string
+      readonly limits: Store.Limits
+      readonly resume: (exit: Exit.Exit<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>) => void
+    }
+    let queued: Array<Touching> = []
+    let reading = false
+    let scheduled = false
+    const runFork = Effect.runForkWith(context)
+    /** The touches of requests that arrived in one turn of the event loop leave together, at its end. */
+    const schedule = (): void => {
+      if (reading || scheduled) return
+      scheduled = true
+      setImmediate(readQueued)
+    }
+    const readQueued = (): void => {
+      scheduled = false
+      if (reading || queued.length === 0) return
+      const batch = queued
+      queued = []
+      reading = true
+      const fiber = runFork(Effect.gen(function*() {
+        const rows = yield* read(Array.from(new Set(batch.map((touching) => touching.id))))
+        const found = new Map<string, { readonly principal: string; readonly state: Store.State }>()
+        for (const row of rows) found.set(row.id, { principal: row.principal, state: yield* stateOf(row.id, row.state) })
+        return found
+      }))
+      fiber.addObserver((exit) => {
+        reading = false
+        // The touches that came meanwhile leave next (scheduled first: the requests resumed below run now).
+        schedule()
+        for (const touching of batch) {
+          if (Exit.isFailure(exit)) {
+            touching.resume(Exit.failCause(exit.cause))
+            continue
+          }
+          const row = exit.value.get(touching.id)
+          if (row === undefined) decoded.delete(touching.id)
+          // Marked used: `last_seen` is written by the next flush of the touched sessions.
+          else if (row.principal === touching.principal) used.set(touching.id, touching.limits)
+          touching.resume(Exit.succeed(row !== undefined && row.principal === touching.principal ? row.state : undefined))
+        }
+      })
+    }
+    const touch = (id: string, principal: string, limits: Store.Limits) =>
+      Effect.callback<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>((resume) => {
+        queued.push({ id, principal, limits, resume })
+        schedule()
+      })
+
+    // `last_seen` of the sessions read since the last flush, written together at most once per
+    // `touchIntervalMs` (sooner for an idle time shorter than twice the interval): the row's
+    // expiry lags a request by at most that much.
+    const used = new Map<string, Store.Limits>()
+    let flushEvery = touchInterval
+    const flush = Effect.suspend(() => {
+      if (used.size === 0) return Effect.void
+      const byLimits = new Map<Store.Limits, Array<string>>()
+      for (const [id, limits] of used) {
+        const ids = byLimits.get(limits)
+        if (ids === undefined) byLimits.set(limits, [id])
+        else ids.push(id)
+        flushEvery = Math.min(flushEvery, Math.max(10, Math.floor(limits.idleMillis / 2)))
+      }
+      used.clear()
+      return Effect.forEach(byLimits, ([limits, ids]) =>
+        pg.unsafe(`UPDATE ${n.sessions} SET last_seen = ${nowMs}, expires_at = ${expiryText(limits, "initialized")}
+WHERE id = ANY($1::text[]) AND expires_at > ${nowMs}`, [ids]), { discard: true })
+    })
+    yield* Effect.gen(function*() {
+      for (;;) {
+        yield* Effect.sleep(Duration.millis(flushEvery))
+        yield* flush.pipe(Effect.catch((error) => Effect.logWarning("writing when sessions were last used failed", error)))
+      }
+    }).pipe(Effect.forkScoped)
 
     const save = (id: string, state: Store.State, origin: string, limits: Store.Limits) =>
       pg`UPDATE ${table} SET state = ${JSON.stringify(state)}, initialized = ${state.initialized}, last_seen = ${now},
@@ -196,7 +296,11 @@ SELECT state FROM found`
 
     const remove = (id: string, origin: string) =>
       Effect.flatMap(
-        pg<{ readonly id: string }>`DELETE FROM ${table} WHERE id = ${id} RETURNING id`,
+        Effect.andThen(Effect.sync(() => {
+          used.delete(id)
+          decoded.delete(id)
+        }), 
+        pg<{ readonly id: string }>`DELETE FROM ${table} WHERE id = ${id} RETURNING id`),
         (rows) => rows.length === 0 ? Effect.void : publish({ _tag: "Ended", id, origin })
       )
 
