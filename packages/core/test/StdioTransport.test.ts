@@ -197,7 +197,7 @@ describe("FrameWriter", () => {
       const { output: sink, writes } = output()
       const writer = FrameWriter.make(sink, { queue: 10, queueChars: 1000, stallMillis: 1000, onFail: () => {} })
       yield* writer.write("a")
-      writer.writeUnsafe("b")
+      writer.offer("b")
       yield* writer.write("c")
       expect(writes.map((write) => write.text)).toEqual(["a\n"])
       yield* Effect.promise(() => Promise.resolve())

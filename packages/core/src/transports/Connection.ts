@@ -45,9 +45,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Latch, Scope } from "effect"
+import { type Context, Effect, Latch, Scope } from "effect"
 import type { McpError } from "@snodo/protocol/jsonrpc/McpError"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Listen from "../runtime/Listen.ts"
+import { fromContext } from "../runtime/Principal.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import * as Session from "../runtime/Session.ts"
@@ -176,9 +178,24 @@ export const make = Effect.fnUntraced(function*(options: {
   let offer: (frame: string) => boolean = () => false
   const outgoing = runtime.dialects.legacy.length === 0 ? undefined : OutgoingRequests.make()
   const session = outgoing === undefined ? undefined : Session.makeUnsafe({ outbound: (frame) => void offer(frame), requests: outgoing })
-  const context: RequestContext = session === undefined
-    ? { transport: options.transport, sink: options.sink, subscriptions }
-    : { transport: options.transport, sink: options.sink, subscriptions, session }
+  // The request context names the caller as the request's fiber would see it (the principal of
+  // the services it runs with), so that the runtime answers a request that completes without
+  // suspending at once, and the peer writes it with no fiber.
+  const contextFor = (of: Context.Context<never>): RequestContext =>
+    session === undefined
+      ? { transport: options.transport, sink: options.sink, subscriptions, principal: fromContext(of) }
+      : { transport: options.transport, sink: options.sink, subscriptions, session, principal: fromContext(of) }
+  // The connection's own services (`receiveUnsafe`'s), and the last caller's (`receive`'s), are
+  // looked up once.
+  let lastServices = yield* Effect.context<never>()
+  let lastContext = contextFor(lastServices)
+  const contextOf = (services: Context.Context<never>): RequestContext => {
+    if (services !== lastServices) {
+      lastContext = contextFor(services)
+      lastServices = services
+    }
+    return lastContext
+  }
   // Runs after the peer's own finalizer (finalizers run in reverse): waiting server-to-client requests fail.
   if (session !== undefined) yield* Scope.addFinalizer(scope, session.end)
   const bounds = options.backpressure
@@ -199,7 +216,7 @@ export const make = Effect.fnUntraced(function*(options: {
     }
   const peer = yield* Peer.make({
     sink: options.sink,
-    onRequest: (request) => Effect.map(runtime.handle(request, context), framesOf),
+    onRequest: (request, services) => Immediate.map(runtime.handle(request, contextOf(services)), framesOf),
     reject: (id, error) => runtime.reject(id, error).frame,
     onNotification: (notification) => {
       if (notification.method === "notifications/initialized") session?.markInitialized()
