@@ -2,8 +2,10 @@
  * A server's side of a bidirectional message connection (stdio, a socket, the in-memory test
  * transport): a {@link Peer} whose requests the server's pipeline answers.
  *
- * The peer answers each request exactly once from its own fiber, honours `notifications/cancelled`
- * by interrupting the target request's fiber, refuses a request whose id is already in flight
+ * The peer answers each request exactly once (one the pipeline completes without suspending at
+ * once, with no fiber: the connection names the caller in the request context; any other from a
+ * fiber of its own), honours `notifications/cancelled` by interrupting the target request's fiber,
+ * refuses a request whose id is already in flight
  * (-32600), never answers notifications or responses, and on close interrupts whatever is in
  * flight. This module adds what a server needs of a connection: at most `maxSubscriptions` listen
  * streams (the runtime refuses more with -32603), the frame that ends a stream written on this
@@ -64,15 +66,15 @@ import { type Outcome, ServerRuntime } from "../server/ServerRuntime.ts"
  */
 export interface Connection {
   /**
-   * Handles one frame. Requests run in their own fibers, with the caller's services; this returns
-   * once they are started. Under read backpressure a frame past the bounds is held as
+   * Handles one frame. Requests run with the caller's services (in fibers of their own unless
+   * they complete without suspending); this returns once they are answered or started. Under read backpressure a frame past the bounds is held as
    * {@link Connection.receiveUnsafe} holds it (and runs with the connection's services).
    */
   readonly receive: (frame: string) => Effect.Effect<void>
   /**
    * {@link Connection.receive} outside any fiber, for a transport's input callback: decodes the
-   * frame and starts its request's fiber (with the services of the scope that made the
-   * connection) before returning. Under read backpressure, a frame received past the bounds (or
+   * frame and answers its request, or starts its fiber (with the services of the scope that made
+   * the connection), before returning. Under read backpressure, a frame received past the bounds (or
    * behind frames held already) is held until they allow it.
    */
   readonly receiveUnsafe: (frame: string) => void

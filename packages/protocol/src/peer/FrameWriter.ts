@@ -110,13 +110,14 @@ export const make = (output: Output, options: {
     if (failure !== undefined) return
     failure = new SinkClosed({ message })
     stopWatchdog()
+    // What waited for room is let go (as the writers waiting for it fail).
+    wakeRoom()
     options.onFail(message)
     // Wakes the writers waiting for room: they find the failure.
     mailbox.shutdown()
     const flushes = flushWaiters
     flushWaiters = []
     for (const wake of flushes) wake()
-    wakeRoom()
   }
 
   const stopWatchdog = (): void => {
