@@ -311,7 +311,7 @@ describe("pacing", () => {
           via.offer++
           throw new Error("the transport broke")
         }
-        : (frame: string, written: () => void) => (via.offer++, frames.push(frame), written(), true)
+        : (frame: string, written?: () => void) => (via.offer++, frames.push(frame), written?.(), true)
       const sink: RequestSink = {
         write: (frame) => Effect.sync(() => void (via.write++, frames.push(frame))),
         ...(options.offer === false ? {} : { offer })

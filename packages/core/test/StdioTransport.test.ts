@@ -197,7 +197,7 @@ describe("FrameWriter", () => {
       const { output: sink, writes } = output()
       const writer = FrameWriter.make(sink, { queue: 10, queueChars: 1000, stallMillis: 1000, onFail: () => {} })
       yield* writer.write("a")
-      writer.writeUnsafe("b")
+      writer.offer("b")
       yield* writer.write("c")
       expect(writes.map((write) => write.text)).toEqual(["a\n"])
       yield* Effect.promise(() => Promise.resolve())
@@ -223,6 +223,30 @@ describe("FrameWriter", () => {
       writes[0]!.done()
       yield* Fiber.join(third)
       writer.close()
+    }))
+
+  it.live("offer takes a frame at once; past the bounds its `written` waits as a writer would, and a failed writer takes nothing", () =>
+    Effect.gen(function*() {
+      const { output: sink, writes } = output()
+      const failed = yield* Deferred.make<string>()
+      const writer = FrameWriter.make(sink, { queue: 2, queueChars: 1000, stallMillis: 50, onFail: (message) => Deferred.doneUnsafe(failed, Exit.succeed(message)) })
+      const taken: Array<string> = []
+      expect(writer.offer("1", () => void taken.push("1"))).toBe(true)
+      expect(writer.offer("2", () => void taken.push("2"))).toBe(true)
+      expect(writer.offer("3", () => void taken.push("3"))).toBe(true)
+      expect(taken).toEqual(["1", "2"])
+      yield* Effect.promise(() => Promise.resolve())
+      expect(writes.map((write) => write.text)).toEqual(["1\n", "2\n3\n"])
+      writes[0]!.done()
+      expect(taken).toEqual(["1", "2", "3"])
+      expect(writer.offer("4", () => void taken.push("4"))).toBe(true)
+      expect(writer.offer("5", () => void taken.push("5"))).toBe(true)
+      expect(taken).toEqual(["1", "2", "3"])
+      // The output accepts nothing more: the writer fails, and what waited is let go.
+      expect(yield* Deferred.await(failed)).toBe("the output did not accept a write in time")
+      expect(taken).toEqual(["1", "2", "3", "4", "5"])
+      expect(writer.offer("late", () => void taken.push("late"))).toBe(false)
+      expect(taken.length).toBe(5)
     }))
 
   it.live("fails waiting and later writes when the output accepts nothing in time", () =>

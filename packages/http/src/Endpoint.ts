@@ -169,9 +169,9 @@ export const make = Effect.fnUntraced(function*(made?: MakeOptions): Effect.fn.R
   const handlers = made?.scope
   const environment: Exchange.Environment = handlers === undefined
     // The in-flight map lives as long as the endpoint (requests end with their own responses).
-    ? { runtime, inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()) }
-    : { runtime, inFlight: yield* Scope.provide(InFlight.make, handlers), scope: handlers }
-  const inFlight = environment.inFlight
+    ? { runtime, requests: { inFlight: yield* Scope.provide(InFlight.make, Scope.makeUnsafe()), duplicates: "run" } }
+    : { runtime, requests: { inFlight: yield* Scope.provide(InFlight.make, handlers), duplicates: "run", keepIn: handlers } }
+  const inFlight = environment.requests.inFlight
   const listen = Listen.make(environment, settings.maxSubscriptions, settings.maxSubscriptionBytes, settings.subscriptionIntervalMillis)
   const budget = BodyBudget.make(settings.maxBufferedBodyBytes)
   const sessions = settings.sessions === undefined || runtime.dialects.legacy.length === 0

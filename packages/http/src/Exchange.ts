@@ -23,8 +23,8 @@
  *
  * @since 0.1.0
  */
-import { Cause, type Context, Effect, Exit, Fiber, type Scope } from "effect"
-import type * as InFlight from "@snodo/protocol/peer/InFlight"
+import { Cause, type Context, Effect, Exit, type Fiber } from "effect"
+import * as Peer from "@snodo/protocol/peer/Peer"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { RequestId, Request } from "@snodo/protocol/jsonrpc/Envelope"
 import type * as CoreListen from "@snodo/core/extension/Listen"
@@ -79,7 +79,7 @@ export const expiryGraceMillis = 1000
  * @category models
  * @since 0.1.0
  */
-export class Exchange {
+export class Exchange implements Peer.Channel<Outcome> {
   readonly id: RequestId
   /** Where notifications go; `undefined` when the request asked for none (no progress token, no log level). */
   readonly sink: RequestSink | undefined
@@ -117,7 +117,7 @@ export class Exchange {
   }
 
   /** `write` without a fiber: the event is handed over now; `false` once the exchange ended. */
-  private offer(frame: string, written: () => void): boolean {
+  private offer(frame: string, written: (() => void) | undefined): boolean {
     if (this.state === Ended) return false
     this.opening()
     this.delivery.event(event(frame), written)
@@ -229,15 +229,13 @@ export class Exchange {
 export interface Environment {
   readonly runtime: ServerRuntime["Service"]
   /**
-   * The requests in flight of every caller, by principal (or initialize-era session) and id: what a
-   * posted `notifications/cancelled` stops (the peer layer's map, shared with stdio).
+   * Where the handlers run: the in-flight map of every caller, by principal (or initialize-era
+   * session) and id, which a posted `notifications/cancelled` stops (the peer layer's, shared with
+   * stdio); a second request with an id in flight runs unregistered (`"run"`); and the scope the
+   * handlers' fibers are kept in while they run (closing it interrupts them and waits for their
+   * finalizers; without one, a handler is only interrupted, not awaited, by its release).
    */
-  readonly inFlight: InFlight.InFlight
-  /**
-   * Where the handlers' fibers are kept while they run: closing it interrupts them and waits for
-   * their finalizers. Without one, a handler is only interrupted (not awaited) by its release.
-   */
-  readonly scope?: Scope.Scope
+  readonly requests: Peer.Requests
 }
 
 /**
@@ -275,18 +273,15 @@ export interface StartOptions {
 /** The release of an exchange answered at once: it holds nothing (no fiber, no timer, no registration). */
 const answeredAtOnce = (): void => {}
 
-/** The outcome of a request the runtime answered without suspending (see `ServerRuntime.handle`). */
-const answeredOf = (outcome: Effect.Effect<Outcome>): Outcome | undefined =>
-  Exit.isExit(outcome) && Exit.isSuccess(outcome) ? (outcome as Exit.Success<Outcome>).value : undefined
-
 /**
- * Starts an exchange: hands the request to the runtime with its caller, so that an answer the
- * runtime gives without suspending is written at once, with no fiber; otherwise runs the
- * request's handler in its own fiber and, when it did not answer at once, registers the exchange
- * for posted cancellation and arms its deadline. Returns
- * the release to call once the response is over (written, or the client gone): it disarms the
- * deadline, unregisters the exchange and interrupts the handler if it still runs. Call it exactly
- * once, uninterruptibly.
+ * Starts an exchange: the request goes through the peer layer's lifecycle (`Peer.serve`), with
+ * the exchange as its channel and the caller in the request context, so that an answer the
+ * runtime gives without suspending is written at once, with no fiber; otherwise the handler runs
+ * in its own fiber, registered for posted cancellation (an authenticated caller's), and the
+ * exchange arms its deadline and its credential's lapse. Returns the release to call once the
+ * response is over (written, or the client gone): it disarms the deadline, and the exchange ends,
+ * interrupting the handler if it still runs (which unregisters it). Call it exactly once,
+ * uninterruptibly.
  *
  * @category combinators
  * @since 0.1.0
@@ -300,37 +295,33 @@ export const start = (
 ): () => void => {
   const grant = options.grant
   const exchange = new Exchange(request.id, delivery, options.notifications, grant, options.headers)
-  // The caller as the handler's fiber would see it: the runtime runs its steps at once with it.
-  const caller = fromContext(options.context)
-  const base: RequestContext = options.subscriptions === undefined
-    ? options.session === undefined
-      ? { transport: "http", sink: exchange.sink, principal: caller }
-      : { transport: "http", sink: exchange.sink, session: options.session, principal: caller }
-    : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller }
-  const trace = options.trace
-  const context: RequestContext = trace === undefined
-    ? base
-    : { ...base, traceparent: trace.traceparent, tracestate: trace.tracestate }
-  const beforeAnswer = options.beforeAnswer
-  const outcome = environment.runtime.handle(request, context, options.resolved)
-  // Answered without suspending: written now, with no fiber, nothing to cancel and no deadline.
-  const answered = beforeAnswer === undefined ? answeredOf(outcome) : undefined
-  if (answered !== undefined) {
-    exchange.complete(answered)
-    return answeredAtOnce
+  const handle = (): Effect.Effect<Outcome> => {
+    // The caller as the handler's fiber would see it: the runtime runs its steps at once with it.
+    const caller = fromContext(options.context)
+    const base: RequestContext = options.subscriptions === undefined
+      ? options.session === undefined
+        ? { transport: "http", sink: exchange.sink, principal: caller }
+        : { transport: "http", sink: exchange.sink, session: options.session, principal: caller }
+      : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller }
+    const trace = options.trace
+    const context: RequestContext = trace === undefined
+      ? base
+      : { ...base, traceparent: trace.traceparent, tracestate: trace.tracestate }
+    const outcome = environment.runtime.handle(request, context, options.resolved)
+    const beforeAnswer = options.beforeAnswer
+    // A shared session is stored before the answer: that waits, so it is never answered at once.
+    return beforeAnswer === undefined ? outcome : Effect.tap(outcome, () => beforeAnswer)
   }
-  const handled = beforeAnswer === undefined ? outcome : Effect.tap(outcome, () => beforeAnswer)
-  const fiber = Effect.runForkWith(options.context)(Effect.map(handled, (answer) => exchange.complete(answer)))
-  fiber.addObserver((exit) => exchange.ended(exit))
-  // A handler that answered without suspending is done: nothing to cancel, no deadline to arm.
-  if (fiber.pollUnsafe() !== undefined) return () => exchange.close()
-  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
-  const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
-  exchange.fiber = environment.scope === undefined ? fiber : Fiber.runIn(fiber, environment.scope)
   // A posted cancel ends the response before the handler is interrupted (see InFlight). An
   // anonymous caller's request cannot be tied to one: every unauthenticated caller is that one
   // principal, and ids collide across them (they cancel by closing the response).
-  if (principal !== anonymous.id) environment.inFlight.add(principal, request.id, fiber, () => exchange.cancel())
+  const scope = principal === anonymous.id ? undefined : principal
+  const served = Peer.serve(environment.requests, scope, request.id, handle, exchange, options.context)
+  // Answered (or ended) already: nothing to cancel, no deadline to arm.
+  if (typeof served === "string") return answeredAtOnce
+  const timer = options.deadlineMillis === undefined ? undefined : setTimeout(() => exchange.expire(), options.deadlineMillis)
+  const lapse = grant?.expiresAt === undefined ? undefined : Authentication.at(grant.expiresAt, () => exchange.lapse(grant.lapse))
+  exchange.fiber = served
   return () => {
     if (timer !== undefined) clearTimeout(timer)
     lapse?.()

@@ -1,6 +1,6 @@
 /** The peer layer: the in-flight map, the bounded outbox, and a peer over a channel. */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Queue } from "effect"
+import { Deferred, Effect, Exit, Fiber, Queue } from "effect"
 import { vi } from "vitest"
 import * as InFlight from "../src/peer/InFlight.ts"
 import * as Outbox from "../src/peer/Outbox.ts"
@@ -148,5 +148,103 @@ describe("Peer", () => {
 
       expect(peer.offer("a change")).toBe(true)
       expect(yield* Queue.take(written)).toBe("a change")
+    }).pipe(Effect.scoped))
+
+  it.effect("a sink that takes frames synchronously: an answer that completed is written with no fiber, one past the sink's bounds stays in flight until taken", () =>
+    Effect.gen(function*() {
+      const written: Array<string> = []
+      const held: Array<() => void> = []
+      let full = false
+      let settled = 0
+      const peer = yield* Peer.make({
+        sink: {
+          write: () => Effect.die("not called: the sink offers"),
+          offer: (frame, taken) => {
+            written.push(frame)
+            if (taken === undefined) return true
+            if (full) held.push(taken)
+            else taken()
+            return true
+          }
+        },
+        onRequest: (request) => Effect.succeed(answering(request.id)),
+        reject: (id, error) => Encoder.error(id, { code: error.code, message: error.message }),
+        onSettled: () => void settled++
+      })
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":1,"method":"now"}`)
+      expect(written).toEqual([answering(1)])
+      expect(peer.inFlightUnsafe()).toBe(0)
+      full = true
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":2,"method":"now"}`)
+      expect(written).toEqual([answering(1), answering(2)])
+      expect(peer.inFlightUnsafe()).toBe(1)
+      peer.receiveUnsafe(`{"jsonrpc":"2.0","id":2,"method":"now"}`)
+      expect(JSON.parse(written[2]!)).toMatchObject({ id: 2, error: { code: -32600 } })
+      held.shift()!()
+      yield* peer.drain
+      expect([peer.inFlightUnsafe(), settled]).toEqual([0, 1])
+    }).pipe(Effect.scoped))
+})
+
+describe("Peer.serve", () => {
+  const channelOf = () => {
+    const events: Array<string> = []
+    const channel: Peer.Channel<string> = {
+      complete: (answer) => void events.push(`complete ${answer}`),
+      ended: (exit) => void events.push(`ended ${Exit.isSuccess(exit) ? "success" : "failure"}`),
+      cancel: () => void events.push("cancel")
+    }
+    return { events, channel }
+  }
+
+  it.effect("completes an answer given at once with no fiber; forks one that suspends, registers it with the channel's cancel, and reports its end", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* InFlight.make
+      const services = yield* Effect.context<never>()
+      const requests: Peer.Requests = { inFlight, duplicates: "run" }
+      const now = channelOf()
+      expect(Peer.serve(requests, "alice", 1, () => Effect.succeed("one"), now.channel, services)).toBe("answered")
+      expect(now.events).toEqual(["complete one"])
+      expect(inFlight.size()).toBe(0)
+
+      const failed = channelOf()
+      expect(Peer.serve(requests, "alice", 1, () => Effect.die("boom"), failed.channel, services)).toBe("answered")
+      expect(failed.events).toEqual(["ended failure"])
+
+      const release = yield* Deferred.make<string>()
+      const later = channelOf()
+      const served = Peer.serve(requests, "alice", 2, () => Deferred.await(release), later.channel, services)
+      expect(typeof served).toBe("object")
+      expect(inFlight.has("alice", 2)).toBe(true)
+      yield* Deferred.succeed(release, "two")
+      if (typeof served === "string") return
+      yield* Fiber.await(served)
+      expect(later.events).toEqual(["complete two", "ended success"])
+      expect(inFlight.size()).toBe(0)
+
+      const cancelled = channelOf()
+      const running = Peer.serve(requests, "alice", 3, () => Effect.never, cancelled.channel, services)
+      expect(inFlight.cancel("alice", 3)).toBe(true)
+      expect(cancelled.events).toEqual(["cancel"])
+      if (typeof running !== "string") yield* Fiber.interrupt(running)
+    }).pipe(Effect.scoped))
+
+  it.effect("a duplicate id is refused (a stream) or runs unregistered (HTTP); a request with no scope is never registered", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* InFlight.make
+      const services = yield* Effect.context<never>()
+      const first = Peer.serve({ inFlight, duplicates: "refuse" }, "", 1, () => Effect.never, channelOf().channel, services)
+      let built = 0
+      const again = () => {
+        built++
+        return Effect.never
+      }
+      expect(Peer.serve({ inFlight, duplicates: "refuse" }, "", 1, again, channelOf().channel, services)).toBe("refused")
+      expect(built).toBe(0)
+      const second = Peer.serve({ inFlight, duplicates: "run" }, "", 1, again, channelOf().channel, services)
+      expect([built, inFlight.size(), typeof second]).toEqual([1, 1, "object"])
+      const anonymous = Peer.serve({ inFlight, duplicates: "run" }, undefined, 2, () => Effect.never, channelOf().channel, services)
+      expect([typeof anonymous, inFlight.size(), inFlight.cancel("", 2)]).toEqual(["object", 1, false])
+      for (const fiber of [first, second, anonymous]) if (typeof fiber !== "string") yield* Fiber.interrupt(fiber)
     }).pipe(Effect.scoped))
 })

@@ -499,10 +499,23 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
   const offer = sink.offer?.bind(sink)
   let live = false
   let writing = 0
+  // The fiber waiting for a direct write to be taken before it takes the next change: at most one
+  // change is with the transport and not yet taken, whichever way it went.
+  let directWaiter: ((effect: Effect.Effect<void>) => void) | undefined
   const directWritten = () => {
     writing--
     if (pace > 0) restUntil = clock.currentTimeMillisUnsafe() + pace
+    const waiter = directWaiter
+    directWaiter = undefined
+    waiter?.(Effect.void)
   }
+  const directTaken = Effect.callback<void>((resume) => {
+    if (writing === 0) return resume(Effect.void)
+    directWaiter = resume
+    return Effect.sync(() => {
+      directWaiter = undefined
+    })
+  })
   const deliver = (change: Change): void => {
     if (offer !== undefined && live && writing === 0 && mailbox.waiting() === 0 && mailbox.state() === "open") {
       const now = pace > 0 ? clock.currentTimeMillisUnsafe() : 0
@@ -541,6 +554,13 @@ export const run = Effect.fnUntraced(function*(input: Input): Effect.fn.Return<E
         if (rest > 0 && !closing) {
           yield* closesOnOverflow ? Effect.raceFirst(Effect.sleep(rest), Deferred.await(overflowed)) : Effect.sleep(rest)
         }
+      }
+      // A change written from the publisher's loop and not yet taken (a transport that fell
+      // behind) is the one this stream has with the transport: the next waits in the queue until
+      // it is taken, as behind the fiber's own write.
+      if (offer !== undefined) {
+        yield* mailbox.ready
+        if (writing > 0) yield* closesOnOverflow ? Effect.raceFirst(directTaken, Deferred.await(overflowed)) : directTaken
       }
       const change = yield* Effect.orElseSucceed(mailbox.take, () => undefined)
       if (change === undefined) {

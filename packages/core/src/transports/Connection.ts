@@ -2,8 +2,10 @@
  * A server's side of a bidirectional message connection (stdio, a socket, the in-memory test
  * transport): a {@link Peer} whose requests the server's pipeline answers.
  *
- * The peer answers each request exactly once from its own fiber, honours `notifications/cancelled`
- * by interrupting the target request's fiber, refuses a request whose id is already in flight
+ * The peer answers each request exactly once (one the pipeline completes without suspending at
+ * once, with no fiber: the connection names the caller in the request context; any other from a
+ * fiber of its own), honours `notifications/cancelled` by interrupting the target request's fiber,
+ * refuses a request whose id is already in flight
  * (-32600), never answers notifications or responses, and on close interrupts whatever is in
  * flight. This module adds what a server needs of a connection: at most `maxSubscriptions` listen
  * streams (the runtime refuses more with -32603), the frame that ends a stream written on this
@@ -45,9 +47,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Latch, Scope } from "effect"
+import { type Context, Effect, Latch, Scope } from "effect"
 import type { McpError } from "@snodo/protocol/jsonrpc/McpError"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Listen from "../runtime/Listen.ts"
+import { fromContext } from "../runtime/Principal.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import * as Session from "../runtime/Session.ts"
@@ -62,15 +66,15 @@ import { type Outcome, ServerRuntime } from "../server/ServerRuntime.ts"
  */
 export interface Connection {
   /**
-   * Handles one frame. Requests run in their own fibers, with the caller's services; this returns
-   * once they are started. Under read backpressure a frame past the bounds is held as
+   * Handles one frame. Requests run with the caller's services (in fibers of their own unless
+   * they complete without suspending); this returns once they are answered or started. Under read backpressure a frame past the bounds is held as
    * {@link Connection.receiveUnsafe} holds it (and runs with the connection's services).
    */
   readonly receive: (frame: string) => Effect.Effect<void>
   /**
    * {@link Connection.receive} outside any fiber, for a transport's input callback: decodes the
-   * frame and starts its request's fiber (with the services of the scope that made the
-   * connection) before returning. Under read backpressure, a frame received past the bounds (or
+   * frame and answers its request, or starts its fiber (with the services of the scope that made
+   * the connection), before returning. Under read backpressure, a frame received past the bounds (or
    * behind frames held already) is held until they allow it.
    */
   readonly receiveUnsafe: (frame: string) => void
@@ -176,9 +180,24 @@ export const make = Effect.fnUntraced(function*(options: {
   let offer: (frame: string) => boolean = () => false
   const outgoing = runtime.dialects.legacy.length === 0 ? undefined : OutgoingRequests.make()
   const session = outgoing === undefined ? undefined : Session.makeUnsafe({ outbound: (frame) => void offer(frame), requests: outgoing })
-  const context: RequestContext = session === undefined
-    ? { transport: options.transport, sink: options.sink, subscriptions }
-    : { transport: options.transport, sink: options.sink, subscriptions, session }
+  // The request context names the caller as the request's fiber would see it (the principal of
+  // the services it runs with), so that the runtime answers a request that completes without
+  // suspending at once, and the peer writes it with no fiber.
+  const contextFor = (of: Context.Context<never>): RequestContext =>
+    session === undefined
+      ? { transport: options.transport, sink: options.sink, subscriptions, principal: fromContext(of) }
+      : { transport: options.transport, sink: options.sink, subscriptions, session, principal: fromContext(of) }
+  // The connection's own services (`receiveUnsafe`'s), and the last caller's (`receive`'s), are
+  // looked up once.
+  let lastServices = yield* Effect.context<never>()
+  let lastContext = contextFor(lastServices)
+  const contextOf = (services: Context.Context<never>): RequestContext => {
+    if (services !== lastServices) {
+      lastContext = contextFor(services)
+      lastServices = services
+    }
+    return lastContext
+  }
   // Runs after the peer's own finalizer (finalizers run in reverse): waiting server-to-client requests fail.
   if (session !== undefined) yield* Scope.addFinalizer(scope, session.end)
   const bounds = options.backpressure
@@ -199,7 +218,7 @@ export const make = Effect.fnUntraced(function*(options: {
     }
   const peer = yield* Peer.make({
     sink: options.sink,
-    onRequest: (request) => Effect.map(runtime.handle(request, context), framesOf),
+    onRequest: (request, services) => Immediate.map(runtime.handle(request, contextOf(services)), framesOf),
     reject: (id, error) => runtime.reject(id, error).frame,
     onNotification: (notification) => {
       if (notification.method === "notifications/initialized") session?.markInitialized()

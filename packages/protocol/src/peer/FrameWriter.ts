@@ -45,8 +45,13 @@ export interface Output {
  * @since 0.1.0
  */
 export interface FrameWriter extends RequestSink {
-  /** Accepts a frame without waiting (refusals written from an input callback). */
-  readonly writeUnsafe: (frame: string) => void
+  /**
+   * Accepts a frame without a fiber (refusals written from an input callback, answers that
+   * completed without suspending, listen streams' changes): `written` is called at once, or, past
+   * the writer's bounds, once the output caught up (as `write` completes); `false` once the writer
+   * failed or was closed.
+   */
+  readonly offer: (frame: string, written?: () => void) => boolean
   /** Completes once every frame accepted so far is written (at once if the writer failed). */
   readonly flushed: Effect.Effect<void>
   /** Stops the stall watchdog; frames accepted later are dropped. */
@@ -92,11 +97,21 @@ export const make = (output: Output, options: {
   let progressAt = 0
   let watchdog: ReturnType<typeof setTimeout> | undefined
   let flushWaiters: Array<() => void> = []
+  /** The `written` callbacks of frames offered past the bounds, called once there is room again. */
+  let roomWaiters: Array<() => void> = []
+
+  const wakeRoom = (): void => {
+    const waiters = roomWaiters
+    roomWaiters = []
+    for (const written of waiters) written()
+  }
 
   const fail = (message: string): void => {
     if (failure !== undefined) return
     failure = new SinkClosed({ message })
     stopWatchdog()
+    // What waited for room is let go (as the writers waiting for it fail).
+    wakeRoom()
     options.onFail(message)
     // Wakes the writers waiting for room: they find the failure.
     mailbox.shutdown()
@@ -129,6 +144,7 @@ export const make = (output: Output, options: {
       flushWaiters = []
       for (const wake of flushes) wake()
     }
+    if (roomWaiters.length > 0 && !mailbox.isOver()) wakeRoom()
     options.onWritten?.()
   }
 
@@ -179,8 +195,14 @@ export const make = (output: Output, options: {
 
   return {
     write,
-    writeUnsafe: (frame) => {
-      if (failure === undefined && !closed) offer(frame)
+    offer: (frame, written) => {
+      if (failure !== undefined || closed) return false
+      offer(frame)
+      if (written !== undefined) {
+        if (mailbox.isOver()) roomWaiters.push(written)
+        else written()
+      }
+      return true
     },
     flushed,
     close: () => {

@@ -29,17 +29,13 @@ export interface RequestSink {
   /** Writes one encoded JSON-RPC notification; completes once the transport took it, in order. */
   readonly write: (frame: string) => Effect.Effect<void, SinkClosed>
   /**
-   * Accepts a frame without waiting, from outside any fiber (a refusal written from a transport's
-   * input callback), where the transport can (`FrameWriter`); without it such a frame is written
-   * from a fiber of its own.
+   * Hands one frame to the transport now, without a fiber, where the transport can (`FrameWriter`,
+   * an HTTP exchange): a refusal written from a transport's input callback, an answer that completed
+   * without suspending, a listen stream's change written from the publisher's loop to many sinks.
+   * `written`, when given, is called once the transport took the frame, as `write` completes:
+   * before `offer` returns when nothing has to wait. `false` (and `written` never called) when the
+   * transport can no longer write (`write` then fails with {@link SinkClosed}). Without it, a
+   * caller falls back to `write`.
    */
-  readonly writeUnsafe?: ((frame: string) => void) | undefined
-  /**
-   * Writes one frame now, without a fiber, for a caller that has one frame for many sinks (a listen
-   * stream's change, written from the publisher's loop): `written` is called once the transport
-   * took it, as `write` completes; `false` when the transport can no longer write (`write` then
-   * fails with {@link SinkClosed}). Optional (HTTP's exchanges have it): a caller falls back to
-   * `write`.
-   */
-  readonly offer?: ((frame: string, written: () => void) => boolean) | undefined
+  readonly offer?: ((frame: string, written?: () => void) => boolean) | undefined
 }

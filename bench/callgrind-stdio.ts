@@ -1,0 +1,130 @@
+/**
+ * Instructions per stdio `tools/call echo`, counted by valgrind's callgrind (the stdio companion of
+ * `bench/callgrind.ts`): the server runs under `valgrind --tool=callgrind --separate-threads=yes`,
+ * `--warm` sequential calls (default 500) warm it up, `callgrind_control -z` zeroes the counts,
+ * `--count` more (default 1,000) are sent, one after another (each waits for its answer), or all
+ * at once with `--burst`, and `callgrind_control -d` dumps them. Printed per call: the main
+ * thread's instructions and all threads'.
+ *
+ *   npx node bench/callgrind-stdio.ts [--server snodo|raw] [--count N] [--warm N] [--burst]
+ *
+ * `snodo` is the everything server's bench peer (`bench/peers/snodo.ts --stdio`), `raw` the stdio
+ * floor (`bench/peers/raw-stdio.ts`). Servers run from the packages' build (`npm run build` first).
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { checkEcho, echoBody } from "./wire.ts"
+
+const argv = process.argv.slice(2)
+const valueOf = (flag: string, fallback: string): string => {
+  const at = argv.indexOf(flag)
+  return at < 0 ? fallback : argv[at + 1] ?? fallback
+}
+const server = valueOf("--server", "snodo")
+const count = Number(valueOf("--count", "1000"))
+const warm = Number(valueOf("--warm", "500"))
+const burst = argv.includes("--burst")
+
+const script = server === "raw" ? "bench/peers/raw-stdio.ts" : "bench/peers/snodo.ts"
+const args = server === "raw" ? [] : ["--stdio"]
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "snodo-callgrind-stdio-"))
+const nodeOptions = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
+const child = spawn("valgrind", [
+  "--tool=callgrind",
+  "--separate-threads=yes",
+  `--callgrind-out-file=${dir}/out.%p`,
+  process.execPath,
+  script,
+  ...args
+], {
+  stdio: ["pipe", "pipe", "pipe"],
+  env: { ...process.env, NODE_OPTIONS: nodeOptions.join(" "), NODE_ENV: "production", SNODO_EVERYTHING_BUNDLE: "0" }
+})
+let stderr = ""
+child.stderr.setEncoding("utf8")
+child.stderr.on("data", (chunk: string) => {
+  stderr = (stderr + chunk).slice(-8192)
+})
+
+/** Answers by id, as they come. */
+const waiting = new Map<number, (line: string) => void>()
+let buffered = ""
+child.stdout.setEncoding("utf8")
+child.stdout.on("data", (chunk: string) => {
+  buffered += chunk
+  let newline = buffered.indexOf("\n")
+  while (newline >= 0) {
+    const line = buffered.slice(0, newline)
+    buffered = buffered.slice(newline + 1)
+    newline = buffered.indexOf("\n")
+    const id = (JSON.parse(line) as { readonly id?: unknown }).id
+    if (typeof id !== "number") continue
+    const resolve = waiting.get(id)
+    waiting.delete(id)
+    resolve?.(line)
+  }
+})
+
+let nextId = 1
+const call = (): Promise<void> => {
+  const id = nextId++
+  return new Promise<string>((resolve) => {
+    waiting.set(id, resolve)
+    child.stdin.write(`${echoBody(id)}\n`)
+  }).then((line) => {
+    const problem = checkEcho(JSON.parse(line), id)
+    if (problem !== undefined) throw new Error(problem)
+  })
+}
+
+const send = async (total: number, atOnce: boolean): Promise<void> => {
+  if (atOnce) {
+    await Promise.all(Array.from({ length: total }, call))
+    return
+  }
+  for (let i = 0; i < total; i++) await call()
+}
+
+const control = (flag: string): void => {
+  const done = spawnSync("callgrind_control", [flag, String(child.pid)], { encoding: "utf8" })
+  if (done.status !== 0) throw new Error(`callgrind_control ${flag}: ${done.stderr}`)
+}
+
+const summary = (file: string): number => {
+  const text = Fs.readFileSync(file, "utf8")
+  const match = /^summary: (\d+)$/m.exec(text) ?? /^totals: (\d+)$/m.exec(text)
+  return match === null ? 0 : Number(match[1])
+}
+
+try {
+  await Promise.race([
+    call(),
+    new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`))))
+  ])
+  await send(warm, false)
+  const before = new Set(Fs.readdirSync(dir))
+  control("-z")
+  await send(count, burst)
+  control("-d")
+  let dumped: Array<string> = []
+  for (let tries = 0; tries < 200 && dumped.length === 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name))
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name)).toSorted()
+  const main = dumped.find((name) => name.endsWith("-01"))
+  if (main === undefined) throw new Error(`no dump of the main thread in ${dir}: ${dumped.join(", ")}`)
+  const mainCount = summary(Path.join(dir, main))
+  const all = dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0)
+  const perCall = (n: number) => `${(n / count / 1000).toFixed(1)}k`
+  process.stdout.write(`${server} stdio ${burst ? "burst" : "sequential"} n=${count}: main thread ${perCall(mainCount)} instructions per call, all threads ${perCall(all)}\n`)
+} finally {
+  child.stdin.end()
+  child.kill("SIGINT")
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  if (child.exitCode === null) child.kill("SIGKILL")
+  Fs.rmSync(dir, { recursive: true, force: true })
+}
