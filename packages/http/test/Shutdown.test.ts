@@ -73,7 +73,11 @@ describe("shutdown with an application served", () => {
     const routes = HttpRouter.add(
       "GET",
       "/stuck",
-      Effect.as(Effect.sleep(10_000), HttpServerResponse.text("late")).pipe(Effect.onInterrupt(() => Effect.sync(() => events.push("interrupted"))))
+      Effect.sync(() => events.push("started")).pipe(
+        Effect.andThen(Effect.sleep(10_000)),
+        Effect.as(HttpServerResponse.text("late")),
+        Effect.onInterrupt(() => Effect.sync(() => events.push("interrupted")))
+      )
     )
     const runtime = ManagedRuntime.make(
       HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
@@ -83,11 +87,11 @@ describe("shutdown with an application served", () => {
     )
     const base = `http://127.0.0.1:${await portOf(runtime)}`
     const stuck = send(`${base}/stuck`, undefined, { method: "GET" }).then((r) => r.status, (e: Error) => e.message)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => events.includes("started"))
     const startedAt = Date.now()
     await runtime.dispose()
     expect(Date.now() - startedAt).toBeLessThan(3000)
-    expect(events).toEqual(["interrupted"])
+    expect(events).toEqual(["started", "interrupted"])
     expect(await stuck).not.toBe(200)
   })
 })
