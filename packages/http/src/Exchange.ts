@@ -302,11 +302,12 @@ export const start = (
   const exchange = new Exchange(request.id, delivery, options.notifications, grant, options.headers)
   // The caller as the handler's fiber would see it: the runtime runs its steps at once with it.
   const caller = fromContext(options.context)
+  const services = options.context
   const base: RequestContext = options.subscriptions === undefined
     ? options.session === undefined
-      ? { transport: "http", sink: exchange.sink, principal: caller }
-      : { transport: "http", sink: exchange.sink, session: options.session, principal: caller }
-    : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller }
+      ? { transport: "http", sink: exchange.sink, principal: caller, services }
+      : { transport: "http", sink: exchange.sink, session: options.session, principal: caller, services }
+    : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller, services }
   const trace = options.trace
   const context: RequestContext = trace === undefined
     ? base

@@ -279,12 +279,15 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
     const checked = checkInvocation(policy, guard.component, info, guard.notFound)
-    return Immediate.andThen(
-      instrumentation === undefined || (Immediate.isDone(checked) && Exit.isSuccess(checked))
-        ? checked
-        : Effect.tapError(checked, (error) => Effect.sync(() => instrumentation.forbidden(request, context, principal.id, error.code))),
-      body
-    )
+    if (instrumentation === undefined) return Immediate.andThen(checked, body)
+    const forbidden = (error: McpError) => instrumentation.forbidden(request, context, principal.id, error.code)
+    if (!Immediate.isDone(checked)) return Immediate.andThen(Effect.tapError(checked, (error) => Effect.sync(() => forbidden(error))), body)
+    // A refusal decided at once is observed at once (as `Effect.tapError` would: its typed failure).
+    if (Exit.isFailure(checked)) {
+      const refused = Cause.findError(checked.cause)
+      if (refused._tag === "Success") forbidden(refused.success)
+    }
+    return Immediate.andThen(checked, body)
   }
 
   /**
