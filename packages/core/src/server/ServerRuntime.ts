@@ -207,12 +207,38 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const cacheOf = (route: Route.Any): CacheHint | undefined =>
     route.cacheable ? settings.cache[route.method] ?? defaultCacheHint : undefined
 
+  /**
+   * The shaped result of a reply whose result is the same on every request (a list page, the same
+   * reply object each time: routes/List), serialized once per dialect: shaping depends only on the
+   * result, the server's info and the cache hint, all fixed for that reply and route. A new page
+   * (a changed catalog, another principal's view) is a new reply.
+   */
+  const encodedResults = new WeakMap<Route.Reply, Map<Dialect, string>>()
+  const encodedResult = (
+    reply: Route.Reply & { readonly _tag: "Result" },
+    encoded: { readonly key: string; readonly json: string },
+    route: Route.Any,
+    dialect: Dialect
+  ): string => {
+    let byDialect = encodedResults.get(reply)
+    if (byDialect === undefined) {
+      byDialect = new Map()
+      encodedResults.set(reply, byDialect)
+    }
+    let json = byDialect.get(dialect)
+    if (json === undefined) {
+      const rest = JSON.stringify(dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
+      json = `{${JSON.stringify(encoded.key)}:${encoded.json}${rest === "{}" ? "}" : "," + rest.slice(1)}`
+      byDialect.set(dialect, json)
+    }
+    return json
+  }
+
   const encode = (request: Envelope.Request, route: Route.Any, dialect: Dialect, reply: Route.Reply): Outcome => {
     if (reply._tag === "Error") return { ...errorOutcome(request.id, reply.error, dialect), streamEnd: reply.streamEnd }
-    const shaped = dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route))
     const frame = reply.encoded === undefined
-      ? Encoder.result(request.id, shaped)
-      : Encoder.resultWithEncoded(request.id, shaped, reply.encoded.key, reply.encoded.json)
+      ? Encoder.result(request.id, dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
+      : Encoder.resultJson(request.id, encodedResult(reply, reply.encoded, route, dialect))
     return reply.streamEnd === undefined ? { _tag: "Result", frame } : { _tag: "Result", frame, streamEnd: reply.streamEnd }
   }
 
