@@ -4,7 +4,9 @@
  * the body, dispatch, the exchange, the reply) without the core's work, so that a count of the
  * real server minus this one is what the core pipeline costs per request.
  *
- *   npx node bench/callgrind-server.ts --port 3000 [--core real|canned]
+ * With `--otlp URL` the real server exports spans and metrics there (`examples/everything/observability.ts`).
+ *
+ *   npx node bench/callgrind-server.ts --port 3000 [--core real|canned] [--otlp URL]
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Context from "effect/Context"
@@ -23,6 +25,8 @@ const valueOf = (flag: string): string | undefined => {
 }
 const port = Number(valueOf("--port") ?? 3000)
 const canned = valueOf("--core") === "canned"
+const otlp = valueOf("--otlp")
+const Observed = otlp === undefined ? ServerLayer : ServerLayer.pipe(Layer.provide((await import("../examples/everything/observability.ts")).otlpLayer(otlp)))
 
 const echoResult = JSON.stringify({
   content: [{ type: "text", text: JSON.stringify({ text: "hello, bench" }) }],
@@ -42,4 +46,4 @@ const Canned = Layer.effectContext(Effect.map(Effect.context<Layer.Success<typeo
 
 process.on("SIGINT", () => process.exit(0))
 process.on("SIGTERM", () => process.exit(0))
-serveHttp(port, undefined, defaultDialects, canned ? Canned : ServerLayer).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)
+serveHttp(port, undefined, defaultDialects, canned ? Canned : Observed).pipe(Effect.provide(StdioTransport.stderrLogger), NodeRuntime.runMain)

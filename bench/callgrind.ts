@@ -8,11 +8,13 @@
  * `callgrind_control -d` dumps them. Printed per request: the main thread's instructions and all
  * threads' (V8's GC and compiler threads added).
  *
- *   npx node bench/callgrind.ts [--server snodo|canned|raw] [--scenario echo|list] [--count N] [--warm N] [--connections N]
+ *   npx node bench/callgrind.ts [--server snodo|canned|raw] [--scenario echo|list] [--count N] [--warm N] [--connections N] [--otlp]
  *
  * `snodo` is the everything server (tasks in memory), `canned` the same server with the core's
  * `handle` replaced by a canned answer (the HTTP adapter alone; `bench/callgrind-server.ts`), `raw`
- * the raw node:http floor. Servers run from the packages' build (`npm run build` first), as the
+ * the raw node:http floor. With `--otlp` the snodo echo server exports spans and metrics over OTLP
+ * to a stand-in collector in this process (`bench/otlp-sink.ts`), as the observability scenario
+ * runs it (the exporters' own work is counted in, as it is there). Servers run from the packages' build (`npm run build` first), as the
  * bench runs them.
  */
 import { spawn, spawnSync } from "node:child_process"
@@ -21,6 +23,7 @@ import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { freePort } from "./children.ts"
+import * as OtlpSink from "./otlp-sink.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, frameOf, listBody, listHeaders } from "./wire.ts"
 
 const argv = process.argv.slice(2)
@@ -33,6 +36,8 @@ const scenario = valueOf("--scenario", "echo")
 const count = Number(valueOf("--count", "1000"))
 const warm = Number(valueOf("--warm", "500"))
 const connections = Number(valueOf("--connections", "16"))
+const sink = argv.includes("--otlp") ? await OtlpSink.start() : undefined
+if (sink !== undefined && (server !== "snodo" || scenario !== "echo")) throw new Error("--otlp is for --server snodo --scenario echo")
 
 const port = await freePort()
 const list = scenario === "list"
@@ -41,7 +46,7 @@ const args = server === "raw"
   ? ["--port", String(port), ...(list ? ["--tools", "list"] : [])]
   : list
   ? ["--http", "--port", String(port), "--tools", "list"]
-  : ["--port", String(port), "--core", server === "canned" ? "canned" : "real"]
+  : ["--port", String(port), "--core", server === "canned" ? "canned" : "real", ...(sink === undefined ? [] : ["--otlp", sink.url])]
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "snodo-callgrind-"))
 const nodeOptions = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
 const child = spawn("valgrind", [
@@ -77,6 +82,19 @@ const post = (): Promise<{ readonly status: number; readonly type: string; reado
     request.end(body)
   })
 
+/**
+ * `post`, sent again on a reset: under valgrind the server's loop can be busy for longer than its
+ * keep-alive timeout, which then closes a connection whose next request is already waiting.
+ */
+const postAgain = async (attempts = 5): ReturnType<typeof post> => {
+  try {
+    return await post()
+  } catch (error) {
+    if (attempts <= 1 || (error as { readonly code?: unknown }).code !== "ECONNRESET") throw error
+    return postAgain(attempts - 1)
+  }
+}
+
 /** Sends `total` requests, `connections` at a time (each connection one after another). */
 const send = async (total: number): Promise<void> => {
   let left = total
@@ -84,7 +102,7 @@ const send = async (total: number): Promise<void> => {
   const worker = async () => {
     while (left > 0) {
       left--
-      const answer = await post()
+      const answer = await postAgain()
       if (answer.status !== 200) failed = `status ${answer.status}: ${answer.text}`
     }
   }
@@ -98,7 +116,7 @@ const control = (flag: string): void => {
 }
 
 const ready = async (): Promise<void> => {
-  const until = Date.now() + 300_000
+  const until = Date.now() + 600_000
   for (;;) {
     try {
       const answer = await post()
@@ -108,7 +126,7 @@ const ready = async (): Promise<void> => {
       return
     } catch (error) {
       if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`, { cause: error })
-      if (Date.now() > until) throw new Error("the server did not answer within 300 s", { cause: error })
+      if (Date.now() > until) throw new Error("the server did not answer within 600 s", { cause: error })
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
   }
@@ -140,11 +158,14 @@ try {
   const mainCount = summary(Path.join(dir, main))
   const all = dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0)
   const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
-  process.stdout.write(`${server} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
+  process.stdout.write(`${server}${sink === undefined ? "" : " --otlp"} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
+} catch (error) {
+  throw new Error(`${String(error)}; the server's stderr: ${stderr}`, { cause: error })
 } finally {
   agent.destroy()
   child.kill("SIGINT")
   await new Promise((resolve) => setTimeout(resolve, 500))
   if (child.exitCode === null) child.kill("SIGKILL")
   Fs.rmSync(dir, { recursive: true, force: true })
+  await sink?.close()
 }

@@ -17,6 +17,9 @@ export const start = async (): Promise<Sink> => {
   const counts = { traces: 0, metrics: 0, spans: 0, bytes: 0 }
   const server = createServer((request, response) => {
     const chunks: Array<Buffer> = []
+    // An exporter that goes away mid-post (its server killed) resets the connection: not ours to crash on.
+    request.on("error", () => {})
+    response.on("error", () => {})
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
       const body = Buffer.concat(chunks)

@@ -298,11 +298,13 @@ export const start = (
   const handle = (): Effect.Effect<Outcome> => {
     // The caller as the handler's fiber would see it: the runtime runs its steps at once with it.
     const caller = fromContext(options.context)
+    // The caller's services: an observed request reads its span's parent, clock and address there.
+    const services = options.context
     const base: RequestContext = options.subscriptions === undefined
       ? options.session === undefined
-        ? { transport: "http", sink: exchange.sink, principal: caller }
-        : { transport: "http", sink: exchange.sink, session: options.session, principal: caller }
-      : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller }
+        ? { transport: "http", sink: exchange.sink, principal: caller, services }
+        : { transport: "http", sink: exchange.sink, session: options.session, principal: caller, services }
+      : { transport: "http", sink: exchange.sink, subscriptions: options.subscriptions, principal: caller, services }
     const trace = options.trace
     const context: RequestContext = trace === undefined
       ? base

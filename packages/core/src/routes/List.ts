@@ -3,8 +3,8 @@
  *
  * Each serves one page of the catalog's list as the principal may see it (an authorization policy
  * filters it before pagination), following the request's `cursor` (-32602 when it is not one this
- * list issued). A page's entries are serialized once: the list is immutable, so the same page is
- * the same JSON text on every request.
+ * list issued). A page's reply is made once: the list is immutable, so the same page is the same
+ * reply, and the same JSON text, on every request.
  *
  * @since 0.1.0
  */
@@ -16,24 +16,43 @@ import { InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
 import { PaginatedRequestParams } from "@snodo/protocol/wire/Meta"
 import * as Route from "./Route.ts"
 
-/** Each page of a list serialized once (lists are immutable; views are cached per principal). */
-const encodedPages = new WeakMap<object, WeakMap<object, string>>()
+/**
+ * Each page's reply made once (lists are immutable; views are cached per principal): the same
+ * reply object on every request for that page, so its entries are serialized once here and the
+ * runtime encodes the rest of its result once per dialect (`ServerRuntime`'s encoding of a reply
+ * with `encoded`). A page is identified by its list and its first entry (entries are the list's
+ * own, stable objects); a changed catalog is new lists, whose pages are new replies.
+ */
+const pageReplies = new WeakMap<object, WeakMap<object, Effect.Effect<Route.Reply>>>()
+const emptyPages = new WeakMap<object, Effect.Effect<Route.Reply>>()
 
-const encodedPage = (list: Pagination.PagedList<object>, items: ReadonlyArray<object>): string => {
-  // a page is identified by its first entry (entries are the list's own, stable objects)
-  const first = items[0]
-  if (first === undefined) return "[]"
-  let pages = encodedPages.get(list)
-  if (pages === undefined) {
-    pages = new WeakMap()
-    encodedPages.set(list, pages)
+const replyOf = (key: string, page: Pagination.Page<object>): Effect.Effect<Route.Reply> => {
+  const result: Record<string, unknown> = {}
+  if (page.nextCursor !== undefined) result["nextCursor"] = page.nextCursor
+  return Effect.succeed<Route.Reply>({ _tag: "Result", result, encoded: { key, json: page.items.length === 0 ? "[]" : JSON.stringify(page.items) } })
+}
+
+const pageReply = (list: Pagination.PagedList<object>, key: string, page: Pagination.Page<object>): Effect.Effect<Route.Reply> => {
+  const first = page.items[0]
+  if (first === undefined) {
+    let reply = emptyPages.get(list)
+    if (reply === undefined) {
+      reply = replyOf(key, page)
+      emptyPages.set(list, reply)
+    }
+    return reply
   }
-  let encoded = pages.get(first)
-  if (encoded === undefined) {
-    encoded = JSON.stringify(items)
-    pages.set(first, encoded)
+  let replies = pageReplies.get(list)
+  if (replies === undefined) {
+    replies = new WeakMap()
+    pageReplies.set(list, replies)
   }
-  return encoded
+  let reply = replies.get(first)
+  if (reply === undefined) {
+    reply = replyOf(key, page)
+    replies.set(first, reply)
+  }
+  return reply
 }
 
 type Kind = "tools" | "resources" | "templates" | "prompts"
@@ -46,9 +65,7 @@ const make = (method: Method.Request<typeof Methods.ToolsList.params.Type, unkno
       const list = call.environment.views(kind, { principal: call.principal, method: method.name })
       const page = Pagination.page(list, call.params.cursor)
       if (page instanceof InvalidParams) return Effect.fail(page)
-      const result: Record<string, unknown> = {}
-      if (page.nextCursor !== undefined) result["nextCursor"] = page.nextCursor
-      return Effect.succeed<Route.Reply>({ _tag: "Result", result, encoded: { key, json: encodedPage(list, page.items) } })
+      return pageReply(list, key, page)
     }
   })
 

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Tracer } from "effect"
+import type { Context, Tracer } from "effect"
 import type * as Listen from "./Listen.ts"
 import type { TransportKind } from "./McpRequest.ts"
 import type { Principal } from "./Principal.ts"
@@ -43,6 +43,14 @@ export interface RequestContext {
    * the transport answers without a fiber; without it, the principal is read in the fiber.
    */
   readonly principal?: Principal["Service"] | undefined
+  /**
+   * The services the request's fiber would run with, when the transport knows them (with
+   * `principal`, which is theirs). With them an observed request is answered without a fiber
+   * too: its span's parent, its clock and the client's address (a `client.address` log
+   * annotation) are read from them, as the fiber would read them; without them, an observed
+   * request runs in a fiber.
+   */
+  readonly services?: Context.Context<never> | undefined
   /**
    * The request's span, when the runtime traces it (set by its instrumentation, not by
    * transports): the parent of the handler's spans, and what a task created here links to.

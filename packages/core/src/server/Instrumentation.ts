@@ -8,10 +8,16 @@
  * trace context from `_meta`, else the transport's `traceparent` header, else the current span),
  * the `mcp.server.*` metrics, and `RequestStart` then `RequestStop` or `RequestException` events.
  *
+ * A transport that names the caller's services (`RequestContext.services`, with its `principal`)
+ * gets an observed request answered without a fiber when it completes without suspending: the
+ * span's parent (the current span), its clock and the client's address are read from those
+ * services, as the request's fiber would read them, and the request is observed to its end before
+ * `handle` returns. Otherwise the request is observed in its fiber.
+ *
  * @since 0.1.0
  */
 import * as Methods from "@snodo/protocol/methods/Methods"
-import { Clock, Context, Effect, Exit, type Fiber, Metric, Option, Predicate, References, Tracer } from "effect"
+import { Clock, Context, Effect, Exit, Metric, Option, Predicate, References, Tracer } from "effect"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { Resolved, RouteTable } from "../routes/RouteTable.ts"
 import type { ListenObserver, Observers, ProgressObserver } from "../runtime/internal/Observers.ts"
@@ -22,6 +28,7 @@ import * as McpEvents from "../observability/McpEvents.ts"
 import * as McpMetrics from "../observability/McpMetrics.ts"
 import { Observability } from "../observability/Observability.ts"
 import * as TraceContext from "../observability/internal/TraceContext.ts"
+import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Semconv from "@snodo/protocol/methods/Semconv"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 
@@ -96,10 +103,15 @@ const stopEvent = (fields: McpEvents.RequestFields, ended: Ended, durationMillis
     ? { _tag: "RequestException", ...fields, durationMillis, code: ended.code! }
     : { _tag: "RequestStop", ...fields, outcome: ended.kind, durationMillis, ...(ended.code === undefined ? {} : { code: ended.code }) }
 
-/** The request's SERVER span, a child of the caller's trace context or of the current span. */
+/**
+ * The request's SERVER span, a child of the caller's trace context or of the current span.
+ * `caller` is the context of the request's fiber (or the services it would run with): its current
+ * span, its clock and its log annotations are what the fiber would read.
+ */
 const startSpan = (
   tracer: Tracer.Tracer,
-  fiber: Fiber.Fiber<unknown, unknown>,
+  caller: Context.Context<never>,
+  clock: Clock.Clock,
   resolved: Resolved | undefined,
   request: Envelope.Request,
   context: RequestContext,
@@ -108,17 +120,17 @@ const startSpan = (
 ): Tracer.Span => {
   const { method, target } = fields
   const meta = request.params["_meta"]
-  const caller = TraceContext.fromMeta(meta) ?? TraceContext.parse(context.traceparent, context.tracestate)
-  const parent: Option.Option<Tracer.AnySpan> = caller !== undefined
-    ? Option.some(TraceContext.toSpan(caller))
-    : Option.fromUndefinedOr(fiber.cache.span)
+  const traced = TraceContext.fromMeta(meta) ?? TraceContext.parse(context.traceparent, context.tracestate)
+  const parent: Option.Option<Tracer.AnySpan> = traced !== undefined
+    ? Option.some(TraceContext.toSpan(traced))
+    : Option.fromUndefinedOr(Context.getOrUndefined(caller, Tracer.ParentSpan))
   const named = target !== undefined && (method === Methods.ToolsCall.name || method === Methods.PromptsGet.name)
   const span = tracer.span({
     name: named ? `${method} ${target}` : method,
     parent,
     annotations: Context.empty(),
     links: [],
-    startTime: fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(),
+    startTime: clock.currentTimeNanosUnsafe(),
     kind: "server",
     root: Option.isNone(parent),
     sampled: Option.isNone(parent) || parent.value.sampled
@@ -131,7 +143,7 @@ const startSpan = (
   if (transport !== undefined) span.attribute(Semconv.networkTransport, transport)
   if (context.transport === "http") span.attribute(Semconv.networkProtocolName, "http")
   // A transport that knows the client's address (HTTP behind a trusted proxy) annotates the request's fiber with it.
-  const address = fiber.getRef(References.CurrentLogAnnotations)[Semconv.clientAddress]
+  const address = Context.get(caller, References.CurrentLogAnnotations)[Semconv.clientAddress]
   if (typeof address === "string") span.attribute(Semconv.clientAddress, address)
   if (target !== undefined) {
     if (method === Methods.ToolsCall.name) {
@@ -236,35 +248,59 @@ export const make = (services: Context.Context<never>, queued: () => number): In
     routes = table
     return (request, context, known) => observed(handle, request, context, known ?? table.resolve(request.method))
   }
-  const observed = (handle: Handle, request: Envelope.Request, context: RequestContext, resolved: Resolved | undefined) =>
-    Effect.withFiber((fiber) => {
-      const started = performance.now()
-      const fields = fieldsOf(request, context, fromContext(fiber.context).id, resolved)
-      const transport = networkTransport(context)
-      active++
-      if (metrics) {
-        McpMetrics.activeRequests.updateUnsafe(active, services)
-        McpMetrics.executorQueued.updateUnsafe(queued(), services)
+  /**
+   * A request observed with the caller's services: those the transport named (then the request
+   * runs its steps at once, and one answered without suspending is observed to its end here,
+   * with no fiber), or those of the request's fiber.
+   */
+  const observed = (handle: Handle, request: Envelope.Request, context: RequestContext, resolved: Resolved | undefined): Effect.Effect<Outcome> => {
+    const principal = context.principal
+    const caller = context.services
+    return principal === undefined || caller === undefined
+      ? Effect.withFiber((fiber) => observe(handle, request, context, resolved, fiber.context, fromContext(fiber.context).id))
+      : observe(handle, request, context, resolved, caller, principal.id)
+  }
+  const observe = (
+    handle: Handle,
+    request: Envelope.Request,
+    context: RequestContext,
+    resolved: Resolved | undefined,
+    caller: Context.Context<never>,
+    principal: string
+  ): Effect.Effect<Outcome> => {
+    const started = performance.now()
+    const fields = fieldsOf(request, context, principal, resolved)
+    const transport = networkTransport(context)
+    active++
+    if (metrics) {
+      McpMetrics.activeRequests.updateUnsafe(active, services)
+      McpMetrics.executorQueued.updateUnsafe(queued(), services)
+    }
+    publish?.({ _tag: "RequestStart", ...fields })
+    const clock = Context.get(caller, Clock.Clock)
+    const span = tracer === undefined ? undefined : startSpan(tracer, caller, clock, resolved, request, context, fields, transport)
+    const ended = (exit: Exit.Exit<Outcome>): void => {
+      active--
+      const seconds = (performance.now() - started) / 1000
+      const outcome = Exit.isSuccess(exit) ? exit.value : undefined
+      if (span !== undefined) endSpan(span, clock.currentTimeNanosUnsafe(), outcome)
+      const end = endOf(outcome)
+      if (metrics) record(fields.method, transport, end.kind, end.code, seconds, end.refusal)
+      if (publish !== undefined) {
+        if (end.refusal !== undefined) publish({ _tag: "Refusal", ...fields, reason: end.refusal, code: end.code! })
+        publish(stopEvent(fields, end, seconds * 1000))
       }
-      publish?.({ _tag: "RequestStart", ...fields })
-      const span = tracer === undefined ? undefined : startSpan(tracer, fiber, resolved, request, context, fields, transport)
-      // The span reaches the handler through its request services (RequestServices), not the
-      // fiber's context: that would make every request's transport context a new one.
-      const body = handle(request, span === undefined ? context : { ...context, span }, resolved)
-      return Effect.onExit(body, (exit) =>
-        Effect.sync(() => {
-          active--
-          const seconds = (performance.now() - started) / 1000
-          const outcome = Exit.isSuccess(exit) ? exit.value : undefined
-          if (span !== undefined) endSpan(span, fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(), outcome)
-          const ended = endOf(outcome)
-          if (metrics) record(fields.method, transport, ended.kind, ended.code, seconds, ended.refusal)
-          if (publish !== undefined) {
-            if (ended.refusal !== undefined) publish({ _tag: "Refusal", ...fields, reason: ended.refusal, code: ended.code! })
-            publish(stopEvent(fields, ended, seconds * 1000))
-          }
-        }))
-    })
+    }
+    // The span reaches the handler through its request services (RequestServices), not the
+    // fiber's context: that would make every request's transport context a new one.
+    const body = handle(request, span === undefined ? context : { ...context, span }, resolved)
+    // Answered without suspending: observed to its end now (an interruption is no `Exit` here).
+    if (Immediate.isDone(body)) {
+      ended(body)
+      return body
+    }
+    return Effect.onExit(body, (exit) => Effect.sync(() => ended(exit)))
+  }
 
   const listen = (id: Envelope.RequestId, principal: string): ListenObserver => ({
     opened: () => {

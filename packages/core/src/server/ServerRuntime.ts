@@ -207,12 +207,38 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const cacheOf = (route: Route.Any): CacheHint | undefined =>
     route.cacheable ? settings.cache[route.method] ?? defaultCacheHint : undefined
 
+  /**
+   * The shaped result of a reply whose result is the same on every request (a list page, the same
+   * reply object each time: routes/List), serialized once per dialect: shaping depends only on the
+   * result, the server's info and the cache hint, all fixed for that reply and route. A new page
+   * (a changed catalog, another principal's view) is a new reply.
+   */
+  const encodedResults = new WeakMap<Route.Reply, Map<Dialect, string>>()
+  const encodedResult = (
+    reply: Route.Reply & { readonly _tag: "Result" },
+    encoded: { readonly key: string; readonly json: string },
+    route: Route.Any,
+    dialect: Dialect
+  ): string => {
+    let byDialect = encodedResults.get(reply)
+    if (byDialect === undefined) {
+      byDialect = new Map()
+      encodedResults.set(reply, byDialect)
+    }
+    let json = byDialect.get(dialect)
+    if (json === undefined) {
+      const rest = JSON.stringify(dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
+      json = `{${JSON.stringify(encoded.key)}:${encoded.json}${rest === "{}" ? "}" : "," + rest.slice(1)}`
+      byDialect.set(dialect, json)
+    }
+    return json
+  }
+
   const encode = (request: Envelope.Request, route: Route.Any, dialect: Dialect, reply: Route.Reply): Outcome => {
     if (reply._tag === "Error") return { ...errorOutcome(request.id, reply.error, dialect), streamEnd: reply.streamEnd }
-    const shaped = dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route))
     const frame = reply.encoded === undefined
-      ? Encoder.result(request.id, shaped)
-      : Encoder.resultWithEncoded(request.id, shaped, reply.encoded.key, reply.encoded.json)
+      ? Encoder.result(request.id, dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
+      : Encoder.resultJson(request.id, encodedResult(reply, reply.encoded, route, dialect))
     return reply.streamEnd === undefined ? { _tag: "Result", frame } : { _tag: "Result", frame, streamEnd: reply.streamEnd }
   }
 
@@ -279,12 +305,15 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     if (guard === undefined || policy === undefined) return body
     const info: Authorization.RequestInfo = { principal, method: request.method }
     const checked = checkInvocation(policy, guard.component, info, guard.notFound)
-    return Immediate.andThen(
-      instrumentation === undefined || (Immediate.isDone(checked) && Exit.isSuccess(checked))
-        ? checked
-        : Effect.tapError(checked, (error) => Effect.sync(() => instrumentation.forbidden(request, context, principal.id, error.code))),
-      body
-    )
+    if (instrumentation === undefined) return Immediate.andThen(checked, body)
+    const forbidden = (error: McpError) => instrumentation.forbidden(request, context, principal.id, error.code)
+    if (!Immediate.isDone(checked)) return Immediate.andThen(Effect.tapError(checked, (error) => Effect.sync(() => forbidden(error))), body)
+    // A refusal decided at once is observed at once (as `Effect.tapError` would: its typed failure).
+    if (Exit.isFailure(checked)) {
+      const refused = Cause.findError(checked.cause)
+      if (refused._tag === "Success") forbidden(refused.success)
+    }
+    return Immediate.andThen(checked, body)
   }
 
   /**

@@ -180,13 +180,13 @@ export const make = Effect.fnUntraced(function*(options: {
   let offer: (frame: string) => boolean = () => false
   const outgoing = runtime.dialects.legacy.length === 0 ? undefined : OutgoingRequests.make()
   const session = outgoing === undefined ? undefined : Session.makeUnsafe({ outbound: (frame) => void offer(frame), requests: outgoing })
-  // The request context names the caller as the request's fiber would see it (the principal of
-  // the services it runs with), so that the runtime answers a request that completes without
-  // suspending at once, and the peer writes it with no fiber.
+  // The request context names the caller as the request's fiber would see it (the services it
+  // runs with, and their principal), so that the runtime answers a request that completes without
+  // suspending at once, observed or not, and the peer writes it with no fiber.
   const contextFor = (of: Context.Context<never>): RequestContext =>
     session === undefined
-      ? { transport: options.transport, sink: options.sink, subscriptions, principal: fromContext(of) }
-      : { transport: options.transport, sink: options.sink, subscriptions, session, principal: fromContext(of) }
+      ? { transport: options.transport, sink: options.sink, subscriptions, principal: fromContext(of), services: of }
+      : { transport: options.transport, sink: options.sink, subscriptions, session, principal: fromContext(of), services: of }
   // The connection's own services (`receiveUnsafe`'s), and the last caller's (`receive`'s), are
   // looked up once.
   let lastServices = yield* Effect.context<never>()

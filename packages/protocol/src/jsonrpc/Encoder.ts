@@ -78,3 +78,12 @@ export const resultWithEncoded = (id: RequestId, value: object, key: string, jso
   const members = rest === "{}" ? "}" : "," + rest.slice(1)
   return `{"jsonrpc":"2.0","id":${encodeId(id)},"result":{${JSON.stringify(key)}:${json}${members}}`
 }
+
+/**
+ * A result response whose whole result is already serialized (`json`): for results that are the
+ * same on every request (list pages), serialized once, so that only the id is written per request.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const resultJson = (id: RequestId, json: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${json}}`
