@@ -57,4 +57,23 @@ describe("advertised schemas", () => {
     }, () => Effect.succeed({}))
     expect(build(badHeader as Tool.Any)._tag).toBe("Failure")
   })
+
+  it("a plain struct's checks build its codec at first need, and answer as an eagerly built one does", () => {
+    const Annotated = Plain.annotate({ description: "not plain" })
+    expect(isPlainStruct(Annotated)).toBe(false)
+    const checksOf = (schema: typeof Plain) => {
+      const built = build(Tool.make("t", { input: schema, output: schema }, (input) => Effect.succeed(input)))
+      if (built._tag !== "Success") throw new Error("refused")
+      const checks = built.success.tools.get("t")!.checks
+      if (Effect.isEffect(checks)) throw new Error("deferred")
+      return checks
+    }
+    const lazy = checksOf(Plain)
+    const eager = checksOf(Annotated)
+    for (const value of [{ text: 5, on: true, kind: "a" }, { text: "x", on: true, kind: "a" }, { text: "x", on: "no", kind: "b", count: Number.NaN }, null]) {
+      expect(lazy.decodeInput(value)).toEqual(eager.decodeInput(value))
+      expect(lazy.encodeOutput?.(value)).toEqual(eager.encodeOutput?.(value))
+      expect(lazy.checkStructured?.(value)).toEqual(eager.checkStructured?.(value))
+    }
+  })
 })

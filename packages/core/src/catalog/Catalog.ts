@@ -165,19 +165,33 @@ const issuesOf = (issue: SchemaIssue.Issue): ReadonlyArray<ValidationIssue> =>
 const jsonCodecOf = (schema: Schema.Top) => Schema.toCodecJson(schema) as unknown as Schema.Codec<unknown, unknown>
 
 /**
+ * A function of the schema's JSON codec, made now; or, for a struct of primitive fields
+ * (internal/PlainStruct: its codec cannot fail to build, and the plain copy answers every value
+ * that passes), when a value first needs the codec.
+ */
+const withCodec = <A>(schema: Schema.Top, make: (codec: Schema.Codec<unknown, unknown>) => A): () => A => {
+  if (!PlainStruct.isPlainStruct(schema)) {
+    const made = make(jsonCodecOf(schema))
+    return () => made
+  }
+  let made: A | undefined
+  return () => made ??= make(jsonCodecOf(schema))
+}
+
+/**
  * Decodes with the schema's JSON codec. `json`: the values decoded are JSON values (a tool's
  * arguments off the wire), which a plain function copies when they are what they should be
  * (pipeline/internal/PlainCodec); the codec's parser decides the rest.
  */
 const effectDecoder = (schema: Schema.Top, json: boolean): (value: unknown) => Checked => {
-  const decode = Schema.decodeUnknownExit(jsonCodecOf(schema))
+  const decoder = withCodec(schema, (codec) => Schema.decodeUnknownExit(codec))
   const plain = json ? PlainCodec.compile(schema.ast, "decodeJson") : undefined
   return (value) => {
     if (plain !== undefined) {
       const copied = plain(value)
       if (copied !== PlainCodec.unsure) return Result.succeed(copied)
     }
-    const exit = decode(value)
+    const exit = decoder()(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
     return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }])
@@ -186,14 +200,14 @@ const effectDecoder = (schema: Schema.Top, json: boolean): (value: unknown) => C
 
 /** Encodes with the schema's JSON codec; plain values are copied by a plain function (see {@link effectDecoder}). */
 const effectEncoder = (schema: Schema.Top): (value: unknown) => Checked => {
-  const encode = Schema.encodeUnknownExit(jsonCodecOf(schema))
+  const encoder = withCodec(schema, (codec) => Schema.encodeUnknownExit(codec))
   const plain = PlainCodec.compile(schema.ast, "encodeJson")
   return (value) => {
     if (plain !== undefined) {
       const copied = plain(value)
       if (copied !== PlainCodec.unsure) return Result.succeed(copied)
     }
-    const exit = encode(value)
+    const exit = encoder()(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
     return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }])
