@@ -5,13 +5,14 @@
  *
  * Every peer runs as the start-up scenario runs it (`bench/startup.ts`: the app outside the
  * repository, `node <file>` in it), cold (`NODE_DISABLE_COMPILE_CACHE=1`), under
- * `valgrind --tool=callgrind` with V8 `--single-threaded` (no compiler or GC threads, so a count
- * repeats within a few million). The discover request is written at spawn; when its answer is
- * read, `callgrind_control -d` dumps the counts and the child is killed. Printed per peer: the
- * median of `--repeat` starts (default 3) of the total, less V8's search for its random hash seed
+ * `valgrind --tool=callgrind` with V8 `--single-threaded` (no compiler or GC threads) and
+ * `--predictable-gc-schedule` (heap growth and collections not timed by the wall clock, which
+ * valgrind and a loaded machine stretch: without it one peer's count moved by up to 30 M from
+ * start to start). The discover request is written at spawn; when its answer is read,
+ * `callgrind_control -d` dumps the counts and the child is killed. Printed per peer: the median of
+ * `--repeat` starts (default 3) of the total, less V8's search for its random hash seed
  * (`detail::sprp`, 6-16 M from start to start), and its ratio to the Effect floor of the same
- * import style and to the official SDK's server. A garbage collection that starts or not within
- * the window still moves a single count by up to ~10 M; compare medians.
+ * import style and to the official SDK's server.
  *
  *   npx node bench/startup-count.ts [--peers official,floor-modules,snodo-modules] [--repeat 3] [--parallel 2] [--keep DIR]
  *
@@ -60,6 +61,7 @@ const countOnce = (app: string, peer: string, run: number): Promise<Count> =>
       `--callgrind-out-file=${file}`,
       process.execPath,
       "--single-threaded",
+      "--predictable-gc-schedule",
       `${peer}-stdio.mjs`
     ], { cwd: app, env: { ...cleanEnv, NODE_DISABLE_COMPILE_CACHE: "1" }, stdio: ["pipe", "pipe", "pipe"] })
     let buffered = ""
