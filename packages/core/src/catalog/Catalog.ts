@@ -2,9 +2,10 @@
  * The catalog: every registered component, validated and compiled once.
  *
  * Building a catalog refuses duplicate names and URIs, overlapping resource templates and schemas
- * that do not compile, naming the component and the reason. Tool input/output decoders, the wire
- * descriptions for the four lists and their fingerprints are computed here, so that serving a list
- * or a call repeats no schema work.
+ * that do not compile, naming the component and the reason. Tool input/output decoders and the wire
+ * descriptions for the four lists are computed here, so that serving a list or a call repeats no
+ * schema work; a tool schema that is a struct of primitive fields, which passes every check whatever
+ * it is, has its JSON Schema derived when `tools/list` first reads it (once), not at start.
  *
  * @example
  * ```ts
@@ -22,6 +23,7 @@ import * as ComponentOptions from "./ComponentOptions.ts"
 import * as PlainCodec from "../pipeline/internal/PlainCodec.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
+import * as PlainStruct from "./internal/PlainStruct.ts"
 import * as SchemaOrigin from "./internal/SchemaOrigin.ts"
 import * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
@@ -163,19 +165,33 @@ const issuesOf = (issue: SchemaIssue.Issue): ReadonlyArray<ValidationIssue> =>
 const jsonCodecOf = (schema: Schema.Top) => Schema.toCodecJson(schema) as unknown as Schema.Codec<unknown, unknown>
 
 /**
+ * A function of the schema's JSON codec, made now; or, for a struct of primitive fields
+ * (internal/PlainStruct: its codec cannot fail to build, and the plain copy answers every value
+ * that passes), when a value first needs the codec.
+ */
+const withCodec = <A>(schema: Schema.Top, make: (codec: Schema.Codec<unknown, unknown>) => A): () => A => {
+  if (!PlainStruct.isPlainStruct(schema)) {
+    const made = make(jsonCodecOf(schema))
+    return () => made
+  }
+  let made: A | undefined
+  return () => made ??= make(jsonCodecOf(schema))
+}
+
+/**
  * Decodes with the schema's JSON codec. `json`: the values decoded are JSON values (a tool's
  * arguments off the wire), which a plain function copies when they are what they should be
  * (pipeline/internal/PlainCodec); the codec's parser decides the rest.
  */
 const effectDecoder = (schema: Schema.Top, json: boolean): (value: unknown) => Checked => {
-  const decode = Schema.decodeUnknownExit(jsonCodecOf(schema))
+  const decoder = withCodec(schema, (codec) => Schema.decodeUnknownExit(codec))
   const plain = json ? PlainCodec.compile(schema.ast, "decodeJson") : undefined
   return (value) => {
     if (plain !== undefined) {
       const copied = plain(value)
       if (copied !== PlainCodec.unsure) return Result.succeed(copied)
     }
-    const exit = decode(value)
+    const exit = decoder()(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
     return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid input" }])
@@ -184,14 +200,14 @@ const effectDecoder = (schema: Schema.Top, json: boolean): (value: unknown) => C
 
 /** Encodes with the schema's JSON codec; plain values are copied by a plain function (see {@link effectDecoder}). */
 const effectEncoder = (schema: Schema.Top): (value: unknown) => Checked => {
-  const encode = Schema.encodeUnknownExit(jsonCodecOf(schema))
+  const encoder = withCodec(schema, (codec) => Schema.encodeUnknownExit(codec))
   const plain = PlainCodec.compile(schema.ast, "encodeJson")
   return (value) => {
     if (plain !== undefined) {
       const copied = plain(value)
       if (copied !== PlainCodec.unsure) return Result.succeed(copied)
     }
-    const exit = encode(value)
+    const exit = encoder()(value)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const issue = exit.cause.reasons.find((reason) => reason._tag === "Fail")
     return Result.fail(issue ? issuesOf(issue.error.issue) : [{ instancePath: "", keyword: "schema", message: "Invalid output" }])
@@ -282,6 +298,43 @@ const prepareChecks = Effect.fnUntraced(function*(
   return yield* Effect.cached(toolChecks(tool, validator, refuse))
 })
 
+/**
+ * A member of a `tools/list` entry computed when first read (then kept as a plain property, in its
+ * place among the entry's keys): reading, spreading and serializing the entry see the same value
+ * as if it had been set when the catalog was built.
+ */
+const defineDerived = (wire: Record<string, unknown>, key: string, derive: () => unknown): void => {
+  const settle = (value: unknown) => {
+    Object.defineProperty(wire, key, { value, writable: true, enumerable: true, configurable: true })
+    return value
+  }
+  Object.defineProperty(wire, key, {
+    get: () => settle(derive()),
+    set: settle,
+    enumerable: true,
+    configurable: true
+  })
+}
+
+/**
+ * A tool's advertised JSON Schema: the raw one, derived now (and checked), or, for a struct whose
+ * schema passes every check whatever it is (internal/PlainStruct), derived when `tools/list` first
+ * reads it.
+ */
+type Advertised = { readonly _tag: "Now"; readonly schema: unknown } | { readonly _tag: "Later"; readonly schema: Schema.Top }
+
+const advertisedOf = (source: Tool.SchemaSource): Advertised =>
+  source._tag === "Json"
+    ? { _tag: "Now", schema: source.schema }
+    : PlainStruct.isPlainStruct(source.schema)
+    ? { _tag: "Later", schema: source.schema }
+    : { _tag: "Now", schema: advertisedSchemaOf(source.schema) }
+
+const setAdvertised = (wire: Record<string, unknown>, key: string, advertised: Advertised): void => {
+  if (advertised._tag === "Now") wire[key] = advertised.schema
+  else defineDerived(wire, key, () => advertisedSchemaOf(advertised.schema))
+}
+
 const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, validator: SchemaValidator["Service"]) {
   const refuse = (reason: string) => new CatalogError({ message: `Tool "${tool.name}": ${reason}` })
   for (const [which, source] of [["input", tool.input], ["output", tool.output]] as const) {
@@ -289,25 +342,21 @@ const compileTool = Effect.fnUntraced(function*(tool: Tool.Tool<unknown>, valida
   }
   if (tool.failure !== undefined && !SchemaOrigin.isOurs(tool.failure)) return yield* refuse(SchemaOrigin.anotherCopy("failure"))
   const checks = yield* prepareChecks(tool, validator, refuse)
-  const inputSchema = tool.input._tag === "Effect" ? advertisedSchemaOf(tool.input.schema) : tool.input.schema
-  if (!isObjectSchema(inputSchema)) return yield* refuse("input schema must have type \"object\"")
-  const headerParams = HeaderParams.declarations(inputSchema as JsonSchemaDocument)
+  const input = advertisedOf(tool.input)
+  if (input._tag === "Now" && !isObjectSchema(input.schema)) return yield* refuse("input schema must have type \"object\"")
+  // A plain struct declares no `x-mcp-header` parameter.
+  const headerParams = input._tag === "Now" ? HeaderParams.declarations(input.schema as JsonSchemaDocument) : []
   if ("_tag" in headerParams) return yield* refuse(headerParams.reason)
-  const output = tool.output
-  const outputSchema = output === undefined
-    ? undefined
-    : output._tag === "Effect"
-    ? advertisedSchemaOf(output.schema)
-    : output.schema
-  if (outputSchema !== undefined && !isObjectSchema(outputSchema)) {
+  const output = tool.output === undefined ? undefined : advertisedOf(tool.output)
+  if (output !== undefined && output._tag === "Now" && !isObjectSchema(output.schema)) {
     return yield* refuse("output schema must have type \"object\"")
   }
   const { title, description, annotations, icons, _meta } = tool.description
   const wire: Record<string, unknown> = { name: tool.name }
   if (title !== undefined) wire["title"] = title
   if (description !== undefined) wire["description"] = description
-  wire["inputSchema"] = inputSchema
-  if (outputSchema !== undefined) wire["outputSchema"] = outputSchema
+  setAdvertised(wire, "inputSchema", input)
+  if (output !== undefined) setAdvertised(wire, "outputSchema", output)
   if (annotations !== undefined) wire["annotations"] = annotations
   if (icons !== undefined) wire["icons"] = icons
   if (_meta !== undefined) wire["_meta"] = _meta

@@ -3,7 +3,7 @@
  *
  * Built once with the runtime from the enabled dialects and extensions: a route whose capability
  * the server does not offer is left out (its method is then unknown, -32601), extension wraps
- * replace the dialect routes they name, and each route's params decoder is compiled here. A
+ * replace the dialect routes they name; each route's params decoder is compiled at its first request. A
  * dialect that takes no extensions (`extensions: false`, the initialize era) gets neither their
  * methods nor their wraps: it serves its own routes as they are.
  * Transports ask the table what a method is (does it stream, which param is `Mcp-Name`).
@@ -91,9 +91,13 @@ export interface Contributed {
   readonly contribution: Extension.Contribution
 }
 
+/**
+ * A route's entry. Its params decoder is compiled at the first request to the route, so that the
+ * routes a server enables but is not asked for cost nothing at start (docs/startup.md).
+ */
 const entryOf = (route: Route.Any, extension: string | undefined): Entry => {
-  const decode = Route.decoderOf(route)
-  return { route, decode: (params) => decode(params), extension }
+  let decode: ((params: unknown) => unknown) | undefined
+  return { route, decode: (params) => (decode ??= Route.decoderOf(route))(params), extension }
 }
 
 /**

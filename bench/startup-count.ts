@@ -1,0 +1,134 @@
+/**
+ * Instructions a stdio start executes, from spawn to the first `server/discover` answer, counted
+ * by valgrind's callgrind: the start-up figure that does not move with the machine's load (see
+ * docs/startup.md, "Measured").
+ *
+ * Every peer runs as the start-up scenario runs it (`bench/startup.ts`: the app outside the
+ * repository, `node <file>` in it), cold (`NODE_DISABLE_COMPILE_CACHE=1`), under
+ * `valgrind --tool=callgrind` with V8 `--single-threaded` (no compiler or GC threads) and
+ * `--predictable-gc-schedule` (heap growth and collections not timed by the wall clock, which
+ * valgrind and a loaded machine stretch: without it one peer's count moved by up to 30 M from
+ * start to start). The discover request is written at spawn; when its answer is read,
+ * `callgrind_control -d` dumps the counts and the child is killed. Printed per peer: the median of
+ * `--repeat` starts (default 3) of the total, less V8's search for its random hash seed
+ * (`detail::sprp`, 6-16 M from start to start), and its ratio to the Effect floor of the same
+ * import style and to the official SDK's server.
+ *
+ *   npx node bench/startup-count.ts [--peers official,floor-modules,snodo-modules] [--repeat 3] [--parallel 2] [--keep DIR]
+ *
+ * Run `npm run build` first: the app is packed from the packages' build. `--keep` leaves the
+ * callgrind files in DIR (`callgrind_annotate DIR/<peer>.<n>.out.1`).
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import os from "node:os"
+import { join } from "node:path"
+import { cleanEnv } from "../test/support/PackedApp.ts"
+import { ensureApp } from "./startup.ts"
+import { discoverBody } from "./wire.ts"
+
+const argv = process.argv.slice(2)
+const valueOf = (flag: string, fallback: string): string => {
+  const at = argv.indexOf(flag)
+  return at < 0 ? fallback : argv[at + 1] ?? fallback
+}
+const peers = valueOf("--peers", "official,floor-modules,snodo-modules,floor-root,snodo-root").split(",")
+const repeat = Number(valueOf("--repeat", "3"))
+const parallel = Number(valueOf("--parallel", "2"))
+const keep = argv.includes("--keep") ? valueOf("--keep", "") : undefined
+const out = keep ?? mkdtempSync(join(os.tmpdir(), "snodo-startup-count-"))
+if (!existsSync(out)) mkdirSync(out, { recursive: true })
+
+/** The count of one start: total and the hash seed's prime search, in instructions. */
+interface Count {
+  readonly total: number
+  readonly seed: number
+}
+
+const annotate = (file: string, pattern: RegExp): number => {
+  const result = spawnSync("callgrind_annotate", ["--threshold=100", file], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
+  const line = result.stdout.split("\n").find((candidate) => pattern.test(candidate))
+  return line === undefined ? 0 : Number(line.trim().split(/\s+/)[0]!.replaceAll(",", ""))
+}
+
+const countOnce = (app: string, peer: string, run: number): Promise<Count> =>
+  new Promise((resolve, reject) => {
+    const file = join(out, `${peer}.${run}.out`)
+    for (const stale of [file, `${file}.1`]) rmSync(stale, { force: true })
+    const child = spawn("valgrind", [
+      "--tool=callgrind",
+      "--dump-instr=no",
+      `--callgrind-out-file=${file}`,
+      process.execPath,
+      "--single-threaded",
+      "--predictable-gc-schedule",
+      `${peer}-stdio.mjs`
+    ], { cwd: app, env: { ...cleanEnv, NODE_DISABLE_COMPILE_CACHE: "1" }, stdio: ["pipe", "pipe", "pipe"] })
+    let buffered = ""
+    let stderr = ""
+    let answered = false
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4000)
+    })
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      buffered += chunk
+      if (answered || !buffered.includes("\n")) return
+      answered = true
+      const answer = buffered.slice(0, buffered.indexOf("\n"))
+      if (!answer.includes("\"supportedVersions\"")) {
+        child.kill("SIGKILL")
+        return reject(new Error(`${peer}: not a discover result: ${answer.slice(0, 200)}`))
+      }
+      const dumped = spawnSync("callgrind_control", ["-d", String(child.pid)], { encoding: "utf8" })
+      child.kill("SIGKILL")
+      if (dumped.status !== 0 || !existsSync(`${file}.1`)) return reject(new Error(`${peer}: callgrind_control -d failed: ${dumped.stderr}`))
+      const summary = /\n(?:summary|totals): (\d+)/.exec(readFileSync(`${file}.1`, "utf8"))
+      if (summary === null) return reject(new Error(`${peer}: no totals in ${file}.1`))
+      resolve({ total: Number(summary[1]), seed: annotate(`${file}.1`, /detail::sprp/) })
+    })
+    child.on("exit", (code) => {
+      if (!answered) reject(new Error(`${peer}: exited (${code}) before answering:\n${stderr}`))
+    })
+    child.stdin.write(`${discoverBody()}\n`)
+  })
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = values.toSorted((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const app = await ensureApp((line) => console.error(line))
+const jobs = peers.flatMap((peer) => Array.from({ length: repeat }, (_, run) => ({ peer, run })))
+const counts = new Map<string, Array<number>>()
+let next = 0
+const worker = async () => {
+  while (next < jobs.length) {
+    const { peer, run } = jobs[next++]!
+    const count = await countOnce(app, peer, run)
+    console.error(`   ${peer} #${run + 1}: ${(count.total / 1e6).toFixed(1)} M (hash seed search ${(count.seed / 1e6).toFixed(1)} M)`)
+    counts.set(peer, [...counts.get(peer) ?? [], count.total - count.seed])
+  }
+}
+await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker))
+
+const medianOf = (peer: string): number | undefined => {
+  const values = counts.get(peer)
+  return values === undefined ? undefined : median(values)
+}
+const official = medianOf("official")
+console.log("| peer (stdio, cold, to the first discover answer) | instructions (median, M) | runs (M) | ÷ Effect floor, same style | ÷ official |")
+console.log("|---|---:|---|---:|---:|")
+for (const peer of peers) {
+  const value = medianOf(peer)
+  if (value === undefined) continue
+  const style = peer.endsWith("-root") ? "root" : "modules"
+  const floor = peer.startsWith("snodo-") ? medianOf(`floor-${style}`) : undefined
+  const runs = counts.get(peer)!.map((count) => (count / 1e6).toFixed(1)).join(", ")
+  console.log(
+    `| ${peer} | ${(value / 1e6).toFixed(1)} | ${runs} | ${floor === undefined ? "" : (value / floor).toFixed(3)} | ${
+      official === undefined ? "" : (value / official).toFixed(3)
+    } |`
+  )
+}
+if (keep === undefined) rmSync(out, { recursive: true, force: true })
