@@ -87,15 +87,16 @@ export const isNodeSource = (source: object): source is NodeSource =>
 class Deadline {
   /** When it expires (epoch milliseconds). */
   readonly at: number
-  readonly expire: () => void
+  /** The read's own `finish`, called with {@link timeout} (no closure of its own per read). */
+  readonly finish: (body: Body, detach: boolean) => void
   previous: Deadline | undefined = undefined
   next: Deadline | undefined = undefined
   /** Still in the list. */
   waiting = false
 
-  constructor(at: number, expire: () => void) {
+  constructor(at: number, finish: (body: Body, detach: boolean) => void) {
     this.at = at
-    this.expire = expire
+    this.finish = finish
   }
 }
 
@@ -150,7 +151,7 @@ const deadlines = new (class Deadlines {
     while (deadline !== undefined && deadline.at <= now) {
       const next = deadline.next
       this.remove(deadline)
-      deadline.expire()
+      deadline.finish(timeout, true)
       deadline = next
     }
     if (this.first !== undefined) this.arm(this.first.at)
@@ -174,7 +175,10 @@ export const readSource = (
 ): () => void => {
   // Plain closures, not an object of state: measured (bench/PROFILE.md), a state object made per
   // read had V8 promote every request's objects to the old generation under load.
-  let chunks: Array<Buffer> = []
+  // The body's first chunk, and the list of them once a second one came: most bodies are one chunk,
+  // and an empty array would get its backing store at the first push.
+  let single: Buffer | undefined
+  let chunks: Array<Buffer> | undefined
   let bytes = 0
   let settled = false
   /**
@@ -185,7 +189,8 @@ export const readSource = (
     if (budget !== undefined && bytes > 0) budget.give(bytes)
     bytes = 0
     // The bytes are decoded (or refused) by now: the stop function the caller may keep holds none.
-    chunks = noChunks
+    single = undefined
+    chunks = undefined
     deadlines.remove(deadline)
     if (!detach) return
     source.off("data", onData)
@@ -204,11 +209,13 @@ export const readSource = (
     if (bytes + chunk.length > maxBytes) return finish(tooLarge, true)
     if (budget !== undefined && !budget.take(chunk.length)) return finish(overBudget, true)
     bytes += chunk.length
-    chunks.push(chunk)
+    if (single === undefined) single = chunk
+    else if (chunks === undefined) chunks = [single, chunk]
+    else chunks.push(chunk)
   }
-  const onEnd = () => finish(decode(chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? empty : Buffer.concat(chunks, bytes)), false)
+  const onEnd = () => finish(decode(chunks !== undefined ? Buffer.concat(chunks, bytes) : single ?? empty), false)
   const onError = () => finish(failed, true)
-  const deadline = new Deadline(Date.now() + timeoutMillis, () => finish(timeout, true))
+  const deadline = new Deadline(Date.now() + timeoutMillis, finish)
   const stop = () => {
     settled = true
     cleanup(true)
@@ -225,7 +232,21 @@ export const readSource = (
   return stop
 }
 
-const noChunks: Array<Buffer> = []
+/**
+ * `Number(contentLength)`, read directly when it is plain digits (as Node's HTTP/1.1 parser admits
+ * it), where `Number` of a string goes through the runtime's general conversion.
+ */
+const lengthOf = (contentLength: string): number => {
+  const length = contentLength.length
+  if (length === 0 || length > 15) return Number(contentLength)
+  let value = 0
+  for (let i = 0; i < length; i++) {
+    const digit = contentLength.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return Number(contentLength)
+    value = value * 10 + digit
+  }
+  return value
+}
 
 /**
  * Whether a declared `Content-Length` is already over the limit (refused before reading).
@@ -234,7 +255,7 @@ const noChunks: Array<Buffer> = []
  * @since 0.1.0
  */
 export const declaredTooLarge = (contentLength: string | undefined, maxBytes: number): boolean =>
-  contentLength !== undefined && Number(contentLength) > maxBytes
+  contentLength !== undefined && lengthOf(contentLength) > maxBytes
 
 /**
  * Whether a declared `Content-Length` does not fit in what is left of the budget (refused before
@@ -244,4 +265,4 @@ export const declaredTooLarge = (contentLength: string | undefined, maxBytes: nu
  * @since 0.1.0
  */
 export const declaredOverBudget = (contentLength: string | undefined, budget: BodyBudget): boolean =>
-  contentLength !== undefined && !budget.fits(Number(contentLength))
+  contentLength !== undefined && !budget.fits(lengthOf(contentLength))

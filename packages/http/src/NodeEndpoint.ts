@@ -139,7 +139,9 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   const handlers = Scope.makeUnsafe("parallel")
   const endpoint = yield* Endpoint.make({ options, authenticate: options?.authenticate, scope: handlers })
   const settings = endpoint.settings
-  const active = new Set<NodeResponse.NodeServerResponse>()
+  // The ports of the requests in flight, a list through the ports themselves (no set to hash into).
+  let first: NodePort | undefined
+  let holding = 0
   // Open while no request is in flight: what a shutdown waits on.
   const idle = Latch.makeUnsafe(true)
 
@@ -159,6 +161,10 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     readonly request: NodeResponse.NodeRequest
     readonly response: NodeResponse.NodeServerResponse
     readonly expectsContinue: boolean
+    /** The request held, once the endpoint holds it. */
+    held: Endpoint.Held | undefined = undefined
+    previous: NodePort | undefined = undefined
+    next: NodePort | undefined = undefined
 
     constructor(request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse, expectsContinue: boolean) {
       this.request = request
@@ -187,20 +193,39 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
     }
   }
 
+  /** Counts `port`'s request in flight until its response closes. */
+  const hold = (port: NodePort, held: Endpoint.Held): void => {
+    port.held = held
+    port.next = first
+    if (first !== undefined) first.previous = port
+    first = port
+    if (++holding === 1) idle.closeUnsafe()
+  }
+
+  /** `port`'s response closed (written, or the client gone): its request is released. */
+  const closed = (port: NodePort): void => {
+    const held = port.held
+    if (held === undefined) return
+    port.held = undefined
+    const { next, previous } = port
+    if (previous === undefined) first = next
+    else previous.next = next
+    if (next !== undefined) next.previous = previous
+    port.previous = undefined
+    port.next = undefined
+    if (--holding === 0) idle.openUnsafe()
+    held.release()
+  }
+
   const accept = (request: NodeResponse.NodeRequest, response: NodeResponse.NodeServerResponse, expectsContinue: boolean): void => {
     const peer = request.socket?.remoteAddress
     const view = trust === undefined || peer === undefined ? undefined : TrustProxy.clientView(trust, peer, request.headers)
     const head = RequestHead.fromRaw(request.rawHeaders, view?.address ?? peer)
-    let held: Endpoint.Held | undefined
+    const port = new NodePort(request, response, expectsContinue)
     // Registered before anything else can throw, so that a request held is always released. (`on`,
     // not `once`: a response closes once, and `once` wraps the listener in a closure of its own.)
-    response.on("close", () => {
-      if (held === undefined) return
-      active.delete(response)
-      if (active.size === 0) idle.openUnsafe()
-      held.release()
-    })
-    held = endpoint.serve({
+    response.on("close", () => closed(port))
+    const held = endpoint.serve({
       method: request.method ?? "GET",
       path: request.url ?? "/",
       headers: request.headers,
@@ -208,10 +233,8 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
       framing: { target: targetOf(request, view), hosts: head.hosts, authorizations: head.authorizations },
       // Behind a trusted proxy, the handler's logs name the client it reports.
       context: view === undefined ? context : annotated(context, view.address)
-    }, new NodePort(request, response, expectsContinue))
-    if (held === undefined) return
-    active.add(response)
-    if (active.size === 1) idle.closeUnsafe()
+    }, port)
+    if (held !== undefined) hold(port, held)
   }
 
   /** Node's listener for one kind of request; nothing it throws reaches Node's event emitter. */
@@ -224,7 +247,10 @@ export const make = Effect.fnUntraced(function*(options?: EndpointOptions): Effe
   }
 
   const abortAll = Effect.suspend(() => {
-    for (const response of active) response.destroy()
+    // Collected first: a response destroyed may close (and leave the list) before the next is reached.
+    const ports: Array<NodePort> = []
+    for (let port = first; port !== undefined; port = port.next) ports.push(port)
+    for (const port of ports) port.response.destroy()
     return Scope.close(handlers, Exit.void)
   })
 

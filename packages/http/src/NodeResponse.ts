@@ -101,6 +101,12 @@ export const write = (response: NodeServerResponse, reply: Reply.Reply): void =>
     return resetIfClosing(response, reply.headers)
   }
   // With its length known, Node writes head and body in one `write` (chunked encoding costs a writev).
+  if (reply.headers === Reply.noHeaders) {
+    // Most answers: nothing to copy in, nothing that closes the connection.
+    out.writeHead(reply.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+    out.end(body)
+    return
+  }
   out.writeHead(reply.status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),

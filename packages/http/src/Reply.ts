@@ -36,7 +36,14 @@ export interface Reply {
   readonly headers: Readonly<Record<string, string>>
 }
 
-const noHeaders: Readonly<Record<string, string>> = {}
+/**
+ * The headers of a reply that adds none of its own (its writer adds `Content-Type` and
+ * `Content-Length`): one shared object, which a writer may recognize to skip copying it.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
 
 /**
  * A JSON-RPC message as the whole answer.

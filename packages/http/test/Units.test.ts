@@ -2,6 +2,7 @@
 import { EventEmitter } from "node:events"
 import { Effect } from "effect"
 import { describe, expect, it, vi } from "vitest"
+import * as BodyBudget from "../src/BodyBudget.ts"
 import * as BodyReader from "../src/BodyReader.ts"
 import * as Negotiation from "../src/Negotiation.ts"
 import * as Options from "@snodo/http/Options"
@@ -181,5 +182,17 @@ describe("BodyReader deadlines", () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+})
+
+describe("BodyReader declared lengths", () => {
+  it("reads a declared Content-Length as Number does, plain digits or not", () => {
+    const budget = BodyBudget.make(1000)
+    for (const declared of ["0", "7", "1000", "1001", "000123", "999999999999999", "9999999999999999", "", " 12 ", "1e3", "0x10", "12a", "-1", "+5"]) {
+      const number = Number(declared)
+      expect(BodyReader.declaredTooLarge(declared, 1000), declared).toBe(number > 1000)
+      expect(BodyReader.declaredOverBudget(declared, budget), declared).toBe(!budget.fits(number))
+    }
+    expect(BodyReader.declaredTooLarge(undefined, 0)).toBe(false)
   })
 })

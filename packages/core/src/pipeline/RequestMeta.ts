@@ -66,12 +66,14 @@ export const readProgressToken = (token: unknown): string | number | undefined |
   return invalidMeta("progressToken must be a string or an integer")
 }
 
+const clientInfoStrings = ["title", "description", "websiteUrl"]
+
 const validateClientInfo = (info: unknown): McpError | undefined => {
   if (!Predicate.isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
   if (typeof info["name"] !== "string" || typeof info["version"] !== "string") {
     return invalidMeta(`${Meta.ClientInfoKey} needs string name and version`)
   }
-  for (const key of ["title", "description", "websiteUrl"]) {
+  for (const key of clientInfoStrings) {
     if (info[key] !== undefined && typeof info[key] !== "string") {
       return invalidMeta(`${Meta.ClientInfoKey}.${key} must be a string`)
     }

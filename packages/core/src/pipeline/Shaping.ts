@@ -48,8 +48,12 @@ export const shape = (
 ): Record<string, unknown> => {
   const resultType = result["resultType"] ?? "complete"
   const handlerMeta = result["_meta"] as Record<string, unknown> | undefined
-  const shaped: Record<string, unknown> = { ...result, resultType }
-  shaped["_meta"] = handlerMeta === undefined ? { [ServerInfoKey]: serverInfo } : { ...handlerMeta, [ServerInfoKey]: serverInfo }
+  // One literal: a `_meta` the result has keeps its place, as a member assigned after the copy would.
+  const shaped: Record<string, unknown> = {
+    ...result,
+    resultType,
+    _meta: handlerMeta === undefined ? { [ServerInfoKey]: serverInfo } : { ...handlerMeta, [ServerInfoKey]: serverInfo }
+  }
   if (cache !== undefined && resultType === "complete") {
     shaped["ttlMs"] = cache.ttlMs
     shaped["cacheScope"] = cache.cacheScope

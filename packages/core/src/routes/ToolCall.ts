@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import * as Methods from "@snodo/protocol/methods/Methods"
-import { Effect, Predicate, Result } from "effect"
+import { Effect, Exit, Predicate, Result } from "effect"
 import type { Catalog, CatalogError, CompiledFailure, CompiledTool, ToolChecks } from "../catalog/Catalog.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as ToolResult from "../catalog/ToolResult.ts"
@@ -186,7 +186,10 @@ const runChecked = (
 ): Effect.Effect<Record<string, unknown>, McpError> => {
   const decoded = checks.decodeInput(call.arguments)
   if (Result.isFailure(decoded)) return Effect.succeed(invalidArguments(decoded.failure))
-  return Immediate.matchEffect(provide(call.tool.tool.handler(decoded.success)), {
+  const handled = provide(call.tool.tool.handler(decoded.success))
+  // A handler that returned at once is shaped at once, with no match object or closures.
+  if (Immediate.isDone(handled) && Exit.isSuccess(handled)) return shapeReturn(call.tool, checks, handled.value)
+  return Immediate.matchEffect(handled, {
     onFailure: (error) => renderFailure(call.tool, error),
     onSuccess: (value) => shapeReturn(call.tool, checks, value)
   })

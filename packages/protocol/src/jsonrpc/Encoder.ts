@@ -19,13 +19,25 @@ const encodeId = (id: RequestId): string =>
   typeof id === "bigint" ? id.toString() : JSON.stringify(id)
 
 /**
+ * Whether `value` serializes through a `toJSON` of its own, which `JSON.stringify` calls with the
+ * member's name (`"result"` inside the message, `""` alone): such a value is written alone, as
+ * it always was.
+ */
+const writtenAlone = (value: unknown): boolean =>
+  typeof value !== "object" || value === null || typeof (value as { readonly toJSON?: unknown }).toJSON === "function"
+
+/**
  * A result response.
  *
  * @category combinators
  * @since 0.1.0
  */
 export const result = (id: RequestId, value: unknown): string =>
-  `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${JSON.stringify(value)}}`
+  typeof id === "bigint" || writtenAlone(value)
+    ? `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${JSON.stringify(value)}}`
+    // One `JSON.stringify` of the whole message: a flat string, where the template above is a
+    // concatenation that the socket's write (or `Buffer.byteLength`) copies again to flatten it.
+    : JSON.stringify({ jsonrpc: "2.0", id, result: value })
 
 /**
  * An error response. `null` stands for a request id that could not be read (a parse error, a batch,

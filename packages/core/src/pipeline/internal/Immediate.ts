@@ -109,5 +109,6 @@ export const catchCause = <A, E, R, B, E2, R2>(
   f: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<A | B, E2, R | R2> => {
   if (!isDone(effect)) return Effect.catchCause(effect, f)
-  return Exit.isSuccess(effect) ? Exit.succeed(effect.value) : f(effect.cause)
+  // A success is its own answer (an `Exit` is a value: no copy of it is needed).
+  return Exit.isSuccess(effect) ? effect as Exit.Success<A, never> : f(effect.cause)
 }
