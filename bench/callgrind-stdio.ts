@@ -11,10 +11,7 @@
  * `snodo` is the everything server's bench peer (`bench/peers/snodo.ts --stdio`), `raw` the stdio
  * floor (`bench/peers/raw-stdio.ts`). Servers run from the packages' build (`npm run build` first).
  */
-import { spawn, spawnSync } from "node:child_process"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
+import * as CallgrindChild from "./callgrind-child.ts"
 import { checkEcho, echoBody } from "./wire.ts"
 
 const argv = process.argv.slice(2)
@@ -29,24 +26,8 @@ const burst = argv.includes("--burst")
 
 const script = server === "raw" ? "bench/peers/raw-stdio.ts" : "bench/peers/snodo.ts"
 const args = server === "raw" ? [] : ["--stdio"]
-const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "snodo-callgrind-stdio-"))
-const nodeOptions = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
-const child = spawn("valgrind", [
-  "--tool=callgrind",
-  "--separate-threads=yes",
-  `--callgrind-out-file=${dir}/out.%p`,
-  process.execPath,
-  script,
-  ...args
-], {
-  stdio: ["pipe", "pipe", "pipe"],
-  env: { ...process.env, NODE_OPTIONS: nodeOptions.join(" "), NODE_ENV: "production", SNODO_EVERYTHING_BUNDLE: "0" }
-})
-let stderr = ""
-child.stderr.setEncoding("utf8")
-child.stderr.on("data", (chunk: string) => {
-  stderr = (stderr + chunk).slice(-8192)
-})
+const counted = CallgrindChild.start(script, args)
+const child = counted.child
 
 /** Answers by id, as they come. */
 const waiting = new Map<number, (line: string) => void>()
@@ -87,44 +68,17 @@ const send = async (total: number, atOnce: boolean): Promise<void> => {
   for (let i = 0; i < total; i++) await call()
 }
 
-const control = (flag: string): void => {
-  const done = spawnSync("callgrind_control", [flag, String(child.pid)], { encoding: "utf8" })
-  if (done.status !== 0) throw new Error(`callgrind_control ${flag}: ${done.stderr}`)
-}
-
-const summary = (file: string): number => {
-  const text = Fs.readFileSync(file, "utf8")
-  const match = /^summary: (\d+)$/m.exec(text) ?? /^totals: (\d+)$/m.exec(text)
-  return match === null ? 0 : Number(match[1])
-}
-
 try {
   await Promise.race([
     call(),
-    new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`))))
+    new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`server exited ${code}: ${counted.stderr()}`))))
   ])
   await send(warm, false)
-  const before = new Set(Fs.readdirSync(dir))
-  control("-z")
+  counted.zero()
   await send(count, burst)
-  control("-d")
-  let dumped: Array<string> = []
-  for (let tries = 0; tries < 200 && dumped.length === 0; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name))
-  }
-  await new Promise((resolve) => setTimeout(resolve, 1000))
-  dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name)).toSorted()
-  const main = dumped.find((name) => name.endsWith("-01"))
-  if (main === undefined) throw new Error(`no dump of the main thread in ${dir}: ${dumped.join(", ")}`)
-  const mainCount = summary(Path.join(dir, main))
-  const all = dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0)
+  const { all, main: mainCount } = await counted.dump()
   const perCall = (n: number) => `${(n / count / 1000).toFixed(1)}k`
   process.stdout.write(`${server} stdio ${burst ? "burst" : "sequential"} n=${count}: main thread ${perCall(mainCount)} instructions per call, all threads ${perCall(all)}\n`)
 } finally {
-  child.stdin.end()
-  child.kill("SIGINT")
-  await new Promise((resolve) => setTimeout(resolve, 500))
-  if (child.exitCode === null) child.kill("SIGKILL")
-  Fs.rmSync(dir, { recursive: true, force: true })
+  await counted.stop()
 }

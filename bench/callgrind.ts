@@ -17,11 +17,8 @@
  * runs it (the exporters' own work is counted in, as it is there). Servers run from the packages' build (`npm run build` first), as the
  * bench runs them.
  */
-import { spawn, spawnSync } from "node:child_process"
-import * as Fs from "node:fs"
 import * as Http from "node:http"
-import * as Os from "node:os"
-import * as Path from "node:path"
+import * as CallgrindChild from "./callgrind-child.ts"
 import { freePort } from "./children.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, frameOf, listBody, listHeaders } from "./wire.ts"
@@ -47,24 +44,10 @@ const args = server === "raw"
   : list
   ? ["--http", "--port", String(port), "--tools", "list"]
   : ["--port", String(port), "--core", server === "canned" ? "canned" : "real", ...(sink === undefined ? [] : ["--otlp", sink.url])]
-const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "snodo-callgrind-"))
-const nodeOptions = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
-const child = spawn("valgrind", [
-  "--tool=callgrind",
-  "--separate-threads=yes",
-  `--callgrind-out-file=${dir}/out.%p`,
-  process.execPath,
-  script,
-  ...args
-], {
-  stdio: ["ignore", "ignore", "pipe"],
-  env: { ...process.env, NODE_OPTIONS: nodeOptions.join(" "), NODE_ENV: "production", SNODO_EVERYTHING_BUNDLE: "0" }
-})
-let stderr = ""
-child.stderr.setEncoding("utf8")
-child.stderr.on("data", (chunk: string) => {
-  stderr = (stderr + chunk).slice(-8192)
-})
+const counted = CallgrindChild.start(script, args)
+const child = counted.child
+// Over HTTP the server's stdout says nothing this script needs: drained, so it never blocks.
+child.stdout.resume()
 
 const body = list ? listBody() : echoBody()
 const headers = list ? listHeaders : echoHeaders
@@ -110,11 +93,6 @@ const send = async (total: number): Promise<void> => {
   if (failed !== undefined) throw new Error(failed)
 }
 
-const control = (flag: string): void => {
-  const done = spawnSync("callgrind_control", [flag, String(child.pid)], { encoding: "utf8" })
-  if (done.status !== 0) throw new Error(`callgrind_control ${flag}: ${done.stderr}`)
-}
-
 const ready = async (): Promise<void> => {
   const until = Date.now() + 600_000
   for (;;) {
@@ -125,47 +103,25 @@ const ready = async (): Promise<void> => {
       if (problem !== undefined) throw new Error(problem)
       return
     } catch (error) {
-      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`, { cause: error })
+      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${counted.stderr()}`, { cause: error })
       if (Date.now() > until) throw new Error("the server did not answer within 600 s", { cause: error })
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
   }
 }
 
-const summary = (file: string): number => {
-  const text = Fs.readFileSync(file, "utf8")
-  const match = /^summary: (\d+)$/m.exec(text) ?? /^totals: (\d+)$/m.exec(text)
-  return match === null ? 0 : Number(match[1])
-}
-
 try {
   await ready()
   await send(warm)
-  const before = new Set(Fs.readdirSync(dir))
-  control("-z")
+  counted.zero()
   await send(count)
-  control("-d")
-  // The dump is written asynchronously, by the server's own threads.
-  let dumped: Array<string> = []
-  for (let tries = 0; tries < 200 && dumped.length === 0; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name))
-  }
-  await new Promise((resolve) => setTimeout(resolve, 1000))
-  dumped = Fs.readdirSync(dir).filter((name) => !before.has(name) && /\.\d+-\d+$/.test(name)).toSorted()
-  const main = dumped.find((name) => name.endsWith("-01"))
-  if (main === undefined) throw new Error(`no dump of the main thread in ${dir}: ${dumped.join(", ")}`)
-  const mainCount = summary(Path.join(dir, main))
-  const all = dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0)
+  const { all, main: mainCount } = await counted.dump()
   const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
   process.stdout.write(`${server}${sink === undefined ? "" : " --otlp"} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
 } catch (error) {
-  throw new Error(`${String(error)}; the server's stderr: ${stderr}`, { cause: error })
+  throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
 } finally {
   agent.destroy()
-  child.kill("SIGINT")
-  await new Promise((resolve) => setTimeout(resolve, 500))
-  if (child.exitCode === null) child.kill("SIGKILL")
-  Fs.rmSync(dir, { recursive: true, force: true })
+  await counted.stop()
   await sink?.close()
 }
