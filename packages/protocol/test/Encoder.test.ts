@@ -40,3 +40,25 @@ describe("Encoder.result", () => {
     expect(Encoder.result(1, [1, 2])).toBe(written(1, [1, 2]))
   })
 })
+
+describe("Encoder.objectWithEncoded", () => {
+  it("is the value serialized with the encoded member first, as one object", () => {
+    // Names an object literal would reorder (integer-like) or treat apart (`__proto__`) are left to the example below.
+    const name = fc.string().filter((key) => key !== "items" && key !== "__proto__" && !/^(0|[1-9]\d*)$/.test(key))
+    fc.assert(
+      fc.property(
+        fc.dictionary(name, fc.jsonValue()),
+        fc.array(fc.jsonValue()),
+        (value, items) => {
+          const text = Encoder.objectWithEncoded(value, "items", JSON.stringify(items))
+          expect(text).toBe(JSON.stringify({ items, ...value }))
+        }
+      )
+    )
+  })
+
+  it("writes the encoded member first whatever the other names, and no comma for an empty value", () => {
+    expect(Encoder.objectWithEncoded({}, "tools", "[]")).toBe(`{"tools":[]}`)
+    expect(Encoder.objectWithEncoded({ 2: "b", nextCursor: "c" }, "tools", "[1]")).toBe(`{"tools":[1],"2":"b","nextCursor":"c"}`)
+  })
+})

@@ -227,8 +227,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     }
     let json = byDialect.get(dialect)
     if (json === undefined) {
-      const rest = JSON.stringify(dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
-      json = `{${JSON.stringify(encoded.key)}:${encoded.json}${rest === "{}" ? "}" : "," + rest.slice(1)}`
+      json = Encoder.objectWithEncoded(dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)), encoded.key, encoded.json)
       byDialect.set(dialect, json)
     }
     return json

@@ -27,6 +27,15 @@ const writtenAlone = (value: unknown): boolean =>
   typeof value !== "object" || value === null || typeof (value as { readonly toJSON?: unknown }).toJSON === "function"
 
 /**
+ * A result response whose whole result is already serialized (`json`): for results that are the
+ * same on every request (list pages), serialized once, so that only the id is written per request.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const resultJson = (id: RequestId, json: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${json}}`
+
+/**
  * A result response.
  *
  * @category combinators
@@ -34,8 +43,8 @@ const writtenAlone = (value: unknown): boolean =>
  */
 export const result = (id: RequestId, value: unknown): string =>
   typeof id === "bigint" || writtenAlone(value)
-    ? `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${JSON.stringify(value)}}`
-    // One `JSON.stringify` of the whole message: a flat string, where the template above is a
+    ? resultJson(id, JSON.stringify(value))
+    // One `JSON.stringify` of the whole message: a flat string, where `resultJson`'s template is a
     // concatenation that the socket's write (or `Buffer.byteLength`) copies again to flatten it.
     : JSON.stringify({ jsonrpc: "2.0", id, result: value })
 
@@ -79,23 +88,21 @@ export const notification = (method: string, params: unknown): string =>
 export const idKey = (id: RequestId): string => typeof id === "string" ? `s:${id}` : `n:${id.toString()}`
 
 /**
- * A result response whose member `key` is already serialized (`json`): for results that are the
- * same on every request (list pages), so their bulk is not serialized again per request.
+ * The JSON text of `value` with one more member, `key`, first, whose value is already serialized
+ * (`json`): for a result whose bulk is the same on every request (a list page's items), so that it
+ * is not serialized again.
+ *
+ * @example
+ * ```ts
+ * import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+ *
+ * Encoder.objectWithEncoded({ nextCursor: "2" }, "tools", "[]") // '{"tools":[],"nextCursor":"2"}'
+ * ```
  *
  * @category combinators
  * @since 0.1.0
  */
-export const resultWithEncoded = (id: RequestId, value: object, key: string, json: string): string => {
+export const objectWithEncoded = (value: object, key: string, json: string): string => {
   const rest = JSON.stringify(value)
-  const members = rest === "{}" ? "}" : "," + rest.slice(1)
-  return `{"jsonrpc":"2.0","id":${encodeId(id)},"result":{${JSON.stringify(key)}:${json}${members}}`
+  return `{${JSON.stringify(key)}:${json}${rest === "{}" ? "}" : "," + rest.slice(1)}`
 }
-
-/**
- * A result response whose whole result is already serialized (`json`): for results that are the
- * same on every request (list pages), serialized once, so that only the id is written per request.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const resultJson = (id: RequestId, json: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${json}}`
