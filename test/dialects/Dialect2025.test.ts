@@ -94,7 +94,10 @@ const meta2026 = (capabilities: Record<string, unknown> = {}) => ({
 const everyCapability = { elicitation: {}, sampling: {}, roots: {} }
 
 /** A connection to a server speaking both dialects (or `dialects`), with a memory hub and tasks. */
-const harness = (options: { readonly dialects?: ReadonlyArray<"2026-07-28" | "2025-11-25"> } = {}) =>
+const harness = (options: {
+  readonly dialects?: ReadonlyArray<"2026-07-28" | "2025-11-25">
+  readonly backpressure?: Connection.Backpressure
+} = {}) =>
   Effect.gen(function*() {
     const hub = SubscriptionHub.makeMemory()
     const interrupted = yield* Ref.make(0)
@@ -118,7 +121,8 @@ const harness = (options: { readonly dialects?: ReadonlyArray<"2026-07-28" | "20
     ))
     const connection = yield* Connection.make({
       transport: "memory",
-      sink: { write: (frame) => gate.whenOpen(Effect.sync(() => void frames.push(JSON.parse(frame) as Frame))) }
+      sink: { write: (frame) => gate.whenOpen(Effect.sync(() => void frames.push(JSON.parse(frame) as Frame))) },
+      ...(options.backpressure === undefined ? {} : { backpressure: options.backpressure })
     }).pipe(Effect.provideContext(runtime))
     /** The methods of the requests sent, by id, to validate what answers them. */
     const methods = new Map<string, string>()
@@ -352,6 +356,22 @@ describe("one handler, both eras: Input as server-to-client requests", () => {
       yield* t.send(2, "tools/call", { name: "ask_name", arguments: {}, _meta: meta2026({ elicitation: {} }) })
       expect(t.answerOf(2)?.result).toMatchObject({ resultType: "input_required", inputRequests: { name: { method: "elicitation/create" } } })
       expect(t.violations([2])).toEqual([])
+    }))
+
+  it.effect("at the read bounds, the client's answer still reaches the handler waiting for it (not held behind requests)", () =>
+    Effect.gen(function*() {
+      const t = yield* harness({ backpressure: { maxInFlight: 1 } })
+      yield* t.initialize()
+      yield* t.send(1, "tools/call", { name: "ask_name", arguments: {} })
+      yield* t.send(2, "tools/call", { name: "ask_name", arguments: {} })
+      expect([t.requests().length, t.connection.pausedUnsafe()]).toEqual([1, true])
+      yield* t.respond(t.requests()[0]!.id, { action: "accept", content: { name: "Ada" } })
+      expect(t.answerOf(1)?.result).toEqual({ content: [{ type: "text", text: "Hello, Ada!" }] })
+      // request 2 started once 1 was answered, and asks in turn
+      expect(t.requests()).toHaveLength(2)
+      yield* t.respond(t.requests()[1]!.id, { action: "decline" })
+      expect(t.answerOf(2)?.result).toEqual({ content: [{ type: "text", text: "No name (decline)" }] })
+      expect(t.violations()).toEqual([])
     }))
 
   it.effect("Input.all sends every request at once; answers may come in any order", () =>

@@ -2,7 +2,8 @@
  * The one-file TCP transport (TcpTransport.ts, written against exported modules only) driven end
  * to end over a real socket: requests, a duplicate id, cancellation by notification and by closing
  * the socket, the listen cap the connection brings, and the read backpressure it brings: past
- * `maxInFlight` the socket is paused, and reading resumes once requests are answered.
+ * `maxInFlight` input is held (and with `maxHeldChars: 1` the socket paused at once), and reading
+ * resumes once requests are answered.
  */
 import { McpServer, Tool } from "@snodo/core"
 import { Deferred, Effect, Layer, ManagedRuntime, Schema } from "effect"
@@ -47,7 +48,7 @@ beforeAll(async () => {
   let served: ReadonlyArray<TcpTransport.TcpServer> = []
   runtime = ManagedRuntime.make(
     Layer.effectDiscard(Effect.map(
-      Effect.all([TcpTransport.serve(0), TcpTransport.serve(0, { maxInFlight: 3 })]),
+      Effect.all([TcpTransport.serve(0), TcpTransport.serve(0, { maxInFlight: 3, maxHeldChars: 1 })]),
       (value) => void (served = value)
     )).pipe(Layer.provide(Server.layer))
   )

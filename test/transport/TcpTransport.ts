@@ -30,7 +30,7 @@ const tooLong = new McpError.ParseError({ message: "Parse error: line exceeds th
  */
 export const serve = (
   port: number,
-  backpressure?: Pick<Connection.Backpressure, "maxInFlight" | "maxPendingChars">
+  backpressure?: Pick<Connection.Backpressure, "maxInFlight" | "maxPendingChars" | "maxHeldChars">
 ): Effect.Effect<TcpServer, never, ServerRuntime.ServerRuntime | Scope.Scope> =>
   Effect.gen(function*() {
     const services = yield* Effect.context<ServerRuntime.ServerRuntime>()

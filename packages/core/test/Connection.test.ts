@@ -1,7 +1,8 @@
 /**
  * `Connection`'s read backpressure on a sink the test controls: frames past `maxInFlight` (or past
  * `maxPendingChars` with the output's characters) are held in order with refusals, `pause` and
- * `resume` are called once each, `ready` waits while input is held, and `end` handles what is held.
+ * `resume` are called once each (once `maxHeldChars` is reached), `ready` waits while reading is
+ * stopped, `end` handles what is held, and a cancellation goes past the held requests.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schema } from "effect"
@@ -11,6 +12,9 @@ import * as Connection from "@snodo/core/transport/Connection"
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
 const call = (id: number, name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: meta } })
+
+const cancel = (requestId: number) =>
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client gave up" } })
 
 const releases = new Map<string, Deferred.Deferred<void>>()
 const hold = Tool.make("hold", { input: Schema.Struct({ tag: Schema.String }) }, ({ tag }) =>
@@ -40,7 +44,7 @@ const harness = (backpressure: Connection.Backpressure) =>
 describe("Connection read backpressure", () => {
   it.effect("holds input past maxInFlight in order (refusals too), pauses once, resumes once it is handled", () =>
     Effect.gen(function*() {
-      const t = yield* harness({ maxInFlight: 2 })
+      const t = yield* harness({ maxInFlight: 2, maxHeldChars: 1 })
       t.connection.receiveUnsafe(call(1, "hold", { tag: "a1" }))
       t.connection.receiveUnsafe(call(2, "hold", { tag: "a2" }))
       t.connection.receiveUnsafe(call(3, "hold", { tag: "a3" }))
@@ -68,7 +72,7 @@ describe("Connection read backpressure", () => {
   it.effect("counts the output's pending characters with the requests' own; writtenUnsafe looks again", () =>
     Effect.gen(function*() {
       let output = 0
-      const t = yield* harness({ maxPendingChars: 1000, pendingOutput: () => output })
+      const t = yield* harness({ maxPendingChars: 1000, maxHeldChars: 1, pendingOutput: () => output })
       output = 1000
       t.connection.receiveUnsafe(call(1, "hold", { tag: "b1" }))
       yield* settle
@@ -94,5 +98,45 @@ describe("Connection read backpressure", () => {
       yield* t.release("c2")
       yield* Fiber.join(ending)
       expect(t.frames.map((frame) => frame["id"])).toEqual([1, 2])
+    }).pipe(Effect.scoped))
+
+  it.effect("keeps reading below maxHeldChars; reading stops once the held input reaches it", () =>
+    Effect.gen(function*() {
+      const frame = call(2, "hold", { tag: "d2" })
+      const t = yield* harness({ maxInFlight: 1, maxHeldChars: frame.length * 2 })
+      t.connection.receiveUnsafe(call(1, "hold", { tag: "d1" }))
+      t.connection.receiveUnsafe(frame)
+      yield* settle
+      const ready = yield* Effect.forkChild(t.connection.ready, { startImmediately: true })
+      expect([t.connection.pausedUnsafe(), t.calls, ready.pollUnsafe() !== undefined]).toEqual([true, [], true])
+      t.connection.receiveUnsafe(call(3, "hold", { tag: "d3" }))
+      const waiting = yield* Effect.forkChild(t.connection.ready, { startImmediately: true })
+      expect([t.calls, waiting.pollUnsafe()]).toEqual([["pause"], undefined])
+      yield* t.release("d1")
+      yield* t.release("d2")
+      yield* Fiber.join(waiting)
+      expect([releases.has("d3"), t.calls]).toEqual([true, ["pause", "resume"]])
+      yield* t.release("d3")
+      expect(t.frames.map((answer) => answer["id"])).toEqual([1, 2, 3])
+    }).pipe(Effect.scoped))
+
+  it.effect("a cancellation goes past the held requests: one in flight is interrupted, one held never starts", () =>
+    Effect.gen(function*() {
+      const t = yield* harness({ maxInFlight: 2 })
+      t.connection.receiveUnsafe(call(1, "hold", { tag: "e1" }))
+      t.connection.receiveUnsafe(call(2, "hold", { tag: "e2" }))
+      t.connection.receiveUnsafe(call(3, "hold", { tag: "e3" }))
+      t.connection.receiveUnsafe(call(4, "hold", { tag: "e4" }))
+      yield* settle
+      expect([releases.has("e3"), t.connection.pausedUnsafe()]).toEqual([false, true])
+      t.connection.receiveUnsafe(cancel(4))
+      t.connection.receiveUnsafe(cancel(1))
+      yield* settle
+      // e1 interrupted: e3 takes its place; e4 was dropped before it started.
+      expect([releases.has("e3"), releases.has("e4"), t.connection.pausedUnsafe(), t.calls]).toEqual([true, false, false, []])
+      yield* t.release("e2")
+      yield* t.release("e3")
+      expect(t.frames.map((answer) => answer["id"])).toEqual([2, 3])
+      expect(releases.has("e4")).toBe(false)
     }).pipe(Effect.scoped))
 })

@@ -170,7 +170,7 @@ describe("read backpressure on the Stdio service", () => {
         stdout: () => Sink.forEach((chunk: string | Uint8Array) => Effect.andThen(Deferred.await(gate), Effect.sync(() => void written.push(String(chunk))))),
         stderr: () => Sink.drain
       })
-      const fiber = yield* StdioTransport.runStdio({ maxInFlight: 4, writeQueue: 1 }).pipe(
+      const fiber = yield* StdioTransport.runStdio({ maxInFlight: 4, maxHeldChars: 1, writeQueue: 1 }).pipe(
         Effect.provide(server.layer),
         Effect.provideService(Stdio.Stdio, stdio),
         Effect.forkChild

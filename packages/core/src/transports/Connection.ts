@@ -15,12 +15,18 @@
  * **Read backpressure** lives here too, so that a transport of one's own gets it: made with
  * `backpressure`, the connection stops taking input while `maxInFlight` requests are in flight or
  * their frames plus the transport's output waiting reach `maxPendingChars` characters. A frame
- * received past the bounds is held (in order, with the refusals of {@link Connection.rejectUnsafe})
- * and `pause` is called: a push transport stops reading there (Node's `socket.pause()`), a pull
+ * received past the bounds is held (in order, with the refusals of {@link Connection.rejectUnsafe});
+ * once the held input reaches `maxHeldChars` characters, `pause` is called: a push transport stops
+ * reading there (Node's `socket.pause()`), a pull
  * transport awaits {@link Connection.ready} before its next read. Each answer, and each write the
  * transport reports with {@link Connection.writtenUnsafe}, looks again; once the held frames are
  * handled under the bounds, `resume` is called and `ready` completes. A peer that sends without
- * reading its answers fills its own pipe, not the server's memory.
+ * reading its answers fills its own pipe, not the server's memory. Frames that free capacity rather
+ * than take it are not held behind the requests: a `notifications/cancelled` (of a request in
+ * flight, or of one still held, which then never starts and is never answered) and a response to
+ * a request of the server's own (a 2025-11-25 session's elicitation or sampling) are handled as
+ * soon as they are read, so a client can still cancel what it waits for, and a handler waiting
+ * for the client's answer gets it, while the server is at its bounds.
  *
  * When the server enables an initialize-era dialect the connection is that era's session
  * (runtime/Session): every request carries it, `notifications/initialized` marks it, the responses
@@ -55,6 +61,8 @@ import { fromContext } from "../runtime/Principal.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import * as Session from "../runtime/Session.ts"
+import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
+import * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
 import * as Peer from "@snodo/protocol/peer/Peer"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
@@ -89,11 +97,11 @@ export interface Connection {
    */
   readonly writtenUnsafe: () => void
   /**
-   * Completes once the connection takes input again (at once when it is not paused): a pull
-   * transport awaits it before each read.
+   * Completes once the connection reads input again (at once unless the held input reached
+   * `maxHeldChars`): a pull transport awaits it before each read.
    */
   readonly ready: Effect.Effect<void>
-  /** Whether the read backpressure holds input now. */
+  /** Whether the read backpressure holds input now (reading may still go on below `maxHeldChars`). */
   readonly pausedUnsafe: () => boolean
   /** Waits until every request in flight has been answered (an open listen stream never is). */
   readonly drain: Effect.Effect<void>
@@ -132,7 +140,12 @@ export interface Backpressure {
   readonly maxPendingChars?: number | undefined
   /** Characters waiting in the transport's output (`FrameWriter`'s `pendingChars`); default none. */
   readonly pendingOutput?: (() => number) | undefined
-  /** Stops reading (Node: `stream.pause()`); called once when input starts being held. */
+  /**
+   * Characters of held input at which reading stops (default 64 Ki): below it the transport keeps
+   * reading, so that the cancellations and responses behind the held requests still arrive.
+   */
+  readonly maxHeldChars?: number | undefined
+  /** Stops reading (Node: `stream.pause()`); called once when the held input reaches `maxHeldChars`. */
   readonly pause?: (() => void) | undefined
   /** Reads again (Node: `stream.resume()`); called once the held input is handled. */
   readonly resume?: (() => void) | undefined
@@ -140,16 +153,32 @@ export interface Backpressure {
 
 /**
  * Defaults of the read backpressure: 64 requests in flight, 1 Mi characters pending (input in
- * flight and output waiting).
+ * flight and output waiting), reading stopped at 64 Ki characters of held input.
  *
  * @category constants
  * @since 0.1.0
  */
-export const defaultBackpressure = { maxInFlight: 64, maxPendingChars: 1024 * 1024 } as const
+export const defaultBackpressure = { maxInFlight: 64, maxPendingChars: 1024 * 1024, maxHeldChars: 64 * 1024 } as const
 
 /** A refusal held in order with the frames. */
 interface Rejection {
   readonly rejection: string
+}
+
+const charsOf = (input: string | Rejection): number => typeof input === "string" ? input.length : input.rejection.length
+
+/**
+ * Whether a frame frees capacity rather than takes it: `true` for a response (to a request of the
+ * server's own), the cancelled request's id for a `notifications/cancelled`, else `undefined`.
+ * Only frames that can be one of them are decoded (most held frames are requests).
+ */
+const controlOf = (frame: string): true | { readonly cancels: unknown } | undefined => {
+  const cancellation = frame.includes("notifications/cancelled")
+  if (!cancellation && !frame.includes("\"result\"") && !frame.includes("\"error\"")) return undefined
+  const message = Envelope.decode(frame)
+  if (message._tag === "Response") return true
+  if (message._tag === "Notification" && message.method === "notifications/cancelled") return { cancels: message.params["requestId"] }
+  return undefined
 }
 
 const framesOf = (outcome: Outcome): string | ReadonlyArray<string> =>
@@ -203,11 +232,17 @@ export const make = Effect.fnUntraced(function*(options: {
   const bounds = options.backpressure
   const maxInFlight = bounds?.maxInFlight ?? defaultBackpressure.maxInFlight
   const maxPendingChars = bounds?.maxPendingChars ?? defaultBackpressure.maxPendingChars
+  const maxHeldChars = bounds?.maxHeldChars ?? defaultBackpressure.maxHeldChars
   const pendingOutput = bounds?.pendingOutput ?? (() => 0)
-  // Held input: frames and refusals received past the bounds, in order, from `next` on.
-  let held: Array<string | Rejection> = []
+  // Held input: frames and refusals received past the bounds, in order, from `next` on; a held
+  // request cancelled before it started is `undefined`.
+  let held: Array<string | Rejection | undefined> = []
   let next = 0
-  let paused = false
+  let heldChars = 0
+  /** Input is being held (the bounds were reached, or frames wait ahead of new ones). */
+  let holding = false
+  /** Reading stopped: the held input reached `maxHeldChars`. */
+  let stopped = false
   let relieving = false
   const gate = Latch.makeUnsafe(true)
   const settled = bounds === undefined
@@ -230,51 +265,92 @@ export const make = Effect.fnUntraced(function*(options: {
 
   const overBounds = (): boolean =>
     peer.inFlightUnsafe() >= maxInFlight || peer.inFlightCharsUnsafe() + pendingOutput() >= maxPendingChars
-  const handle = (input: string | Rejection): void =>
-    typeof input === "string" ? peer.receiveUnsafe(input) : peer.writeUnsafe(input.rejection)
+  const handle = (input: string | Rejection | undefined): void => {
+    if (input === undefined) return
+    if (typeof input === "string") peer.receiveUnsafe(input)
+    else peer.writeUnsafe(input.rejection)
+  }
   const hold = (input: string | Rejection): void => {
     held.push(input)
-    if (paused) return
-    paused = true
+    holding = true
+    heldChars += charsOf(input)
+    if (stopped || heldChars < maxHeldChars) return
+    stopped = true
     gate.closeUnsafe()
     bounds?.pause?.()
   }
+  /** A held request that a cancellation names never starts (and is never answered). */
+  const dropHeld = (requestId: unknown): void => {
+    const key = typeof requestId === "string" || typeof requestId === "number" ? Encoder.idKey(requestId) : undefined
+    if (key === undefined) return
+    for (let i = next; i < held.length; i++) {
+      const input = held[i]
+      if (typeof input !== "string") continue
+      const message = Envelope.decode(input)
+      if (message._tag !== "Request" || Encoder.idKey(message.id) !== key) continue
+      held[i] = undefined
+      heldChars -= input.length
+    }
+  }
+  /** Frames that free capacity go past the held input (see the module's documentation). */
+  const passes = (frame: string): boolean => {
+    const control = controlOf(frame)
+    if (control === undefined) return false
+    if (control !== true) dropHeld(control.cancels)
+    peer.receiveUnsafe(frame)
+    relieve()
+    return true
+  }
   const take = (input: string | Rejection): void => {
     if (bounds === undefined) return handle(input)
-    if (paused || overBounds()) return hold(input)
+    if (holding || overBounds()) {
+      if (typeof input === "string" && passes(input)) return
+      return hold(input)
+    }
     handle(input)
   }
   /** Handles held input while under the bounds; once none is left, reading resumes. */
   function relieve(): void {
-    if (!paused || relieving || overBounds()) return
+    if (!holding || relieving || overBounds()) return
     relieving = true
-    while (next < held.length && !overBounds()) handle(held[next++]!)
+    while (next < held.length) {
+      const input = held[next]
+      if (input !== undefined) {
+        if (overBounds()) break
+        heldChars -= charsOf(input)
+        handle(input)
+      }
+      next++
+    }
     relieving = false
     if (next < held.length) return
+    resumeReading()
+  }
+  const resumeReading = (): void => {
     held = []
     next = 0
-    paused = false
+    heldChars = 0
+    holding = false
+    if (!stopped) return
+    stopped = false
     gate.openUnsafe()
     bounds?.resume?.()
   }
   /** Handles every held input at once (the input ended). */
   const release = Effect.sync(() => {
-    while (next < held.length) handle(held[next++]!)
-    held = []
-    next = 0
-    paused = false
-    gate.openUnsafe()
+    while (next < held.length) handle(held[next++])
+    resumeReading()
   })
 
   return {
     receive: bounds === undefined
       ? peer.receive
-      : (frame) => Effect.suspend(() => paused || overBounds() ? Effect.sync(() => hold(frame)) : peer.receive(frame)),
+      : (frame) => Effect.suspend(() => holding || overBounds() ? Effect.sync(() => take(frame)) : peer.receive(frame)),
     receiveUnsafe: take,
     rejectUnsafe: (error) => take({ rejection: rejectFrame(error) }),
     writtenUnsafe: relieve,
     ready: gate.await,
-    pausedUnsafe: () => paused,
+    pausedUnsafe: () => holding,
     drain: peer.drain,
     end: release.pipe(Effect.andThen(Effect.sync(() => subscriptions.closeAll())), Effect.andThen(peer.drain)),
     inFlight: Effect.sync(peer.inFlightUnsafe),

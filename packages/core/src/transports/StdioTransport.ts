@@ -5,10 +5,12 @@
  * is answered -32700); writes are serialized, so a request's notifications are written before its
  * response; a frame is written at once when no write is in flight, and the frames produced
  * meanwhile leave together in one write; a stdout that accepts nothing for 5 s while frames wait
- * ends the transport and interrupts its work (their finalizers run); stdin is not read while 64
- * requests are in flight, or while their frames plus the output waiting for stdout reach 1 Mi
- * characters (a client that sends without reading its answers fills its own pipe, not the
- * server's memory), and reading resumes below both bounds. Output waits for stdout up to 256 Ki
+ * ends the transport and interrupts its work (their finalizers run); requests are held while 64
+ * are in flight, or while their frames plus the output waiting for stdout reach 1 Mi characters,
+ * and stdin is not read once 64 Ki characters are held (a client that sends without reading its
+ * answers fills its own pipe, not the server's memory); a `notifications/cancelled` or a response
+ * to the server's own request goes past the held requests, so a client can still cancel; reading
+ * resumes once the held requests are handled. Output waits for stdout up to 256 Ki
  * characters, then writers wait too: what waits is at most that plus one answer per request in
  * flight, which is why both are small (answers that wait long outlive the young generation, and a
  * flood's RSS grows with them; see docs/reliability.md); at most
@@ -74,6 +76,12 @@ export interface Options {
    * being read until they drain (default 1 Mi).
    */
   readonly maxPendingChars?: number
+  /**
+   * Characters of input held past those bounds at which stdin stops being read (default 64 Ki).
+   * Below it a `notifications/cancelled` or a response to the server's own request still reaches
+   * the server, ahead of the held requests.
+   */
+  readonly maxHeldChars?: number
 }
 
 /**
@@ -197,15 +205,17 @@ const serve = (
       onFail: (message) => Deferred.doneUnsafe(stopped, Effect.fail(new StdoutStalled({ message: `stdout: ${message}` })))
     })
     yield* Effect.addFinalizer(() => Effect.sync(writer.close))
-    // Read backpressure is the connection's: past either bound the frames of the current chunk are
-    // held there and stdin is paused (the pipe fills and the client's writes block); each answer
-    // or completed write looks again, and once the held frames are handled, reading resumes.
+    // Read backpressure is the connection's: past either bound the frames are held there (a
+    // cancellation or a response goes past them), and once they reach `maxHeldChars` stdin is
+    // paused (the pipe fills and the client's writes block); each answer or completed write looks
+    // again, and once the held frames are handled, reading resumes.
     const connection = yield* Connection.make({
       transport: "stdio",
       sink: writer,
       backpressure: {
         maxInFlight: options?.maxInFlight ?? readBounds.maxInFlight,
         maxPendingChars: options?.maxPendingChars ?? readBounds.maxPendingChars,
+        maxHeldChars: options?.maxHeldChars ?? Connection.defaultBackpressure.maxHeldChars,
         pendingOutput: writer.pendingChars,
         pause: input.pause,
         resume: input.resume
