@@ -13,6 +13,30 @@ export const listToolNames: ReadonlyArray<string> = [
   ...Array.from({ length: listToolCount - 1 }, (_, index) => `tool_${String(index + 1).padStart(3, "0")}`)
 ]
 
+/** The description of a list tool, as every peer writes it. */
+export const toolDescription = (name: string): string =>
+  name === "echo" ? "Echoes its text back as structured content" : `Bench tool ${name}`
+
+/**
+ * The `tools/list` result of the list catalog as the floors serve it (serialized once at start):
+ * the same tools, descriptions, schemas and annotations the MCP peers advertise, so that a floor
+ * writes a page as large as theirs.
+ */
+export const cannedToolsList = (serverName: string): string => {
+  const textSchema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
+  return JSON.stringify({
+    tools: listToolNames.map((name) => ({
+      name,
+      description: toolDescription(name),
+      inputSchema: textSchema,
+      outputSchema: textSchema,
+      annotations: { readOnlyHint: true, idempotentHint: true }
+    })),
+    resultType: "complete",
+    _meta: { "io.modelcontextprotocol/serverInfo": { name: serverName, version: "0" } }
+  })
+}
+
 export interface PeerArgs {
   readonly transport: "stdio" | "http"
   readonly port: number

@@ -11,16 +11,11 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { host, listToolNames, parseArgs } from "./args.ts"
+import { cannedToolsList, host, parseArgs } from "./args.ts"
 
 const args = parseArgs()
 const serverInfo = { "io.modelcontextprotocol/serverInfo": { name: "bench-effect-http", version: "0" } }
-const textSchema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
-const cannedList = JSON.stringify({
-  tools: listToolNames.map((name) => ({ name, description: `Bench tool ${name}`, inputSchema: textSchema, outputSchema: textSchema })),
-  resultType: "complete",
-  _meta: serverInfo
-})
+const cannedList = cannedToolsList("bench-effect-http")
 
 interface Body {
   readonly id?: unknown

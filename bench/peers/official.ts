@@ -11,7 +11,7 @@ import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotoc
 import { createMcpHandler, McpServer, type ServerNotifier } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import { z } from "zod"
-import { host, listToolNames, parseArgs } from "./args.ts"
+import { host, listToolNames, parseArgs, toolDescription } from "./args.ts"
 
 const args = parseArgs()
 const names = args.catalog === "list" ? listToolNames : ["echo"]
@@ -25,7 +25,7 @@ const factory = (): McpServer => {
   const server = new McpServer({ name: "bench-official", version: "2.4.0" }, { capabilities: { tools: {} } })
   for (const name of names) {
     server.registerTool(name, {
-      description: name === "echo" ? "Echoes its text back as structured content" : `Bench tool ${name}`,
+      description: toolDescription(name),
       inputSchema: input,
       outputSchema: output,
       annotations: { readOnlyHint: true, idempotentHint: true }

@@ -6,7 +6,7 @@
  *   npx node bench/peers/raw-http.ts --port 3002 [--tools list]
  */
 import http from "node:http"
-import { host, listToolNames, parseArgs } from "./args.ts"
+import { cannedToolsList, host, parseArgs } from "./args.ts"
 
 const args = parseArgs()
 const serverInfo = { "io.modelcontextprotocol/serverInfo": { name: "bench-raw", version: "0" } }
@@ -17,12 +17,7 @@ const echoResult = (text: unknown) => ({
   _meta: serverInfo
 })
 
-const textSchema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
-const cannedList = JSON.stringify({
-  tools: listToolNames.map((name) => ({ name, description: `Bench tool ${name}`, inputSchema: textSchema, outputSchema: textSchema })),
-  resultType: "complete",
-  _meta: serverInfo
-})
+const cannedList = cannedToolsList("bench-raw")
 
 const server = http.createServer((req, res) => {
   const chunks: Array<Buffer> = []

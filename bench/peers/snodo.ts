@@ -14,7 +14,7 @@ import * as Tool from "@snodo/core/Tool"
 import * as StdioTransport from "@snodo/core/StdioTransport"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { host, listToolNames, parseArgs } from "./args.ts"
+import { host, listToolNames, parseArgs, toolDescription } from "./args.ts"
 
 const args = parseArgs()
 const Text = Schema.Struct({ text: Schema.String })
@@ -23,7 +23,7 @@ const Text = Schema.Struct({ text: Schema.String })
 const server = McpServer.make({ name: "bench-snodo", version: "0.1.0" }).add(
   ...(args.catalog === "list" ? listToolNames : ["echo"]).map((name) =>
     Tool.make(name, {
-      description: name === "echo" ? "Echoes its text back as structured content" : `Bench tool ${name}`,
+      description: toolDescription(name),
       input: Text,
       output: Text,
       annotations: { readOnlyHint: true, idempotentHint: true }
