@@ -28,7 +28,11 @@ export interface Revision {
    * with a message that names the supported versions (a legacy client has something to show).
    */
   readonly removed: ReadonlySet<string>
-  /** What every result of this revision carries (result type, server info, cache hints). */
+  /**
+   * What every result of this revision carries (result type, server info, cache hints). Must be
+   * pure (the same arguments give the same result, read nothing else): a list page is shaped and
+   * serialized once per page and revision, and that text answers every later request for it.
+   */
   readonly shape: (
     result: Readonly<Record<string, unknown>>,
     serverInfo: Readonly<Record<string, unknown>>,
