@@ -91,15 +91,6 @@ export const DirectoryResource = SkillsWire.DirectoryEntry
  */
 export type DirectoryResource = SkillsWire.DirectoryEntry
 
-const Contents = Schema.Struct({
-  contents: Schema.Array(Schema.Struct({
-    uri: Schema.String,
-    mimeType: Schema.optionalKey(Schema.String),
-    text: Schema.optionalKey(Schema.String),
-    blob: Schema.optionalKey(Schema.String)
-  }))
-})
-
 /**
  * A read did not match the entry: the file is not one of the entry's (`Unlisted`), its length
  * (`Size`) or its digest (`Digest`) differ, or a `SKILL.md`'s frontmatter differs from the entry's
@@ -151,13 +142,6 @@ export interface SkillsClient {
   /** The direct children of a skill folder, every page. */
   readonly readDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryResource>, McpClientError>
 }
-
-/** Narrows a result the client already checked against the method table (`resources/read`'s contents). */
-const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, method: string) => (value: unknown) =>
-  Effect.mapError(
-    Schema.decodeUnknownEffect(schema)(value),
-    (error) => new InvalidResult({ method, message: `The ${method} result does not match its schema: ${error.message}` })
-  )
 
 const hex = (bytes: ArrayBuffer): string => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("")
 
@@ -246,16 +230,18 @@ export const make: Effect.Effect<SkillsClient, never, McpClient> = Effect.gen(fu
   const extension = typeof declared === "object" && declared !== null ? (declared as Record<string, unknown>)[extensionName] : undefined
   const read: SkillsClient["read"] = (skill, uri = skill.uri) =>
     Effect.gen(function*() {
-      const result = yield* Effect.flatMap(client.readResource(uri), decode(Contents, Methods.ResourcesRead.name))
+      // Checked against the method table by the client already: text or base64 contents.
+      const result = yield* client.readResource(uri)
       const content = result.contents.find((item) => item.uri === uri) ?? result.contents[0]
       if (content === undefined) return yield* new InvalidResult({ method: Methods.ResourcesRead.name, message: `${Methods.ResourcesRead.name} of ${uri} returned no contents` })
-      const decoded = content.text !== undefined ? Result.succeed(new TextEncoder().encode(content.text)) : Base64.decode(content.blob ?? "")
+      const text = "text" in content ? content.text : undefined
+      const decoded = "text" in content ? Result.succeed(new TextEncoder().encode(content.text)) : Base64.decode(content.blob)
       if (Result.isFailure(decoded)) {
         return yield* new InvalidResult({ method: Methods.ResourcesRead.name, message: `${Methods.ResourcesRead.name} of ${uri} returned a blob that is not base64` })
       }
       const bytes = decoded.success
-      const checked = yield* verify(skill, uri, bytes, content.text)
-      return { uri, mimeType: content.mimeType, bytes, text: content.text, ...checked }
+      const checked = yield* verify(skill, uri, bytes, text)
+      return { uri, mimeType: content.mimeType, bytes, text, ...checked }
     })
   return {
     supported: extension !== undefined,
