@@ -11,6 +11,9 @@ import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 import * as NodeServe from "@snodo/http/NodeServe"
 import { Apps, McpClient, Skills, StdioClientTransport, StreamableHttpClientTransport } from "@snodo/client"
+import { McpServer } from "@snodo/core"
+import * as SkillsServer from "@snodo/skills"
+import { InMemoryTransport } from "@snodo/testing"
 import { serverLayerFor } from "../../examples/everything/server.ts"
 import { sourceCondition } from "../support/Sources.ts"
 
@@ -81,6 +84,29 @@ const skillsApplication = Effect.gen(function*() {
 describe.each(transports)("Skills over %s", (_name, over) => {
   it.live("lists, gets, reads verified files and a folder; a mismatch is a typed error", () =>
     skillsApplication.pipe(Effect.provide(over({}))), 60_000)
+})
+
+describe("Skills, a binary file", () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff])
+  const server = McpServer.make({ name: "skills-blob", version: "1.0.0" }).pipe(SkillsServer.serve()).layer.pipe(
+    Layer.provide(SkillsServer.SkillCatalog.layer()),
+    Layer.provide(Layer.succeed(SkillsServer.SkillSource.SkillSource, SkillsServer.SkillSource.makeMemory({
+      "alpha/SKILL.md": "---\nname: alpha\ndescription: The alpha skill\n---\n# alpha\n",
+      "alpha/logo.png": png
+    })))
+  )
+  it.live("is read from its base64 blob, verified against the entry, and handed out as bytes without text", () =>
+    Effect.gen(function*() {
+      const skills = yield* Skills.make
+      const [alpha] = yield* skills.list
+      expect(alpha?.frontmatter.name).toBe("alpha")
+      const logo = yield* skills.read(alpha!, "skill://alpha/logo.png")
+      expect(Array.from(logo.bytes)).toEqual(Array.from(png))
+      expect(logo.text).toBeUndefined()
+      expect(logo.mimeType).toBe("image/png")
+      const tampered = { ...alpha!, resources: alpha!.resources.map((entry) => entry.uri === "skill://alpha/logo.png" ? { ...entry, size: 5 } : entry) }
+      expect(yield* Effect.flip(skills.read(tampered, "skill://alpha/logo.png"))).toMatchObject({ _tag: "SkillVerificationError", reason: "Size" })
+    }).pipe(Effect.provide(McpClient.layer({}).pipe(Layer.provide(InMemoryTransport.layer), Layer.provide(server)))))
 })
 
 const appsApplication = (era: "modern" | "legacy") =>
