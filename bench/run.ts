@@ -696,7 +696,7 @@ const stores = async (): Promise<void> => {
 const sessions = async (): Promise<void> => {
   const result = await runScript<Record<"pg3" | "pg1" | "memory1", LoadResult | undefined>>(
     "sessions",
-    [path("bench/sessions.ts"), "--duration", String(durationS), "--rounds", String(rounds)]
+    [path("bench/sessions.ts"), "--duration", String(durationS), "--warmup", String(warmupS), "--rounds", String(rounds)]
   )
   if (result === undefined) return
   const floor = result.memory1
@@ -870,7 +870,9 @@ const notes: Array<string> = [
   "a round-robin HTTP proxy without stickiness (`test/support/RoundRobinProxy.ts`) and loads it with `tools/call` " +
   "(`echo`, 16 connections, autocannon in a process of its own): three everything servers sharing their sessions on " +
   "PostgreSQL (`--sessions postgres://…`, a fresh schema), one such server alone, and (the raw floor column) one " +
-  "server with its sessions in memory behind the same proxy. All are up at once; rounds alternate; the best is kept.",
+  "server with its sessions in memory behind the same proxy (each target its own proxy, the same code). All are up at once; " +
+  "every server is warmed alike first (the warm-up time per server behind the proxy, so three servers are loaded three " +
+  "times as long); rounds alternate; the best is kept.",
   "Ratios are snodo ÷ peer for the same figure in this run: above 1 is better for snodo where higher is better, " +
   "below 1 where lower is better."
 ]
