@@ -1,7 +1,8 @@
 /**
  * Initialize-era sessions across instances, beside one instance: `tools/call` (`echo`) in one
- * 2025-11-25 session through the same round-robin proxy (`test/support/RoundRobinProxy.ts`, no
- * stickiness), to
+ * 2025-11-25 session through the same round-robin proxy (`./round-robin.ts`, no stickiness,
+ * forwarding bytes over kept connections: it costs a fraction of what a server does per request,
+ * where a proxy on Node's `http` cost more than the server measured), to
  *
  * - three everything servers sharing their sessions on PostgreSQL (`--sessions postgres://…`, a
  *   fresh schema dropped afterwards): every call is a session lookup in the database (the
@@ -32,9 +33,9 @@ import { Reactivity } from "effect/reactivity"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
-import * as RoundRobinProxy from "../test/support/RoundRobinProxy.ts"
 import { type Child, freePort, installCleanup, sleep, start } from "./children.ts"
 import type { LoadResult } from "./load.ts"
+import * as RoundRobin from "./round-robin.ts"
 
 installCleanup()
 const argv = process.argv.slice(2)
@@ -186,7 +187,7 @@ const schema = `snodo_bench_sessions_${randomBytes(6).toString("hex")}`
 const url = new URL(admin)
 const spec = `postgres://${url.host}${url.pathname}?schema=${schema}`
 const children: Array<Child> = []
-const proxies: Array<RoundRobinProxy.Proxy> = []
+const proxies: Array<RoundRobin.Proxy> = []
 try {
   // One migrates first; the other two find the schema migrated.
   const first = await server(["--sessions", spec])
@@ -194,9 +195,9 @@ try {
   const memory = await server(["--sessions", "memory", "--tasks", "memory"])
   const alone = await server(["--sessions", spec])
   children.push(first.child, ...rest.map((started) => started.child), memory.child, alone.child)
-  const shared = await RoundRobinProxy.start([first.url, ...rest.map((started) => started.url)], { record: false })
-  const single = await RoundRobinProxy.start([memory.url], { record: false })
-  const one = await RoundRobinProxy.start([alone.url], { record: false })
+  const shared = await RoundRobin.start([first.url, ...rest.map((started) => started.url)])
+  const single = await RoundRobin.start([memory.url])
+  const one = await RoundRobin.start([alone.url])
   proxies.push(shared, single, one)
   const sharedSession = await session(shared.url)
   const singleSession = await session(single.url)

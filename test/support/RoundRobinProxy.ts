@@ -2,8 +2,8 @@
  * A load balancer for tests: an HTTP proxy on loopback that sends each request to the next
  * backend in turn (no stickiness: a session's requests spread over every instance), skipping a
  * backend that refuses the connection (a killed instance). Bodies and answers stream through, so
- * SSE answers and GET streams reach the client as they are written (an answer of known length
- * leaves with its head, in one write); a backend that dies cuts the client's response too.
+ * SSE answers and GET streams reach the client as they are written; a backend that dies cuts the
+ * client's response too.
  *
  * It records where each request went: the method, the JSON-RPC method of a POST (or `response`
  * for a client's answer to a server request, with its id), the backend, and the status.
@@ -75,9 +75,7 @@ export const start = (backends: ReadonlyArray<string>, options?: { readonly reco
           entry.status = answer.statusCode
           entry.open = request.method === "GET"
           response.writeHead(answer.statusCode ?? 502, answer.headers)
-          // A stream (SSE, no length) reaches the client head first; an answer of known length
-          // leaves with its head in one write (a bench's millions of answers: one syscall each).
-          if (answer.headers["content-length"] === undefined) response.flushHeaders()
+          response.flushHeaders()
           answer.on("data", (chunk: Buffer) => response.write(chunk))
           answer.on("end", () => {
             entry.open = false
