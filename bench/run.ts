@@ -688,17 +688,34 @@ const stores = async (): Promise<void> => {
   }
 }
 
+/** What `bench/sessions.ts` reports of a target: its load, and per answered request the CPU and statements it cost. */
+interface SessionsMeasured extends LoadResult {
+  readonly serverCpuUs: number
+  readonly proxyCpuUs: number
+  readonly pgCpuUs: number
+  readonly pgStatements: number
+}
+
 /**
  * Initialize-era sessions across instances (`bench/sessions.ts`, in a process of its own): snodo's
  * column is the everything server behind the proxy with PostgreSQL sessions (3 instances, and 1),
  * raw's one instance with memory sessions behind the same proxy, in the same run.
  */
 const sessions = async (): Promise<void> => {
-  const result = await runScript<Record<"pg3" | "pg1" | "memory1", LoadResult | undefined>>(
+  const result = await runScript<Record<"pg3" | "pg1" | "memory1", SessionsMeasured | undefined>>(
     "sessions",
-    [path("bench/sessions.ts"), "--duration", String(durationS), "--rounds", String(rounds)]
+    [path("bench/sessions.ts"), "--duration", String(durationS), "--warmup", String(warmupS), "--rounds", String(rounds)]
   )
   if (result === undefined) return
+  // Per answered request: steadier than the rates on a machine shared with other work.
+  for (const [key, measured] of Object.entries(result)) {
+    if (measured === undefined) continue
+    progress(
+      `   ${key}: ${measured.rps.toFixed(0)} req/s; CPU per request: servers ${measured.serverCpuUs.toFixed(0)} µs, ` +
+        `proxy ${measured.proxyCpuUs.toFixed(0)} µs, PostgreSQL ${measured.pgCpuUs.toFixed(0)} µs; ` +
+        `${measured.pgStatements.toFixed(3)} statements on the sessions table`
+    )
+  }
   const floor = result.memory1
   for (const key of ["pg3", "pg1"] as const) {
     const measured = result[key]
@@ -867,10 +884,12 @@ const notes: Array<string> = [
   "(Debian's `nghttp2-client`, one thread, in a process of its own) for every row, HTTP/1.1 included (`--h1`), so the " +
   "ratios compare protocols, not load generators; the raw floor column of these rows is the named baseline of the same run.",
   "Sessions: `bench/sessions.ts`, in its own process, opens one 2025-11-25 session (initialize, initialized) through " +
-  "a round-robin HTTP proxy without stickiness (`test/support/RoundRobinProxy.ts`) and loads it with `tools/call` " +
+  "a round-robin HTTP proxy without stickiness (`bench/round-robin.ts`, bytes forwarded over kept connections) and loads it with `tools/call` " +
   "(`echo`, 16 connections, autocannon in a process of its own): three everything servers sharing their sessions on " +
   "PostgreSQL (`--sessions postgres://…`, a fresh schema), one such server alone, and (the raw floor column) one " +
-  "server with its sessions in memory behind the same proxy. All are up at once; rounds alternate; the best is kept.",
+  "server with its sessions in memory behind the same proxy (each target its own proxy, the same code). All are up at once; " +
+  "every server is warmed alike first (the warm-up time per server behind the proxy, so three servers are loaded three " +
+  "times as long); rounds alternate; the best is kept.",
   "Ratios are snodo ÷ peer for the same figure in this run: above 1 is better for snodo where higher is better, " +
   "below 1 where lower is better."
 ]

@@ -1,7 +1,8 @@
 /**
  * Initialize-era sessions across instances, beside one instance: `tools/call` (`echo`) in one
- * 2025-11-25 session through the same round-robin proxy (`test/support/RoundRobinProxy.ts`, no
- * stickiness), to
+ * 2025-11-25 session through the same round-robin proxy (`./round-robin.ts`, no stickiness,
+ * forwarding bytes over kept connections: it costs a fraction of what a server does per request,
+ * where a proxy on Node's `http` cost more than the server measured), to
  *
  * - three everything servers sharing their sessions on PostgreSQL (`--sessions postgres://…`, a
  *   fresh schema dropped afterwards): every call is a session lookup in the database (the
@@ -10,13 +11,19 @@
  * - one everything server with its sessions on PostgreSQL: the store's own cost per call, apart
  *   from three processes sharing the machine's cores.
  *
- * Both are up at once and measured in alternation (the best round of each is kept), with the
- * load generator (`bench/load.ts`, autocannon) in a process of its own. Each result also carries
- * the CPU time per answered request of the servers measured (`serverCpuUs`) and of every
- * PostgreSQL process on the machine (`pgCpuUs`, from /proc): on a machine busy with other work
- * these say more than the rate does.
+ * All are up at once, each behind a proxy of its own in this process (the same code, 16 client
+ * connections, one session opened the same way), and measured in alternation (the best round of
+ * each is kept), with the load generator (`bench/load.ts`, autocannon) in a process of its own.
+ * Every server is warmed alike first (`--warmup` seconds per server behind the proxy: a target of
+ * three servers is loaded three times as long, so each of its servers has compiled its code as
+ * the lone server has). Each result also carries, per answered request, the CPU time of the
+ * servers measured (`serverCpuUs`), of the proxy (`proxyCpuUs`: this process) and of every
+ * PostgreSQL process on the machine (`pgCpuUs`, from /proc), and the statements on the schema's
+ * sessions table (`pgStatements`: reads and `last_seen` flushes, from `pg_stat_user_tables`, so
+ * other work on the database does not count): on a machine busy with other work these say more
+ * than the rate does.
  *
- *   npx node bench/sessions.ts --duration 5 --connections 16 --rounds 2   # JSON on stdout
+ *   npx node bench/sessions.ts --duration 5 --warmup 2 --connections 16 --rounds 2   # JSON on stdout
  *
  * The bench runner runs it in a process of its own (`npm run bench -- --scenarios sessions`).
  */
@@ -26,9 +33,9 @@ import { Reactivity } from "effect/reactivity"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
-import * as RoundRobinProxy from "../test/support/RoundRobinProxy.ts"
 import { type Child, freePort, installCleanup, sleep, start } from "./children.ts"
 import type { LoadResult } from "./load.ts"
+import * as RoundRobin from "./round-robin.ts"
 
 installCleanup()
 const argv = process.argv.slice(2)
@@ -39,6 +46,7 @@ const flag = (name: string, fallback: number): number => {
 const durationS = flag("--duration", 5)
 const connections = flag("--connections", 16)
 const rounds = flag("--rounds", 2)
+const warmupS = flag("--warmup", 2)
 const admin = process.env["SNODO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const verbose = argv.includes("--verbose")
 
@@ -80,12 +88,12 @@ const session = async (url: string): Promise<string> => {
   return id
 }
 
-const load = (url: string, id: string): Promise<LoadResult> =>
+const load = (url: string, id: string, seconds: number): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     const spec = {
       url,
       connections,
-      durationS,
+      durationS: seconds,
       timeoutS: 10,
       headers: { ...headers, "mcp-session-id": id },
       body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "hello, bench" } } })
@@ -129,40 +137,57 @@ const postgresCpuUs = (): number => {
   return total
 }
 
-/** A load result with the CPU per answered request of `servers` and of PostgreSQL, and the database's transactions per request. */
+/**
+ * A load result with, per answered request, the CPU of `servers`, of the proxy (this process, which
+ * runs nothing else meanwhile) and of PostgreSQL, and the statements on the sessions table.
+ */
 interface Measured extends LoadResult {
   readonly serverCpuUs: number
+  readonly proxyCpuUs: number
   readonly pgCpuUs: number
-  readonly pgTransactions: number
+  readonly pgStatements: number
 }
 
-/** Transactions committed in the database so far (its statistics lag by up to a second). */
-const transactions = async (): Promise<number> => {
+/**
+ * Scans of this bench's sessions table so far (reads, and the `last_seen` flushes): the database's
+ * statements on the schema's sessions, apart from other work on the same server. The statistics
+ * lag by up to a second.
+ */
+const statements = async (): Promise<number> => {
   await sleep(1_500)
   return withAdmin(Effect.map(
     Effect.flatMap(Effect.service(PgClient.PgClient), (pg) =>
-      pg.unsafe<{ readonly n: string }>("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()")),
+      pg.unsafe<{ readonly n: string }>(
+        "SELECT (COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0))::text AS n FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'snodo_sessions'",
+        [schema]
+      )),
     (rows) => Number(rows[0]?.n ?? 0)
   ))
 }
 
+const processCpuUs = (): number => {
+  const used = process.cpuUsage()
+  return used.user + used.system
+}
+
 const measure = async (url: string, id: string, servers: ReadonlyArray<Child>): Promise<Measured> => {
-  const committed = await transactions()
+  const before = await statements()
   const serversBefore = servers.reduce((sum, child) => sum + cpuUs(child.pid), 0)
+  const proxyBefore = processCpuUs()
   const pgBefore = postgresCpuUs()
-  const result = await load(url, id)
+  const result = await load(url, id, durationS)
   const answered = Math.max(1, result.completed - result.errors)
   const serverCpuUs = (servers.reduce((sum, child) => sum + cpuUs(child.pid), 0) - serversBefore) / answered
+  const proxyCpuUs = (processCpuUs() - proxyBefore) / answered
   const pgCpuUs = (postgresCpuUs() - pgBefore) / answered
-  // this bench's own statistics query and connection count a few
-  return { ...result, serverCpuUs, pgCpuUs, pgTransactions: (await transactions() - committed) / answered }
+  return { ...result, serverCpuUs, proxyCpuUs, pgCpuUs, pgStatements: (await statements() - before) / answered }
 }
 
 const schema = `snodo_bench_sessions_${randomBytes(6).toString("hex")}`
 const url = new URL(admin)
 const spec = `postgres://${url.host}${url.pathname}?schema=${schema}`
 const children: Array<Child> = []
-const proxies: Array<RoundRobinProxy.Proxy> = []
+const proxies: Array<RoundRobin.Proxy> = []
 try {
   // One migrates first; the other two find the schema migrated.
   const first = await server(["--sessions", spec])
@@ -170,9 +195,9 @@ try {
   const memory = await server(["--sessions", "memory", "--tasks", "memory"])
   const alone = await server(["--sessions", spec])
   children.push(first.child, ...rest.map((started) => started.child), memory.child, alone.child)
-  const shared = await RoundRobinProxy.start([first.url, ...rest.map((started) => started.url)], { record: false })
-  const single = await RoundRobinProxy.start([memory.url], { record: false })
-  const one = await RoundRobinProxy.start([alone.url], { record: false })
+  const shared = await RoundRobin.start([first.url, ...rest.map((started) => started.url)])
+  const single = await RoundRobin.start([memory.url])
+  const one = await RoundRobin.start([alone.url])
   proxies.push(shared, single, one)
   const sharedSession = await session(shared.url)
   const singleSession = await session(single.url)
@@ -183,14 +208,18 @@ try {
     ["pg3", shared, sharedSession, [first.child, ...rest.map((started) => started.child)]],
     ["pg1", one, oneSession, [alone.child]]
   ] as const
+  // Every server is warmed alike before any target is measured (its code compiled, the proxy's
+  // connections to it open): the proxy spreads a target's load over its servers, so a target of
+  // three is loaded three times as long as one of one.
+  for (const [, target, id, servers] of targets) if (warmupS > 0) await load(target.url, id, warmupS * servers.length)
   for (let round = 0; round < rounds; round++) {
     for (const [key, target, id, servers] of targets) {
       const measured = await measure(target.url, id, servers)
       if (verbose) {
         process.stderr.write(
           `${key} round ${round + 1}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50Ms.toFixed(2)} ms, ${measured.errors} errors, ` +
-            `CPU per request: servers ${measured.serverCpuUs.toFixed(0)} µs, PostgreSQL ${measured.pgCpuUs.toFixed(0)} µs, ` +
-            `${measured.pgTransactions.toFixed(3)} transactions\n`
+            `CPU per request: servers ${measured.serverCpuUs.toFixed(0)} µs, proxy ${measured.proxyCpuUs.toFixed(0)} µs, ` +
+            `PostgreSQL ${measured.pgCpuUs.toFixed(0)} µs, ${measured.pgStatements.toFixed(3)} statements on the sessions table\n`
         )
       }
       if (best[key] === undefined || measured.rps > best[key]!.rps) best[key] = measured

@@ -48,6 +48,28 @@ describe("PgSessionStore", () => {
       expect(yield* b.store.touch(id, "alice", limits)).toBeUndefined()
     }).pipe(Effect.scoped), 30_000)
 
+  it.live("a read shared by several sessions answers each its own row (and nothing for one gone), as a read of one does", () =>
+    Effect.gen(function*() {
+      const a = yield* instance()
+      const b = yield* instance()
+      const ids = [SessionStore.newOrigin(), SessionStore.newOrigin(), SessionStore.newOrigin()] as const
+      for (const id of ids) expect(yield* a.store.create(id, "alice", limits)).toBeUndefined()
+      yield* a.store.save(ids[0], { ...initialized, logLevel: "debug" }, "a", limits)
+      yield* a.store.save(ids[1], { ...initialized, logLevel: "error" }, "a", limits)
+      yield* a.store.remove(ids[2], "a")
+      // One turn: the three sessions (and one twice) leave in one read on B.
+      const together = yield* Effect.all([...ids, ids[0]].map((id) => b.store.touch(id, "alice", limits)), { concurrency: "unbounded" })
+      expect(together).toEqual([{ ...initialized, logLevel: "debug" }, { ...initialized, logLevel: "error" }, undefined, { ...initialized, logLevel: "debug" }])
+      // Each alone (a read of one session) sees the same.
+      expect(yield* b.store.touch(ids[0], "alice", limits)).toEqual({ ...initialized, logLevel: "debug" })
+      expect(yield* b.store.touch(ids[1], "alice", limits)).toEqual({ ...initialized, logLevel: "error" })
+      expect(yield* b.store.touch(ids[2], "alice", limits)).toBeUndefined()
+      // A change on A after B read both: B's next shared read sees it, for that session only.
+      yield* a.store.save(ids[1], { ...initialized, logLevel: "warning" }, "a", limits)
+      const again = yield* Effect.all([b.store.touch(ids[0], "alice", limits), b.store.touch(ids[1], "alice", limits)], { concurrency: "unbounded" })
+      expect(again).toEqual([{ ...initialized, logLevel: "debug" }, { ...initialized, logLevel: "warning" }])
+    }).pipe(Effect.scoped), 30_000)
+
   it.live("last_seen is written by the flush of the sessions touched, not by each touch; an expired row is not brought back", () =>
     Effect.gen(function*() {
       const a = yield* instance({ touchIntervalMs: 50 })
