@@ -23,8 +23,8 @@
  *   its esbuild bundle, with the compile cache on).
  *
  * A start is timed from `spawn` to the first `server/discover` answer that offers 2026-07-28 (the
- * first request a 2026-07-28 client sends; stdio: written at spawn; HTTP: posted every 5 ms until
- * answered), and the CPU time the server used to then (`/proc/<pid>/stat`, user + system, every
+ * first request a 2026-07-28 client sends; stdio: written at spawn; HTTP: a TCP connect tried every
+ * millisecond until the port accepts, then posted, `probe.ts`), and the CPU time the server used to then (`/proc/<pid>/stat`, user + system, every
  * thread, 10 ms ticks). Cold: Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`); compile cache:
  * `NODE_COMPILE_CACHE` set to a directory per peer, filled by one untimed start first. Every run
  * starts every peer over both transports in both modes, the order rotating between runs so that
