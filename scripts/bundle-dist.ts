@@ -202,6 +202,8 @@ const throughBarrels = (own: string): Plugin => {
  * `src/` (the barrels; every module of the packages without floors, such as `@snodo/http`) are
  * chunked by Rollup, by the entries that need them: one chunk for all of `@snodo/http` made
  * `NodeServe` load Effect's HTTP server modules (50 more of effect's), which it does not need.
+ * Except what `NodeServe` (the one-call server) needs at load time: one chunk of its own, so that
+ * it is one file and that chunk (Rollup's cut by entries made it 13 files).
  */
 const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
   let eager: Set<string> | undefined
@@ -225,9 +227,8 @@ const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
     eager ??= eagerModules(getModuleInfo, entries)
     if (!eager.has(id)) return undefined
     if (relative(src, id).split(sep).length > 1) return "eager"
-    // `@snodo/http`'s one-call server: every module it needs at load time in one chunk (it loaded
-    // 12 files of chunks Rollup cut by the entries sharing them), which the other entries that
-    // need some of it (`McpHttp`, `NodeEndpoint`) load whole.
+    // `@snodo/http`'s one-call server: every module it needs at load time in one chunk, which the
+    // other entries that need some of it (`McpHttp`, `NodeEndpoint`) load whole.
     served ??= entries.includes(server) ? eagerModules(getModuleInfo, [server]) : new Set()
     return served.has(id) ? "NodeServe" : undefined
   }
