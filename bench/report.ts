@@ -312,7 +312,8 @@ const startupMarkdown = (startup: StartupResults): ReadonlyArray<string> => {
     "",
     "- Timed from `spawn` (`node <file>`, the app's folder as working directory) to the first answer of `server/discover` " +
     "that offers 2026-07-28, the first request a 2026-07-28 client sends (the Vercel AI SDK waits 1 s for it): over stdio " +
-    "the request is written at spawn; over HTTP it is posted every 5 ms until one is answered. A `tools/call` of `echo` " +
+    "the request is written at spawn; over HTTP a TCP connect is tried every millisecond until the port accepts, then the " +
+    "request is posted (until one is answered). A `tools/call` of `echo` " +
     "is checked after the first start of each peer, untimed.",
     "- Cold: Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`). Compile cache: `NODE_COMPILE_CACHE` set to a " +
     "directory per peer, filled by one untimed start first (what `module.enableCompileCache()` gives from the second start on).",

@@ -1,31 +1,36 @@
 /**
- * Instructions a stdio start executes, from spawn to the first `server/discover` answer, counted
- * by valgrind's callgrind: the start-up figure that does not move with the machine's load (see
- * docs/startup.md, "Measured").
+ * Instructions a start executes, from spawn to the first `server/discover` answer, counted by
+ * valgrind's callgrind: the start-up figure that does not move with the machine's load (see
+ * docs/startup.md, "Measured"). Over stdio (the default) or HTTP (`--transport http`).
  *
  * Every peer runs as the start-up scenario runs it (`bench/startup.ts`: the app outside the
  * repository, `node <file>` in it), cold (`NODE_DISABLE_COMPILE_CACHE=1`), under
  * `valgrind --tool=callgrind` with V8 `--single-threaded` (no compiler or GC threads) and
  * `--predictable-gc-schedule` (heap growth and collections not timed by the wall clock, which
  * valgrind and a loaded machine stretch: without it one peer's count moved by up to 30 M from
- * start to start). The discover request is written at spawn; when its answer is read,
+ * start to start). Over stdio the discover request is written at spawn; over HTTP a TCP connect
+ * is tried every 20 ms until the port accepts (a refused connect costs the server nothing), then
+ * the request is posted (`PORT` set to a free port). When its answer is read,
  * `callgrind_control -d` dumps the counts and the child is killed. Printed per peer: the median of
  * `--repeat` starts (default 3) of the total, less V8's search for its random hash seed
  * (`detail::sprp`, 6-16 M from start to start), and its ratio to the Effect floor of the same
  * import style and to the official SDK's server.
  *
- *   npx node bench/startup-count.ts [--peers official,floor-modules,snodo-modules] [--repeat 3] [--parallel 2] [--keep DIR]
+ *   npx node bench/startup-count.ts [--peers official,floor-modules,snodo-modules] [--transport stdio|http] [--repeat 3] [--parallel 2] [--keep DIR]
  *
  * Run `npm run build` first: the app is packed from the packages' build. `--keep` leaves the
  * callgrind files in DIR (`callgrind_annotate DIR/<peer>.<n>.out.1`).
  */
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { connect } from "node:net"
 import os from "node:os"
 import { join } from "node:path"
 import { cleanEnv } from "../test/support/PackedApp.ts"
+import { freePort, sleep } from "./children.ts"
+import { post } from "./probe.ts"
 import { ensureApp } from "./startup.ts"
-import { discoverBody } from "./wire.ts"
+import { discoverBody, discoverHeaders } from "./wire.ts"
 
 const argv = process.argv.slice(2)
 const valueOf = (flag: string, fallback: string): string => {
@@ -36,6 +41,8 @@ const peers = valueOf("--peers", "official,floor-modules,snodo-modules,floor-roo
 const repeat = Number(valueOf("--repeat", "3"))
 const parallel = Number(valueOf("--parallel", "2"))
 const keep = argv.includes("--keep") ? valueOf("--keep", "") : undefined
+const transport = valueOf("--transport", "stdio")
+if (transport !== "stdio" && transport !== "http") throw new Error(`--transport stdio or http, not ${transport}`)
 const out = keep ?? mkdtempSync(join(os.tmpdir(), "snodo-startup-count-"))
 if (!existsSync(out)) mkdirSync(out, { recursive: true })
 
@@ -51,8 +58,41 @@ const annotate = (file: string, pattern: RegExp): number => {
   return line === undefined ? 0 : Number(line.trim().split(/\s+/)[0]!.replaceAll(",", ""))
 }
 
-const countOnce = (app: string, peer: string, run: number): Promise<Count> =>
-  new Promise((resolve, reject) => {
+/** Whether something accepts TCP connections on the port now. */
+const accepting = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => {
+      socket.destroy()
+      resolve(false)
+    })
+  })
+
+/** Over HTTP: the first answer to a discover request posted once the port accepts, or why not. */
+const answerOverHttp = async (port: number, exited: () => boolean): Promise<string> => {
+  const started = performance.now()
+  while (performance.now() - started < 300_000) {
+    if (exited()) throw new Error("exited before answering")
+    if (!(await accepting(port))) {
+      await sleep(20)
+      continue
+    }
+    try {
+      return (await post(`http://127.0.0.1:${port}/mcp`, discoverBody(), discoverHeaders, 120_000)).text
+    } catch {
+      await sleep(20)
+    }
+  }
+  throw new Error("no answer within 300 s")
+}
+
+const countOnce = async (app: string, peer: string, run: number): Promise<Count> => {
+  const port = transport === "http" ? await freePort() : 0
+  return new Promise((resolve, reject) => {
     const file = join(out, `${peer}.${run}.out`)
     for (const stale of [file, `${file}.1`]) rmSync(stale, { force: true })
     const child = spawn("valgrind", [
@@ -62,22 +102,19 @@ const countOnce = (app: string, peer: string, run: number): Promise<Count> =>
       process.execPath,
       "--single-threaded",
       "--predictable-gc-schedule",
-      `${peer}-stdio.mjs`
-    ], { cwd: app, env: { ...cleanEnv, NODE_DISABLE_COMPILE_CACHE: "1" }, stdio: ["pipe", "pipe", "pipe"] })
+      `${peer}-${transport}.mjs`
+    ], { cwd: app, env: { ...cleanEnv, NODE_DISABLE_COMPILE_CACHE: "1", PORT: String(port) }, stdio: ["pipe", "pipe", "pipe"] })
     let buffered = ""
     let stderr = ""
     let answered = false
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-4000)
     })
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      buffered += chunk
-      if (answered || !buffered.includes("\n")) return
+    const onAnswer = (text: string) => {
       answered = true
-      const answer = buffered.slice(0, buffered.indexOf("\n"))
-      if (!answer.includes("\"supportedVersions\"")) {
+      if (!text.includes("\"supportedVersions\"")) {
         child.kill("SIGKILL")
-        return reject(new Error(`${peer}: not a discover result: ${answer.slice(0, 200)}`))
+        return reject(new Error(`${peer}: not a discover result: ${text.slice(0, 200)}`))
       }
       const dumped = spawnSync("callgrind_control", ["-d", String(child.pid)], { encoding: "utf8" })
       child.kill("SIGKILL")
@@ -85,12 +122,27 @@ const countOnce = (app: string, peer: string, run: number): Promise<Count> =>
       const summary = /\n(?:summary|totals): (\d+)/.exec(readFileSync(`${file}.1`, "utf8"))
       if (summary === null) return reject(new Error(`${peer}: no totals in ${file}.1`))
       resolve({ total: Number(summary[1]), seed: annotate(`${file}.1`, /detail::sprp/) })
-    })
+    }
+    let exited = false
     child.on("exit", (code) => {
+      exited = true
       if (!answered) reject(new Error(`${peer}: exited (${code}) before answering:\n${stderr}`))
+    })
+    if (transport === "http") {
+      answerOverHttp(port, () => exited).then(onAnswer, (error: Error) => {
+        child.kill("SIGKILL")
+        reject(new Error(`${peer}: ${error.message}:\n${stderr}`))
+      })
+      return
+    }
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      buffered += chunk
+      if (answered || !buffered.includes("\n")) return
+      onAnswer(buffered.slice(0, buffered.indexOf("\n")))
     })
     child.stdin.write(`${discoverBody()}\n`)
   })
+}
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = values.toSorted((a, b) => a - b)
@@ -117,7 +169,7 @@ const medianOf = (peer: string): number | undefined => {
   return values === undefined ? undefined : median(values)
 }
 const official = medianOf("official")
-console.log("| peer (stdio, cold, to the first discover answer) | instructions (median, M) | runs (M) | ÷ Effect floor, same style | ÷ official |")
+console.log(`| peer (${transport}, cold, to the first discover answer) | instructions (median, M) | runs (M) | ÷ Effect floor, same style | ÷ official |`)
 console.log("|---|---:|---|---:|---:|")
 for (const peer of peers) {
   const value = medianOf(peer)

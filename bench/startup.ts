@@ -17,14 +17,14 @@
  * - snodo's one-tool server in the same two styles (`snodo-modules-*.mjs`: `@snodo/core/Tool`, …;
  *   `snodo-root-*.mjs`: `import { McpServer, Tool } from "@snodo/core"`, `from "effect"`), so that
  *   snodo ÷ Effect floor of one style is what snodo adds;
- * - that server bundled into one file by esbuild 0.28.2 (`snodo-bundle-*.mjs`, from the
- *   `readmeStyle` file, in the app);
+ * - that server bundled into one file by esbuild 0.28.2 as docs/startup.md bundles one
+ *   (`snodo-bundle-*.mjs`, from the `readmeStyle` file, in the app; whitespace and syntax minified);
  * - and the everything server as the checkout starts it (`node examples/everything/main.mjs`:
  *   its esbuild bundle, with the compile cache on).
  *
  * A start is timed from `spawn` to the first `server/discover` answer that offers 2026-07-28 (the
- * first request a 2026-07-28 client sends; stdio: written at spawn; HTTP: posted every 5 ms until
- * answered), and the CPU time the server used to then (`/proc/<pid>/stat`, user + system, every
+ * first request a 2026-07-28 client sends; stdio: written at spawn; HTTP: a TCP connect tried every
+ * millisecond until the port accepts, then posted, `probe.ts`), and the CPU time the server used to then (`/proc/<pid>/stat`, user + system, every
  * thread, 10 ms ticks). Cold: Node's compile cache disabled (`NODE_DISABLE_COMPILE_CACHE=1`); compile cache:
  * `NODE_COMPILE_CACHE` set to a directory per peer, filled by one untimed start first. Every run
  * starts every peer over both transports in both modes, the order rotating between runs so that
@@ -115,6 +115,9 @@ const buildApp = async (work: string): Promise<string> => {
       platform: "node",
       format: "esm",
       target: "node22",
+      // As docs/startup.md bundles a server: whitespace and syntax minified, names kept (stack traces).
+      minifyWhitespace: true,
+      minifySyntax: true,
       // Bundled CommonJS dependencies (ws, under the platform's HTTP server) call `require` for Node's built-ins.
       banner: { js: "import { createRequire as __snodoCreateRequire } from \"node:module\"; const require = __snodoCreateRequire(import.meta.url);" },
       logLevel: "warning"

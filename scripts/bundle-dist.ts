@@ -92,6 +92,22 @@ const typescript: Plugin = {
   }
 }
 
+/** The modules of a package's `src` that some module of it loads with `import()`, as absolute paths. */
+const lazyModules = (src: string): ReadonlySet<string> => {
+  const found = new Set<string>()
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith(".ts")) {
+        for (const [, from] of readFileSync(path, "utf8").matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)) found.add(resolve(folder, from!))
+      }
+    }
+  }
+  walk(src)
+  return found
+}
+
 /**
  * Where each public module of every package is re-exported by one of that package's barrels (its
  * root-level entries, `index.ts` first): `"@snodo/protocol/wire/Tools"` → `["@snodo/protocol",
@@ -119,9 +135,17 @@ const barrelOf = (): ReadonlyMap<string, readonly [specifier: string, name: stri
       if (/^\.\/src\/[^/]+\.ts$/.test(source)) barrels.push([specifier, source])
     }
     barrels.sort(([a], [b]) => (a === manifest.name ? -1 : b === manifest.name ? 1 : 0))
+    // A barrel that re-exports by name a module the package loads with `import()` (`@snodo/core/dialect`
+    // and the 2025-11-25 dialect) imports that module's file at once: an import through it would
+    // load the lazy module too, so imports of its modules keep their own paths.
+    const lazy = lazyModules(join(packages, dir, "src"))
+    const eagerBarrels = barrels.filter(([, source]) =>
+      ![...readFileSync(join(packages, dir, source), "utf8").matchAll(/^export \{[^}]*\} from "(\.\/[^"]+)"/gm)]
+        .some(([, from]) => lazy.has(resolve(join(packages, dir, "src"), from!)))
+    )
     // A barrel's `export * as Name from "./path.ts"` (or from another package's module).
     const reexports = new Map<string, readonly [string, string]>() // source or specifier → [barrel, name]
-    for (const [barrel, source] of barrels) {
+    for (const [barrel, source] of eagerBarrels) {
       for (const [, name, from] of readFileSync(join(packages, dir, source), "utf8").matchAll(/^export \* as (\w+) from "([^"]+)"/gm)) {
         const key = from!.startsWith("./") ? `./src/${from!.slice(2)}` : from!
         if (!reexports.has(key)) reexports.set(key, [barrel, name!])
@@ -178,13 +202,17 @@ const throughBarrels = (own: string): Plugin => {
  * `src/` (the barrels; every module of the packages without floors, such as `@snodo/http`) are
  * chunked by Rollup, by the entries that need them: one chunk for all of `@snodo/http` made
  * `NodeServe` load Effect's HTTP server modules (50 more of effect's), which it does not need.
+ * Except what `NodeServe` (the one-call server) needs at load time: one chunk of its own, so that
+ * it is one file and that chunk (Rollup's cut by entries made it 13 files).
  */
 const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
   let eager: Set<string> | undefined
-  const eagerModules = (info: GetModuleInfo): Set<string> => {
+  let served: Set<string> | undefined
+  const server = join(src, "NodeServe.ts")
+  const eagerModules = (info: GetModuleInfo, from: ReadonlyArray<string>): Set<string> => {
     const found = new Set<string>()
     const isLazy = (id: string) => (info(id)?.dynamicImporters.length ?? 0) > 0
-    const pending = entries.filter((id) => !isLazy(id))
+    const pending = from.filter((id) => !isLazy(id))
     while (pending.length > 0) {
       const id = pending.pop()!
       if (found.has(id)) continue
@@ -196,9 +224,13 @@ const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
     return found
   }
   return (id: string, { getModuleInfo }: { readonly getModuleInfo: GetModuleInfo }): string | undefined => {
-    eager ??= eagerModules(getModuleInfo)
+    eager ??= eagerModules(getModuleInfo, entries)
     if (!eager.has(id)) return undefined
-    return relative(src, id).split(sep).length > 1 ? "eager" : undefined
+    if (relative(src, id).split(sep).length > 1) return "eager"
+    // `@snodo/http`'s one-call server: every module it needs at load time in one chunk, which the
+    // other entries that need some of it (`McpHttp`, `NodeEndpoint`) load whole.
+    served ??= entries.includes(server) ? eagerModules(getModuleInfo, [server]) : new Set()
+    return served.has(id) ? "NodeServe" : undefined
   }
 }
 

@@ -205,7 +205,7 @@ process.stdout.write(JSON.stringify(out))`
     expect(tsconfig).toMatchObject({ strict: true, allowImportingTsExtensions: false, noPropertyAccessFromIndexSignature: true, skipLibCheck: false })
   })
 
-  it("loads a server from a few files of @snodo/core, one copy of each module, neither the older dialect nor Effect's HTTP modules", () => {
+  it("loads a server from a few files of @snodo/core and @snodo/http, one copy of each module, neither the older dialect nor Effect's HTTP or Stream modules", () => {
     // What scripts/bundle-dist.ts is for: Node pays per file loaded, and the one-tool server
     // loaded 87 files of @snodo/core when dist/ held one file per source module.
     const script = `import module from "node:module"
@@ -216,15 +216,22 @@ const Tool = await import("@snodo/core/Tool")
 await import("@snodo/core/StdioTransport")
 await import("@snodo/http/NodeServe")
 const beforeIndex = loaded.length
+const builtins = process.moduleLoadList.filter((name) => /undici|http2|tls|https/.test(name))
 const core = await import("@snodo/core")
 process.stdout.write(JSON.stringify({
   files: loaded.filter((url) => url.includes("/node_modules/@snodo/core/")).map((url) => url.split("/@snodo/core/")[1]),
+  server: loaded.slice(0, beforeIndex).filter((url) => url.includes("/node_modules/@snodo/")).map((url) => url.split("/node_modules/")[1]),
   effectHttp: loaded.slice(0, beforeIndex).filter((url) => url.includes("/node_modules/effect/dist/http/HttpServer")),
+  effectStream: loaded.slice(0, beforeIndex).filter((url) => ["Stream", "PubSub", "Stdio"].some((name) => url.endsWith("/node_modules/effect/dist/" + name + ".js"))),
+  builtins,
   sameTool: core.Tool.make === Tool.make && core.McpServer.make === McpServer.make
 }))`
     const out = JSON.parse(must(run(process.execPath, ["--input-type=module", "-e", script], app, 30_000), "loading @snodo/core")) as {
       readonly files: ReadonlyArray<string>
+      readonly server: ReadonlyArray<string>
       readonly effectHttp: ReadonlyArray<string>
+      readonly effectStream: ReadonlyArray<string>
+      readonly builtins: ReadonlyArray<string>
       readonly sameTool: boolean
     }
     // NodeServe.serve answers on Node's own HTTP server: Effect's HTTP server modules are not loaded
@@ -234,6 +241,15 @@ process.stdout.write(JSON.stringify({
     expect(beforeIndex).toContain("dist/catalog/Tool.js")
     expect(beforeIndex.length, beforeIndex.join("\n")).toBeLessThanOrEqual(32)
     expect(beforeIndex.filter((file) => /Dialect2025/.test(file))).toEqual([])
+    // Every file the four imports load: the older dialect is not among them (`@snodo/core/dialect`
+    // imports it), `@snodo/http/NodeServe` is one file and its chunk, and Effect's `Stream` (with
+    // `Channel`, `Sink`, `Queue`), which only the `Stdio` service and `McpEvents` use, is not loaded.
+    expect(out.server.filter((file) => /Dialect2025|dist\/dialect\.js$/.test(file))).toEqual([])
+    expect(out.server.filter((file) => file.startsWith("@snodo/http/")), out.server.join("\n")).toHaveLength(2)
+    expect(out.effectStream).toEqual([])
+    // Node's built-ins are got where used, not imported: an import of `node:http` reads every export
+    // of its module facade, which loads undici; HTTP/2 and TLS are loaded only for h2c or tls.
+    expect(out.builtins).toEqual([])
     expect(out.sameTool).toBe(true)
   })
 

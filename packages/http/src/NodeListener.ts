@@ -20,10 +20,10 @@
  *
  * @since 0.1.0
  */
-import * as Http from "node:http"
-import * as Http2 from "node:http2"
-import * as Https from "node:https"
+import type * as Http from "node:http"
+import type * as Http2 from "node:http2"
 import type * as Net from "node:net"
+import * as Builtins from "./Builtins.ts"
 import * as Tls from "./Tls.ts"
 
 /**
@@ -147,7 +147,7 @@ const closeSessions = (sessions: Set<Http2.Http2Session>) => {
 export const make = (protocol: Protocol, limits: Limits): NodeListener => {
   switch (protocol._tag) {
     case "Http1": {
-      const server = Http.createServer(http1Options(limits))
+      const server = Builtins.http().createServer(http1Options(limits))
       return {
         server,
         emitters: [server],
@@ -158,8 +158,8 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
       }
     }
     case "H2c": {
-      const server = Http.createServer(http1Options(limits))
-      const h2 = Http2.createServer(http2Options(limits))
+      const server = Builtins.http().createServer(http1Options(limits))
+      const h2 = Builtins.http2().createServer(http2Options(limits))
       const sessions = trackSessions(h2, limits)
       const sockets = trackSockets(server, "connection")
       // Node's own HTTP/1.1 connection listener, called for connections that are not HTTP/2.
@@ -210,7 +210,7 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
     case "Tls": {
       const tls = Tls.options(protocol.certificates.current())
       if (!protocol.http2) {
-        const server = Https.createServer({ ...tls, ...tlsLimits(limits), ...http1Options(limits) })
+        const server = Builtins.https().createServer({ ...tls, ...tlsLimits(limits), ...http1Options(limits) })
         const unsubscribe = protocol.certificates.subscribe((pair) => server.setSecureContext(Tls.options(pair)))
         return {
           server,
@@ -221,7 +221,7 @@ export const make = (protocol: Protocol, limits: Limits): NodeListener => {
           protocolName: "http/1.1"
         }
       }
-      const server = Http2.createSecureServer({ ...tls, ...tlsLimits(limits), ...http2Options(limits), ...http1Options(limits), allowHTTP1: true })
+      const server = Builtins.http2().createSecureServer({ ...tls, ...tlsLimits(limits), ...http2Options(limits), ...http1Options(limits), allowHTTP1: true })
       const sessions = trackSessions(server, limits)
       const sockets = trackSockets(server, "connection")
       const unsubscribe = protocol.certificates.subscribe((pair) => server.setSecureContext(Tls.options(pair)))

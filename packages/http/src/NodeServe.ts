@@ -48,7 +48,7 @@ import type { HttpServer } from "effect/http"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NetAddress from "effect/net/NetAddress"
 import type { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
-import * as Http from "node:http"
+import type * as Http from "node:http"
 import type * as Net from "node:net"
 import * as NodeEndpoint from "./NodeEndpoint.ts"
 import * as NodeListener from "./NodeListener.ts"
@@ -194,7 +194,11 @@ interface Listening {
   readonly address: NetAddress.SocketAddress
   /** The MCP endpoint's URL (`https://127.0.0.1:3000/mcp`). */
   readonly url: string
-  readonly serveApp: Parameters<typeof HttpServer.make>[0]["serve"]
+  /**
+   * Answers every path but the endpoint's with `handler` from now on; the scope of the application
+   * drains the server when it closes.
+   */
+  readonly mount: (scope: Scope.Scope, handler: NodeHandler) => Effect.Effect<void>
 }
 
 /** Starts the server in the current scope; closing the scope drains and stops it. */
@@ -307,17 +311,8 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
     return {
       address,
       url,
-      serveApp: (app, middleware) =>
-        Effect.gen(function*() {
-          const scope = yield* Effect.scope
-          // The application's request fibers live in a child scope, closed after the drain below
-          // (finalizers run in reverse): in-flight requests get `shutdownTimeout`, as the endpoint's do.
-          const requests = Scope.forkUnsafe(scope, "parallel")
-          // Effect's Node HTTP server (with `ws` for upgrades, ~70 modules) is loaded only by a
-          // program that serves an application beside the endpoint.
-          const NodeHttpServer = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpServer"))
-          const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
-          yield* Scope.addFinalizer(scope, drain)
+      mount: (scope, handler) =>
+        Effect.map(Scope.addFinalizer(scope, drain), () => {
           fallback = (request, response) => {
             if (appInFlight++ === 0) appIdle.closeUnsafe()
             response.once("close", () => {
@@ -327,6 +322,22 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
           }
         })
     }
+  })
+
+/**
+ * How `HttpServer.serve` serves an application on a listening server. Effect's Node HTTP server
+ * (with `ws` for upgrades, ~70 modules) is loaded only by a program that serves an application
+ * beside the endpoint; {@link serve} does not refer to it, so a bundler leaves it out too.
+ */
+const serveApp = (listening: Listening): Parameters<typeof HttpServer.make>[0]["serve"] => (app, middleware) =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    // The application's request fibers live in a child scope, closed after the drain (finalizers
+    // run in reverse): in-flight requests get `shutdownTimeout`, as the endpoint's do.
+    const requests = Scope.forkUnsafe(scope, "parallel")
+    const NodeHttpServer = yield* Effect.promise(() => import("@effect/platform-node/NodeHttpServer"))
+    const handler = yield* NodeHttpServer.makeHandler(app, { scope: requests, middleware })
+    yield* listening.mount(scope, handler)
   })
 
 /**
@@ -341,7 +352,7 @@ export const layer = (options?: ServeOptions): Layer.Layer<HttpServer.HttpServer
     (HttpServer) =>
       Layer.effect(
         HttpServer.HttpServer,
-        Effect.map(start(options), ({ address, serveApp }) => HttpServer.make({ address, serve: serveApp }))
+        Effect.map(start(options), (listening) => HttpServer.make({ address: listening.address, serve: serveApp(listening) }))
       )
   ))
 

@@ -40,7 +40,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { LoggingLevel } from "@snodo/protocol/wire/Meta"
-import { randomBytes } from "node:crypto"
+import * as Builtins from "./Builtins.ts"
 
 /**
  * What a session remembers, as stored: what `initialize` negotiated (`version` is absent until it
@@ -159,7 +159,7 @@ export class SessionStore extends Context.Service<SessionStore, {
  * @category constructors
  * @since 0.1.0
  */
-export const newOrigin = (): string => randomBytes(12).toString("base64url")
+export const newOrigin = (): string => Builtins.crypto().randomBytes(12).toString("base64url")
 
 interface Row {
   readonly principal: string

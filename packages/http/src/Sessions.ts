@@ -42,7 +42,7 @@ import { anonymous, type Principal } from "@snodo/core/Principal"
 import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
 import * as Outbox from "@snodo/protocol/peer/Outbox"
 import * as Session from "@snodo/core/dialect/Session"
-import { randomBytes } from "node:crypto"
+import * as Builtins from "./Builtins.ts"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
@@ -158,7 +158,7 @@ interface Entry {
   readonly requests: OutgoingRequests.OutgoingRequests
 }
 
-const newId = (): string => randomBytes(24).toString("base64url")
+const newId = (): string => Builtins.crypto().randomBytes(24).toString("base64url")
 
 /** A session's state as a store keeps it. */
 const stateOf = (session: Session.Session): SessionStore.State => {

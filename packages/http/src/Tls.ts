@@ -24,8 +24,8 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import * as Fs from "node:fs/promises"
-import * as NodeTls from "node:tls"
+import type * as NodeTls from "node:tls"
+import * as Builtins from "./Builtins.ts"
 
 /**
  * PEM-encoded key and certificate chain (and a passphrase for an encrypted key), as `node:tls` takes them.
@@ -81,7 +81,7 @@ export interface Certificates {
 const check = (pair: KeyPair): Effect.Effect<KeyPair, TlsError> =>
   Effect.try({
     try: () => {
-      NodeTls.createSecureContext(options(pair))
+      Builtins.tls().createSecureContext(options(pair))
       return pair
     },
     catch: (cause) => new TlsError({ message: `TLS: the key and certificate were refused: ${String(cause)}`, cause })
@@ -125,7 +125,7 @@ export const make = (pair: KeyPair): Effect.Effect<Certificates, TlsError> =>
 
 const read = (files: KeyPairFiles): Effect.Effect<KeyPair, TlsError> =>
   Effect.tryPromise({
-    try: async () => ({ key: await Fs.readFile(files.key), cert: await Fs.readFile(files.cert) }),
+    try: async () => ({ key: await Builtins.fs().readFile(files.key), cert: await Builtins.fs().readFile(files.cert) }),
     catch: (cause) => new TlsError({ message: `TLS: cannot read ${files.key} or ${files.cert}: ${String(cause)}`, cause })
   })
 

@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import * as Net from "node:net"
+import * as Builtins from "./Builtins.ts"
 
 /**
  * What to trust: addresses and CIDR blocks (with the names `"loopback"`, `"private"` for their
@@ -73,7 +73,7 @@ const named: Readonly<Record<string, ReadonlyArray<string>>> = {
 /** `::ffff:10.0.0.1` (an IPv4 peer on a dual-stack socket) is `10.0.0.1`. */
 const plain = (address: string): string => {
   const lower = address.toLowerCase()
-  return lower.startsWith("::ffff:") && Net.isIPv4(lower.slice(7)) ? lower.slice(7) : lower
+  return lower.startsWith("::ffff:") && Builtins.net().isIPv4(lower.slice(7)) ? lower.slice(7) : lower
 }
 
 /**
@@ -87,6 +87,7 @@ export const make = (spec: TrustProxySpec): TrustProxy => {
     if (!Number.isInteger(spec) || spec < 0) throw new RangeError(`trustProxy: a hop count must be a whole number ≥ 0, got ${spec}`)
     return { trusts: (_address, depth) => depth < spec }
   }
+  const Net = Builtins.net()
   const blocks = new Net.BlockList()
   for (const entry of spec.flatMap((item) => named[item.toLowerCase()] ?? [item])) {
     const [address = "", bits] = entry.split("/")

@@ -30,7 +30,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"
+import { Context, Effect, Layer, type PubSub, type Scope, type Stream } from "effect"
 import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import type { TransportKind } from "../runtime/McpRequest.ts"
 
@@ -165,19 +165,14 @@ export interface Options {
 }
 
 /**
- * An event hub over a sliding `PubSub`.
+ * An event hub over a sliding `PubSub`. Effect's `PubSub` and `Stream` modules are loaded when a
+ * hub is made, not by every server that loads `@snodo/core`.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const make = (options: Options = {}): Effect.Effect<McpEvents["Service"]> =>
-  Effect.map(PubSub.sliding<McpEvent>(options.capacity ?? 4096), (pubsub) => ({
-    publish: (event) => {
-      PubSub.publishUnsafe(pubsub, event)
-    },
-    subscribe: PubSub.subscribe(pubsub),
-    stream: Stream.fromPubSub(pubsub)
-  }))
+  Effect.flatMap(Effect.promise(() => import("./internal/EventHub.ts")), (EventHub) => EventHub.make<McpEvent>(options.capacity ?? 4096))
 
 /**
  * Provides {@link McpEvents}: give it to the server's Layer and to whatever subscribes (for

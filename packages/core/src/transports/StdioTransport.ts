@@ -40,7 +40,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Option, References, Runtime, Schema, Stdio, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Layer, Option, References, Runtime, Schema, type Stdio } from "effect"
 import type { Readable, Writable } from "node:stream"
 import { ParseError } from "@snodo/protocol/jsonrpc/McpError"
 import type { ServerRuntime } from "../server/ServerRuntime.ts"
@@ -325,14 +325,16 @@ const outputBatches = 4
 
 /**
  * Serves the `ServerRuntime` through the `Stdio` service until EOF (platforms without Node's
- * process streams, or a `Stdio` of your own).
+ * process streams, or a `Stdio` of your own). What it needs of Effect's `Stdio` and `Stream`
+ * modules is loaded when it runs, not by every program that loads `@snodo/core`.
  *
  * @category combinators
  * @since 0.1.0
  */
 export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, ServerRuntime | Stdio.Stdio> =>
   Effect.gen(function*() {
-    const stdio = yield* Stdio.Stdio
+    const Streams = yield* Effect.promise(() => import("./internal/StdioStreams.ts"))
+    const stdio = yield* Streams.service
     // The writer's batches wait here for the Stdio sink, in order. The writer bounds them, and their
     // characters (its writers wait past `writeQueue` frames or `writeQueueChars`), so this bound is
     // only reached by a sink that fell far behind: the write fails, and the transport ends as on a
@@ -341,7 +343,7 @@ export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, 
     const batches = Mailbox.makeUnsafe<Batch>({ capacity, overflow: "close" })
     yield* batches.take.pipe(
       Effect.flatMap(([text, done]) =>
-        Stream.run(Stream.succeed(text), stdio.stdout()).pipe(
+        Streams.write(stdio, text).pipe(
           Effect.match({ onFailure: (error) => done(error), onSuccess: () => done() })
         )
       ),
@@ -357,8 +359,7 @@ export const runStdio = (options?: Options): Effect.Effect<void, StdoutStalled, 
     const gate = Latch.makeUnsafe(true)
     const input: Input = {
       run: (onChunk) =>
-        stdio.stdin.pipe(
-          Stream.runForEach((chunk) => Effect.andThen(Effect.sync(() => onChunk(chunk)), gate.await)),
+        Streams.readEach(stdio, (chunk) => Effect.andThen(Effect.sync(() => onChunk(chunk)), gate.await)).pipe(
           Effect.catch(() => inputFailed)
         ),
       pause: () => gate.closeUnsafe(),
