@@ -116,6 +116,45 @@ const overLimitGrace = 1000
 const millis = (input: Duration.Input | undefined, fallback: number): number =>
   input === undefined ? fallback : Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(input)))
 
+/** The connections a server accepted and has not closed yet, counted exactly where the cap needs it. */
+interface OpenConnections {
+  /** Counts a new connection in; answers how many are open (it included), exactly when that is over `cap`. */
+  readonly add: (socket: Net.Socket, cap: number) => number
+  /** How many are open, exactly when that is over `cap`. */
+  readonly count: (cap: number) => number
+}
+
+/**
+ * The open connections, counted without a listener on each socket: the sockets are kept in a set,
+ * and the closed ones (`destroyed`) dropped when the set is over the cap (so a count over the cap
+ * is exact) or has doubled since the last sweep (so it holds at most as many closed sockets as open
+ * ones, or 64).
+ *
+ * A `close` listener per socket, beside Node's own, gave every socket an array of listeners for its
+ * lifetime and spared Node's per-request one (`[socketOnClose, onServerResponseClose]`), so the
+ * objects of events.js's listener-array site were all long-lived. Measured (bench/PROFILE.md), from
+ * ~64 keep-alive connections V8 then pretenured that site, and from then on every request's objects
+ * (request, response, the endpoint's closures) survived scavenges into the old generation: ~4 KB per
+ * request, scavenges of 30-250 ms and a mark-compact every few seconds.
+ */
+const openConnections = (): OpenConnections => {
+  const sockets = new Set<Net.Socket>()
+  let sweepAt = 64
+  const sweep = (): number => {
+    for (const socket of sockets) if (socket.destroyed) sockets.delete(socket)
+    sweepAt = Math.max(64, 2 * sockets.size)
+    return sockets.size
+  }
+  const count = (cap: number): number => sockets.size > cap || sockets.size > sweepAt ? sweep() : sockets.size
+  return {
+    add: (socket, cap) => {
+      sockets.add(socket)
+      return count(cap)
+    },
+    count
+  }
+}
+
 type NodeHandler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
 /**
@@ -225,11 +264,9 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
     })
     yield* Effect.addFinalizer(() => Effect.sync(listener.dispose))
     const server = listener.server
-    let connections = 0
+    const connections = openConnections()
     // Connections beyond the cap: TCP sockets (HTTP/1.1), TLS sockets and HTTP/2 sessions.
     const overLimit = new WeakSet<object>()
-    // One listener for every connection (a closure made per connection stays for its lifetime).
-    const closed = () => void connections--
     // Beyond the cap a connection gets one answer (503) to a request it sends at once, and is
     // closed right after it, or within a second if it sends nothing.
     const overTheCap = (socket: Net.Socket) => {
@@ -238,13 +275,11 @@ const start = (options: ServeOptions | undefined): Effect.Effect<Listening, Serv
       socket.once("close", () => clearTimeout(timer))
     }
     server.on("connection", (socket: Net.Socket) => {
-      connections++
-      socket.on("close", closed)
-      if (connections > maxConnections) overTheCap(socket)
+      if (connections.add(socket, maxConnections) > maxConnections) overTheCap(socket)
     })
     // What a request sees of its connection: the TLS socket over the TCP one, or its HTTP/2 session.
     const markOver = (connection: object) => {
-      if (connections > maxConnections) overLimit.add(connection)
+      if (connections.count(maxConnections) > maxConnections) overLimit.add(connection)
     }
     if (protocol._tag === "Tls") server.on("secureConnection", markOver)
     for (const emitter of listener.emitters) emitter.on("session", markOver)

@@ -245,6 +245,36 @@ describe("capacity", () => {
       await server.close()
     }
   })
+
+  it("closed connections stop counting against maxConnections, however many came and went", async () => {
+    const server = await start({ maxConnections: 2 })
+    const connect = () =>
+      new Promise<Net.Socket>((resolve) => {
+        const socket = Net.connect(server.port, "127.0.0.1", () => resolve(socket))
+      })
+    const idle: Array<Net.Socket> = []
+    try {
+      // More connections than the server keeps closed sockets for between two counts (64).
+      for (let i = 0; i < 100; i++) {
+        const socket = await connect()
+        await new Promise<void>((resolve) => socket.end(() => resolve()))
+        socket.destroy()
+      }
+      await sleep(50)
+      expect((await post(server.url, request("tools/list"))).status).toBe(200)
+      idle.push(await connect(), await connect())
+      await sleep(50)
+      const refused = await post(server.url, request("tools/list"))
+      expect(refused.status).toBe(503)
+      expect(errorOf(refused).message).toBe("Server busy: too many connections")
+      for (const socket of idle) socket.destroy()
+      await sleep(50)
+      expect((await post(server.url, request("tools/list"))).status).toBe(200)
+    } finally {
+      for (const socket of idle) socket.destroy()
+      await server.close()
+    }
+  })
 })
 
 describe("shutdown", () => {
