@@ -63,7 +63,7 @@ export interface Started {
  * Whether something accepts TCP connections at the URL's host and port now (the connection is
  * closed at once). Far cheaper than a refused `fetch`, so it can be tried every millisecond.
  */
-const accepting = (url: URL): Promise<boolean> =>
+export const accepting = (url: URL): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = net.connect({ host: url.hostname, port: Number(url.port) })
     socket.once("connect", () => {

@@ -23,12 +23,11 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { connect } from "node:net"
 import os from "node:os"
 import { join } from "node:path"
 import { cleanEnv } from "../test/support/PackedApp.ts"
 import { freePort, sleep } from "./children.ts"
-import { post } from "./probe.ts"
+import { accepting, post } from "./probe.ts"
 import { ensureApp } from "./startup.ts"
 import { discoverBody, discoverHeaders } from "./wire.ts"
 
@@ -58,26 +57,12 @@ const annotate = (file: string, pattern: RegExp): number => {
   return line === undefined ? 0 : Number(line.trim().split(/\s+/)[0]!.replaceAll(",", ""))
 }
 
-/** Whether something accepts TCP connections on the port now. */
-const accepting = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port })
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
-
 /** Over HTTP: the first answer to a discover request posted once the port accepts, or why not. */
 const answerOverHttp = async (port: number, exited: () => boolean): Promise<string> => {
   const started = performance.now()
   while (performance.now() - started < 300_000) {
     if (exited()) throw new Error("exited before answering")
-    if (!(await accepting(port))) {
+    if (!(await accepting(new URL(`http://127.0.0.1:${port}/`)))) {
       await sleep(20)
       continue
     }
