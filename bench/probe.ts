@@ -63,7 +63,7 @@ export interface Started {
  * Whether something accepts TCP connections at the URL's host and port now (the connection is
  * closed at once). Far cheaper than a refused `fetch`, so it can be tried every millisecond.
  */
-export const accepting = (url: URL): Promise<boolean> =>
+const accepting = (url: URL): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = net.connect({ host: url.hostname, port: Number(url.port) })
     socket.once("connect", () => {
@@ -77,11 +77,44 @@ export const accepting = (url: URL): Promise<boolean> =>
   })
 
 /**
- * Spawns an HTTP peer and waits until it answers a request correctly (at most `timeoutMs`): a TCP
- * connect is tried every millisecond until the port accepts (a refused connect costs the machine
- * ~0.1 ms, where a refused `fetch` cost ~1 ms and was tried every 5 ms, so the time measured was
- * up to ~6 ms late), then the request is posted. Fails with the child's stderr when it exits or
- * never answers.
+ * The first answer to a POST sent once something accepts connections at the URL's port: a TCP
+ * connect is tried every `intervalMs` until one is accepted (a refused connect costs the machine
+ * ~0.1 ms, a refused `fetch` ~1 ms), then the request is posted, and posted again after
+ * `intervalMs` if it fails. Rejects once `stopped` names a reason (the server exited), or after
+ * `timeoutMs`.
+ */
+export const firstAnswer = async (
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+  options: {
+    readonly intervalMs: number
+    readonly timeoutMs: number
+    readonly postTimeoutMs: number
+    readonly stopped: () => string | undefined
+  }
+): Promise<Posted> => {
+  const t0 = performance.now()
+  const target = new URL(url)
+  while (performance.now() - t0 < options.timeoutMs) {
+    const reason = options.stopped()
+    if (reason !== undefined) throw new Error(reason)
+    if (await accepting(target)) {
+      try {
+        return await post(url, body, headers, options.postTimeoutMs)
+      } catch {
+        // accepted, then failed: try again
+      }
+    }
+    await sleep(options.intervalMs)
+  }
+  throw new Error(`no answer within ${options.timeoutMs} ms`)
+}
+
+/**
+ * Spawns an HTTP peer and waits until it answers a request correctly (at most `timeoutMs`), with
+ * {@link firstAnswer} trying every millisecond (a `fetch` every 5 ms, as before, timed a start up
+ * to ~6 ms late). Fails with the child's stderr when it exits or never answers.
  */
 export const startHttp = async (
   script: string,
@@ -97,38 +130,32 @@ export const startHttp = async (
   void child.exited.then((code) => {
     exited = code
   })
-  const target = new URL(url)
-  let attempts = 0
-  while (attempts++ < 100_000 && performance.now() - t0 < timeoutMs) {
-    if (exited !== undefined) throw new Error(`exited with ${exited} before answering: ${child.stderrTail().trim().slice(-600)}`)
-    if (!(await accepting(target))) {
-      await sleep(1) // not listening yet
-      continue
-    }
-    let posted: Posted
-    try {
-      posted = await post(url, probe.body, probe.headers, 2000)
-    } catch {
-      await sleep(1) // accepted, then failed: try again
-      continue
-    }
-    const startupMs = performance.now() - t0
-    let problem: string | undefined
-    if (posted.status < 200 || posted.status > 299) problem = `HTTP ${posted.status}: ${posted.text.slice(0, 300)}`
-    else {
-      try {
-        problem = probe.check(frameOf(posted.contentType, posted.text))
-      } catch (error) {
-        problem = `unparsable answer: ${error instanceof Error ? error.message : String(error)}`
-      }
-    }
-    if (problem === undefined) return { child, startupMs }
-    // Answered, but wrongly: a peer that errors is reported, not measured.
+  let posted: Posted
+  try {
+    posted = await firstAnswer(url, probe.body, probe.headers, {
+      intervalMs: 1,
+      timeoutMs,
+      postTimeoutMs: 2000,
+      stopped: () => exited === undefined ? undefined : `exited with ${exited} before answering`
+    })
+  } catch (error) {
     await child.stop()
-    throw new Error(problem)
+    throw new Error(`${error instanceof Error ? error.message : String(error)}: ${child.stderrTail().trim().slice(-600)}`, { cause: error })
   }
+  const startupMs = performance.now() - t0
+  let problem: string | undefined
+  if (posted.status < 200 || posted.status > 299) problem = `HTTP ${posted.status}: ${posted.text.slice(0, 300)}`
+  else {
+    try {
+      problem = probe.check(frameOf(posted.contentType, posted.text))
+    } catch (error) {
+      problem = `unparsable answer: ${error instanceof Error ? error.message : String(error)}`
+    }
+  }
+  if (problem === undefined) return { child, startupMs }
+  // Answered, but wrongly: a peer that errors is reported, not measured.
   await child.stop()
-  throw new Error(`no answer within ${timeoutMs} ms: ${child.stderrTail().trim().slice(-600)}`)
+  throw new Error(problem)
 }
 
 /**

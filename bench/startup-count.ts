@@ -26,8 +26,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import os from "node:os"
 import { join } from "node:path"
 import { cleanEnv } from "../test/support/PackedApp.ts"
-import { freePort, sleep } from "./children.ts"
-import { accepting, post } from "./probe.ts"
+import { freePort } from "./children.ts"
+import { firstAnswer } from "./probe.ts"
 import { ensureApp } from "./startup.ts"
 import { discoverBody, discoverHeaders } from "./wire.ts"
 
@@ -55,24 +55,6 @@ const annotate = (file: string, pattern: RegExp): number => {
   const result = spawnSync("callgrind_annotate", ["--threshold=100", file], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
   const line = result.stdout.split("\n").find((candidate) => pattern.test(candidate))
   return line === undefined ? 0 : Number(line.trim().split(/\s+/)[0]!.replaceAll(",", ""))
-}
-
-/** Over HTTP: the first answer to a discover request posted once the port accepts, or why not. */
-const answerOverHttp = async (port: number, exited: () => boolean): Promise<string> => {
-  const started = performance.now()
-  while (performance.now() - started < 300_000) {
-    if (exited()) throw new Error("exited before answering")
-    if (!(await accepting(new URL(`http://127.0.0.1:${port}/`)))) {
-      await sleep(20)
-      continue
-    }
-    try {
-      return (await post(`http://127.0.0.1:${port}/mcp`, discoverBody(), discoverHeaders, 120_000)).text
-    } catch {
-      await sleep(20)
-    }
-  }
-  throw new Error("no answer within 300 s")
 }
 
 const countOnce = async (app: string, peer: string, run: number): Promise<Count> => {
@@ -114,7 +96,13 @@ const countOnce = async (app: string, peer: string, run: number): Promise<Count>
       if (!answered) reject(new Error(`${peer}: exited (${code}) before answering:\n${stderr}`))
     })
     if (transport === "http") {
-      answerOverHttp(port, () => exited).then(onAnswer, (error: Error) => {
+      // A refused connect costs the server nothing; under valgrind every 20 ms is often enough.
+      firstAnswer(`http://127.0.0.1:${port}/mcp`, discoverBody(), discoverHeaders, {
+        intervalMs: 20,
+        timeoutMs: 300_000,
+        postTimeoutMs: 120_000,
+        stopped: () => exited ? "exited before answering" : undefined
+      }).then((posted) => onAnswer(posted.text), (error: Error) => {
         child.kill("SIGKILL")
         reject(new Error(`${peer}: ${error.message}:\n${stderr}`))
       })
