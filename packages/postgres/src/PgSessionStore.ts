@@ -197,8 +197,9 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
     // One session (the usual batch: one client's requests) is read by equality: a plain index
     // lookup, which costs the database less than `= ANY($1::text[])` and answers sooner (a
     // sequential read on an idle machine: ~75 µs rather than ~170); several by the array.
-    const readOne = `SELECT id, principal, state::text AS state FROM ${n.sessions} WHERE id = $1 AND expires_at > ${nowMs}`
-    const readMany = `SELECT id, principal, state::text AS state FROM ${n.sessions} WHERE id = ANY($1::text[]) AND expires_at > ${nowMs}`
+    const readWhere = (ids: string) => `SELECT id, principal, state::text AS state FROM ${n.sessions} WHERE ${ids} AND expires_at > ${nowMs}`
+    const readOne = readWhere("id = $1")
+    const readMany = readWhere("id = ANY($1::text[])")
     const read = (ids: ReadonlyArray<string>) =>
       pg.unsafe<{ readonly id: string; readonly principal: string; readonly state: string }>(
         ids.length === 1 ? readOne : readMany,
