@@ -9,6 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { errorOf, eventually, expectValid, headersFor, post, request, send, sleep } from "./support/Raw.ts"
 import { start, stats } from "./support/TestServer.ts"
 
+/** A TCP connection to the server on loopback, once it is open. */
+const connectTo = (port: number): Promise<Net.Socket> =>
+  new Promise((resolve) => {
+    const socket = Net.connect(port, "127.0.0.1", () => resolve(socket))
+  })
+
 type Server = Awaited<ReturnType<typeof start>>
 
 describe("limits", () => {
@@ -227,11 +233,7 @@ describe("capacity", () => {
 
   it("connections beyond maxConnections are answered 503 and closed", async () => {
     const server = await start({ maxConnections: 2 })
-    const idle = await Promise.all([0, 1].map(() =>
-      new Promise<Net.Socket>((resolve) => {
-        const socket = Net.connect(server.port, "127.0.0.1", () => resolve(socket))
-      })
-    ))
+    const idle = await Promise.all([0, 1].map(() => connectTo(server.port)))
     try {
       await sleep(50)
       const refused = await post(server.url, request("tools/list"))
@@ -248,10 +250,7 @@ describe("capacity", () => {
 
   it("closed connections stop counting against maxConnections, however many came and went", async () => {
     const server = await start({ maxConnections: 2 })
-    const connect = () =>
-      new Promise<Net.Socket>((resolve) => {
-        const socket = Net.connect(server.port, "127.0.0.1", () => resolve(socket))
-      })
+    const connect = () => connectTo(server.port)
     const idle: Array<Net.Socket> = []
     try {
       // More connections than the server keeps closed sockets for between two counts (64).
