@@ -154,6 +154,17 @@ export const migrations = (n: Names): Record<string, Effect.Effect<void, SqlErro
   expires_at bigint NOT NULL
 )`)
     yield* sql.unsafe(`CREATE INDEX snodo_dpop_proofs_expiry ON ${n.dpopProofs} (expires_at)`)
+  }),
+  "0007_session_readers": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The instances that answer sessions from a cached copy (PgSessionStore), each while its lease
+    // lives: `heard_at` is when (the database's clock) it last heard itself on the sessions channel,
+    // `expires_at` when its lease ends unless renewed. A change waits for every live one.
+    yield* sql.unsafe(`CREATE TABLE ${n.sessionReaders} (
+  reader text PRIMARY KEY,
+  heard_at bigint NOT NULL,
+  expires_at bigint NOT NULL
+)`)
   })
 })
 

@@ -43,6 +43,8 @@ export interface Names {
   readonly hubChannel: string
   /** `schema.snodo_sessions`: the initialize-era HTTP sessions (PgSessionStore). */
   readonly sessions: string
+  /** `schema.snodo_session_readers`: the instances that cache sessions, and their leases (PgSessionStore). */
+  readonly sessionReaders: string
   /** The channel of the sessions' events between instances. */
   readonly sessionsChannel: string
   /** The key of the advisory lock taken to count sessions at create. */
@@ -81,6 +83,7 @@ export const names = (schema: string = defaultSchema): Names => {
     signalsChannel: channel("signals", schema),
     hubChannel: channel("hub", schema),
     sessions: `${schema}.snodo_sessions`,
+    sessionReaders: `${schema}.snodo_session_readers`,
     sessionsChannel: channel("sessions", schema),
     sessionsLock: `snodo_sessions_create:${schema}`,
     dpopProofs: `${schema}.snodo_dpop_proofs`,

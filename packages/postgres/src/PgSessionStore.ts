@@ -51,6 +51,7 @@ import * as Store from "@snodo/http/SessionStore"
 import { Duration, Effect, Exit, Layer, Schema, type Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import { listen } from "./internal/Listener.ts"
+import * as SessionReaders from "./internal/SessionReaders.ts"
 import { checkSchema, type SchemaMismatch } from "./Migrations.ts"
 import { names } from "./PgNames.ts"
 
@@ -70,6 +71,22 @@ export interface Options {
   readonly cleanupIntervalMs?: number | undefined
   /** Largest NOTIFY payload sent inline, in bytes of UTF-8 (PostgreSQL's limit is 7,999). Default 7,900. */
   readonly inlineLimit?: number | undefined
+  /**
+   * How long this instance's lease to answer from its cached copy of the sessions lives after a
+   * renewal, in milliseconds (renewed every third of it, each time only once the instance heard
+   * itself on its `LISTEN` connection). A change on any instance waits, before its request answers,
+   * at most this long for an instance that holds a lease and stopped answering. 0: no cache, every
+   * request reads its session (the instance still waits for the others' leases when it writes).
+   * Default 3,000.
+   */
+  readonly leaseMs?: number | undefined
+  /**
+   * How long a change waits for the acknowledgements of the instances holding a lease before it
+   * reads their leases again (one that renewed from a ping sent after the change heard it; one
+   * whose lease lapsed is not waited for), in milliseconds. The wait ends with the last
+   * acknowledgement, and lasts at most the leases. Default 500.
+   */
+  readonly ackTimeoutMs?: number | undefined
 }
 
 const Origin = { id: Schema.String, origin: Schema.String }
@@ -86,8 +103,18 @@ const EventSchema = Schema.Union([
   })
 ])
 
-/** What travels on the channel: the event, or the id of the payload row that holds it. */
-const Envelope = Schema.Struct({ event: Schema.optionalKey(EventSchema), ref: Schema.optionalKey(Schema.Int) })
+/**
+ * What travels on the channel: the event, or the id of the payload row that holds it; with a change,
+ * its invalidation (`inv`: the session, the writing instance and its change number); and the
+ * leases' messages: a ping an instance sends itself, an acknowledgement of a change.
+ */
+const Envelope = Schema.Struct({
+  event: Schema.optionalKey(EventSchema),
+  ref: Schema.optionalKey(Schema.Int),
+  inv: Schema.optionalKey(Schema.Struct({ id: Schema.String, by: Schema.String, seq: Schema.Int })),
+  ping: Schema.optionalKey(Schema.Struct({ by: Schema.String, nonce: Schema.String, at: Schema.Int })),
+  ack: Schema.optionalKey(Schema.Struct({ to: Schema.String, seq: Schema.Int, from: Schema.String }))
+})
 const decodeEnvelope = Schema.decodeUnknownEffect(Schema.fromJsonString(Envelope))
 const decodeState = Schema.decodeUnknownEffect(Schema.fromJsonString(Store.State))
 
@@ -124,9 +151,48 @@ export const make = (options?: Options): Effect.Effect<SessionStore["Service"], 
       for (const receive of receivers) receive(event)
     }
 
+    // The cached copies: a session's row as last read, trusted while the lease is (see SessionReaders).
+    interface Cached {
+      readonly principal: string
+      readonly state: Store.State
+      /** When the row expires at the latest (`performance.now()`): the copy is not used after. */
+      readonly until: number
+    }
+    let cache = new Map<string, Cached>()
+    /** The sessions changed while the read under way was out: what it read of them is not cached. */
+    let tainted: Set<string> | undefined
+    const invalidate = (id: string) => {
+      cache.delete(id)
+      tainted?.add(id)
+    }
+    const leaseMs = Math.max(0, options?.leaseMs ?? SessionReaders.defaultLeaseMs)
+    const readers = SessionReaders.make(pg, n, { leaseMs, ackTimeoutMs: options?.ackTimeoutMs ?? SessionReaders.defaultAckTimeoutMs }, () => {
+      cache = new Map()
+    })
+    const runFork = Effect.runForkWith(context)
+    const acknowledge = (to: string, seq: number) =>
+      runFork(
+        pg.notify(n.sessionsChannel, JSON.stringify({ ack: { to, seq, from: readers.me } })).pipe(
+          Effect.catch((error) => Effect.logDebug("session store: acknowledging a change failed (its writer waits for this lease)", error))
+        )
+      )
+
     const receive = (payload: string): Effect.Effect<void> =>
       Effect.gen(function*() {
         const envelope = yield* decodeEnvelope(payload)
+        // Handled before anything else, in the order PostgreSQL delivered them.
+        if (envelope.inv !== undefined) {
+          invalidate(envelope.inv.id)
+          if (envelope.inv.by !== readers.me && leaseMs > 0) acknowledge(envelope.inv.by, envelope.inv.seq)
+        }
+        if (envelope.ping !== undefined) {
+          if (envelope.ping.by === readers.me) readers.heard(envelope.ping.nonce, envelope.ping.at)
+          return
+        }
+        if (envelope.ack !== undefined) {
+          if (envelope.ack.to === readers.me) readers.acknowledged(envelope.ack.seq, envelope.ack.from)
+          return
+        }
         if (envelope.event !== undefined) return deliver(envelope.event)
         if (envelope.ref === undefined) return
         const rows = yield* pg<{ readonly payload: string }>`SELECT payload FROM ${payloads} WHERE id = ${envelope.ref}`
@@ -136,13 +202,15 @@ export const make = (options?: Options): Effect.Effect<SessionStore["Service"], 
         if (carried.event !== undefined) deliver(carried.event)
       }).pipe(Effect.catchCause((cause) => Effect.logWarning("a session event could not be read", cause)))
 
-    yield* listen(pg, n.sessionsChannel, receive)
+    yield* listen(pg, n.sessionsChannel, receive, { lost: readers.lost })
+    yield* readers.start
 
     yield* Effect.gen(function*() {
       for (;;) {
         yield* Effect.sleep(Duration.millis(options?.cleanupIntervalMs ?? 60_000))
         yield* pg`DELETE FROM ${table} WHERE expires_at <= ${now}`.pipe(
           Effect.andThen(pg`DELETE FROM ${payloads} WHERE created_at < ${now} - 60000`),
+          Effect.andThen(pg`DELETE FROM ${pg(n.sessionReaders)} WHERE expires_at < ${now} - 60000`),
           Effect.catch((error) => Effect.logWarning("deleting expired sessions failed", error))
         )
       }
@@ -197,11 +265,12 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
     // One session (the usual batch: one client's requests) is read by equality: a plain index
     // lookup, which costs the database less than `= ANY($1::text[])` and answers sooner (a
     // sequential read on an idle machine: ~75 µs rather than ~170); several by the array.
-    const readWhere = (ids: string) => `SELECT id, principal, state::text AS state FROM ${n.sessions} WHERE ${ids} AND expires_at > ${nowMs}`
+    const readWhere = (ids: string) =>
+      `SELECT id, principal, state::text AS state, expires_at - ${nowMs} AS left FROM ${n.sessions} WHERE ${ids} AND expires_at > ${nowMs}`
     const readOne = readWhere("id = $1")
     const readMany = readWhere("id = ANY($1::text[])")
     const read = (ids: ReadonlyArray<string>) =>
-      pg.unsafe<{ readonly id: string; readonly principal: string; readonly state: string }>(
+      pg.unsafe<{ readonly id: string; readonly principal: string; readonly state: string; readonly left: string | number }>(
         ids.length === 1 ? readOne : readMany,
         [ids.length === 1 ? ids[0]! : ids]
       )
@@ -226,7 +295,6 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
     let queued: Array<Touching> = []
     let reading = false
     let scheduled = false
-    const runFork = Effect.runForkWith(context)
     /** The touches of requests that arrived in one turn of the event loop leave together, at its end. */
     const schedule = (): void => {
       if (reading || scheduled) return
@@ -239,14 +307,30 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
       const batch = queued
       queued = []
       reading = true
+      // Cached only if the lease held from before the read was sent until it returned (one epoch),
+      // and no change of the session arrived meanwhile.
+      const epoch = readers.epoch()
+      const trusted = readers.trusted()
+      const sent = performance.now()
+      const changed = new Set<string>()
+      tainted = changed
       const fiber = runFork(Effect.gen(function*() {
         const rows = yield* read(Array.from(new Set(batch.map((touching) => touching.id))))
-        const found = new Map<string, { readonly principal: string; readonly state: Store.State }>()
-        for (const row of rows) found.set(row.id, { principal: row.principal, state: yield* stateOf(row.id, row.state) })
+        const found = new Map<string, { readonly principal: string; readonly state: Store.State; readonly left: number }>()
+        for (const row of rows) found.set(row.id, { principal: row.principal, state: yield* stateOf(row.id, row.state), left: Number(row.left) })
         return found
       }))
       fiber.addObserver((exit) => {
         reading = false
+        tainted = undefined
+        if (Exit.isSuccess(exit) && trusted && readers.trusted() && readers.epoch() === epoch) {
+          for (const [id, row] of exit.value) {
+            if (changed.has(id)) continue
+            // Bounded: the sessions this instance serves; beyond the bound it starts over.
+            if (cache.size >= 10_000) cache = new Map()
+            cache.set(id, { principal: row.principal, state: row.state, until: sent + row.left })
+          }
+        }
         // The touches that came meanwhile leave next (scheduled first: the requests resumed below run now).
         schedule()
         for (const touching of batch) {
@@ -262,11 +346,18 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
         }
       })
     }
-    const touch = (id: string, principal: string, limits: Store.Limits) =>
-      Effect.callback<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>((resume) => {
+    const touch = (id: string, principal: string, limits: Store.Limits): Effect.Effect<Store.State | undefined, SqlError.SqlError | Schema.SchemaError> => {
+      const copy = cache.get(id)
+      if (copy !== undefined && readers.trusted() && performance.now() < copy.until) {
+        if (copy.principal !== principal) return Effect.undefined
+        used.set(id, limits)
+        return Effect.succeed(copy.state)
+      }
+      return Effect.callback<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>((resume) => {
         queued.push({ id, principal, limits, resume })
         schedule()
       })
+    }
 
     // `last_seen` of the sessions read since the last flush, written together at most once per
     // `touchIntervalMs` (sooner for an idle time shorter than twice the interval): the row's
@@ -294,20 +385,46 @@ WHERE id = ANY($1::text[]) AND expires_at > ${nowMs}`, [ids]), { discard: true }
       }
     }).pipe(Effect.forkScoped)
 
+    // A change: written with its event and its invalidation in one statement (one transaction),
+    // then, before the request answers, every instance holding a lease has dropped its copy
+    // (acknowledged) or lost the lease. A write that failed may still have committed: it waits too.
+    const change = (
+      id: string,
+      event: Store.Event,
+      write: (notice: string) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+    ): Effect.Effect<void, SqlError.SqlError> =>
+      Effect.gen(function*() {
+        const inline = JSON.stringify({ event })
+        // Measured with the largest change number its invalidation can carry.
+        const largest = JSON.stringify({ event, inv: { id, by: readers.me, seq: Number.MAX_SAFE_INTEGER } })
+        const carried = Buffer.byteLength(largest, "utf8") <= inlineLimit ? undefined : yield* pg<{ readonly id: bigint | number }>`INSERT INTO ${payloads} (payload, created_at)
+VALUES (${inline}, ${now}) RETURNING id`
+        const seq = readers.begin()
+        const inv = { id, by: readers.me, seq }
+        const notice = carried === undefined ? JSON.stringify({ event, inv }) : JSON.stringify({ ref: Number(carried[0]?.id), inv })
+        const written = yield* Effect.exit(write(notice))
+        const committedAt = performance.now()
+        invalidate(id)
+        if (Exit.isSuccess(written) && written.value.length === 0) return
+        yield* readers.settle(seq, committedAt)
+        yield* written
+      })
+
     const save = (id: string, state: Store.State, origin: string, limits: Store.Limits) =>
-      pg`UPDATE ${table} SET state = ${JSON.stringify(state)}, initialized = ${state.initialized}, last_seen = ${now},
-  expires_at = ${expiry(limits, state.initialized ? "true" : "false")} WHERE id = ${id}`.pipe(
-        Effect.andThen(publish({ _tag: "Changed", id, origin, state }))
-      )
+      change(id, { _tag: "Changed", id, origin, state }, (notice) =>
+        pg`WITH changed AS (UPDATE ${table} SET state = ${JSON.stringify(state)}, initialized = ${state.initialized}, last_seen = ${now},
+  expires_at = ${expiry(limits, state.initialized ? "true" : "false")} WHERE id = ${id})
+SELECT pg_notify(${n.sessionsChannel}, ${notice})`)
 
     const remove = (id: string, origin: string) =>
-      Effect.flatMap(
-        Effect.andThen(Effect.sync(() => {
+      Effect.andThen(
+        Effect.sync(() => {
           used.delete(id)
           decoded.delete(id)
-        }), 
-        pg<{ readonly id: string }>`DELETE FROM ${table} WHERE id = ${id} RETURNING id`),
-        (rows) => rows.length === 0 ? Effect.void : publish({ _tag: "Ended", id, origin })
+        }),
+        change(id, { _tag: "Ended", id, origin }, (notice) =>
+          pg`WITH ended AS (DELETE FROM ${table} WHERE id = ${id} RETURNING id)
+SELECT pg_notify(${n.sessionsChannel}, ${notice}) FROM ended`)
       )
 
     // A write that fails is logged (the answer still leaves; the next change writes again); a read

@@ -131,7 +131,7 @@ FROM ${sql(n.ledger)} WHERE task_id IN (${done.taskId}, ${failed.taskId})`
     Effect.gen(function*() {
       const fresh = yield* scratchSchema("snodo_migrate")
       const refused = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksPostgres.PgTaskStore.layer({ schema: fresh })))
-      expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: [], expected: ["1_create_tasks", "2_stored_quotas", "3_sessions", "4_fair_claim_indexes", "5_session_limit_keys", "6_dpop_proofs"] })
+      expect(refused).toMatchObject({ _tag: "SchemaMismatch", found: [], expected: ["1_create_tasks", "2_stored_quotas", "3_sessions", "4_fair_claim_indexes", "5_session_limit_keys", "6_dpop_proofs", "7_session_readers"] })
       const [exists] = yield* Effect.flatMap(Effect.service(PgClient.PgClient), (sql) =>
         sql<{ readonly found: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ${fresh}) AS found`)
       expect(exists?.found).toBe(false)
@@ -140,11 +140,11 @@ FROM ${sql(n.ledger)} WHERE task_id IN (${done.taskId}, ${failed.taskId})`
         [0, 1, 2].map(() => Effect.provide(TasksPostgres.migrate({ schema: fresh }), client({ maxConnections: 2 }))),
         { concurrency: "unbounded" }
       )
-      expect(ran.map((run) => run.length).toSorted()).toEqual([0, 0, 6])
+      expect(ran.map((run) => run.length).toSorted()).toEqual([0, 0, 7])
       yield* Effect.provide(TasksPostgres.checkSchema({ schema: fresh }), client())
       yield* Effect.flatMap(Effect.service(PgClient.PgClient), (sql) =>
-        sql.unsafe(`INSERT INTO ${fresh}.snodo_tasks_migrations (migration_id, name) VALUES (7, 'from_the_future')`))
+        sql.unsafe(`INSERT INTO ${fresh}.snodo_tasks_migrations (migration_id, name) VALUES (8, 'from_the_future')`))
       const newer = yield* Effect.flip(Effect.provide(Effect.service(TaskStore), TasksPostgres.layer({ schema: fresh, migrate: true })))
-      expect(newer).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_stored_quotas", "3_sessions", "4_fair_claim_indexes", "5_session_limit_keys", "6_dpop_proofs", "7_from_the_future"] })
+      expect(newer).toMatchObject({ _tag: "SchemaMismatch", found: ["1_create_tasks", "2_stored_quotas", "3_sessions", "4_fair_claim_indexes", "5_session_limit_keys", "6_dpop_proofs", "7_session_readers", "8_from_the_future"] })
     }).pipe(Effect.scoped, Effect.provide(client())))
 })

@@ -4,7 +4,9 @@
  * re-established with a capped backoff. Notifications sent while it was down are lost, which is
  * why everything that listens also has a slower path (polls, heartbeats, the store itself).
  *
- * Payloads are handled one at a time, in the order PostgreSQL delivered them.
+ * Payloads are handled one at a time, in the order PostgreSQL delivered them. `lost` (optional)
+ * runs, before anything else, whenever the connection is found lost: what an instance trusts
+ * because it would have heard of a change (PgSessionStore's cache) stops being trusted there.
  *
  * @since 0.1.0
  */
@@ -21,14 +23,19 @@ import type { SqlError } from "effect/sql"
 export const listen = (
   pg: PgClient.PgClient,
   channel: string,
-  handle: (payload: string) => Effect.Effect<void>
+  handle: (payload: string) => Effect.Effect<void>,
+  options?: { readonly lost?: (() => void) | undefined }
 ): Effect.Effect<void, SqlError.SqlError, Scope.Scope> =>
   Effect.gen(function*() {
     const consume = (queue: Queue.Dequeue<{ readonly payload: string }, SqlError.SqlError>) =>
       Effect.forever(Effect.flatMap(Queue.take(queue), (notification) => handle(notification.payload)))
     // The first LISTEN is part of starting up; the ones after a lost connection are retried.
     const first = yield* pg.listen(channel)
-    const lost = (error: SqlError.SqlError) => Effect.logWarning(`LISTEN ${channel}: connection lost (${error.message}), listening again`)
+    const lost = (error: SqlError.SqlError) =>
+      Effect.andThen(
+        Effect.sync(() => options?.lost?.()),
+        Effect.logWarning(`LISTEN ${channel}: connection lost (${error.message}), listening again`)
+      )
     const again = Effect.scoped(Effect.flatMap(pg.listen(channel), consume)).pipe(
       Effect.tapError(lost),
       Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(100)), Schedule.spaced(Duration.seconds(5))]))
