@@ -7,7 +7,7 @@
  * - A session is one row of `snodo_sessions` (its id, principal, state as JSON, times in the
  *   database's clock). `create` counts the caps (`sessions.max`, `sessions.maxPerPrincipal`)
  *   under an advisory lock, so two instances cannot both take the last place.
- * - `touch` (every request of a session) reads the live row, and the touches of one instance
+ * - `touch` (every request of a session not in the cache below) reads the live row, and the touches of one instance
  *   share their reads: those of the requests that arrived in one turn of the event loop leave
  *   together at its end when no read is under way, and those that come meanwhile (of any session)
  *   wait for the next, which leaves as soon as it returns. Each touch is answered
@@ -20,8 +20,17 @@
  *   time if that is shorter). In the database a session's expiry lags its last request by at most
  *   that interval, and an instance that stops uncleanly loses at most that much of its sessions'
  *   use. The flush never revives a row that expired meanwhile.
- * - `save` writes what a request changed and announces it; `remove` deletes the row and announces
- *   the end; expired rows are deleted in the background.
+ * - **Cached copies.** While this instance holds a lease (`leaseMs`, see `internal/SessionReaders`:
+ *   a row of `snodo_session_readers`, renewed only once the instance heard itself on its `LISTEN`
+ *   connection), a session it read is answered from its copy, without a read; the copy is not used
+ *   after the session's expiry as read, nor once the lease is lost (the `LISTEN` connection lost, a
+ *   renewal failed or late): the copies are dropped and every touch reads until a new lease. A read
+ *   under way when a change of its session arrives is not cached.
+ * - `save` writes what a request changed and `remove` deletes the row, each in one statement with
+ *   its `NOTIFY` (the event and the invalidation of the copies); before it returns (before the
+ *   request answers), every other instance with a live lease has acknowledged it, renewed its
+ *   lease from a ping sent after it, or let its lease lapse: a change waits at most `leaseMs` for
+ *   an instance that stopped answering. Expired rows are deleted in the background.
  * - Events travel by `NOTIFY` on the schema's sessions channel; one too large for a payload (a
  *   client's long sampling answer forwarded to the instance that asked) is carried by reference
  *   through `snodo_hub_payloads`, as the hub does.
