@@ -411,12 +411,14 @@ VALUES (${inline}, ${now}) RETURNING id`
         const seq = readers.begin()
         const inv = { id, by: readers.me, seq }
         const notice = carried === undefined ? JSON.stringify({ event, inv }) : JSON.stringify({ ref: Number(carried[0]?.id), inv })
-        const written = yield* Effect.exit(write(notice))
-        const committedAt = performance.now()
-        invalidate(id)
-        if (Exit.isSuccess(written) && written.value.length === 0) return
-        yield* readers.settle(seq, committedAt)
-        yield* written
+        return yield* Effect.gen(function*() {
+          const written = yield* Effect.exit(write(notice))
+          const committedAt = performance.now()
+          invalidate(id)
+          if (Exit.isSuccess(written) && written.value.length === 0) return
+          yield* readers.settle(seq, committedAt)
+          yield* written
+        }).pipe(Effect.ensuring(Effect.sync(() => readers.end(seq))))
       })
 
     const save = (id: string, state: Store.State, origin: string, limits: Store.Limits) =>

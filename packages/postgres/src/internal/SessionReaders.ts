@@ -55,6 +55,8 @@ export interface Readers {
   readonly begin: () => number
   /** Waits, after change `seq` committed (its statement answered at `committedAt`, `performance.now()`), for every live reader. */
   readonly settle: (seq: number, committedAt: number) => Effect.Effect<void>
+  /** Stops collecting the acknowledgements of change `seq` (it settled, or wrote nothing). */
+  readonly end: (seq: number) => void
   /** Renews the lease in the background while the scope lives (once the `LISTEN` is up); deletes the row when it closes. */
   readonly start: Effect.Effect<void, never, Scope.Scope>
 }
@@ -224,7 +226,7 @@ WHERE r.expires_at > c.now AND r.reader = ANY(${only}::text[]) AND r.heard_at < 
           rows = again.value
           waiting = pending(rows)
         }
-      }).pipe(Effect.ensuring(Effect.sync(() => changes.delete(at))))
+      })
 
     return {
       me,
@@ -242,6 +244,7 @@ WHERE r.expires_at > c.now AND r.reader = ANY(${only}::text[]) AND r.heard_at < 
         return at
       },
       settle,
+      end: (at) => void changes.delete(at),
       start
     }
 }
