@@ -157,6 +157,9 @@ export const make = (options?: Options): Effect.Effect<SessionStore["Service"], 
     const receivers = new Set<(event: Store.Event) => void>()
 
     const deliver = (event: Store.Event) => {
+      // A change announced without its invalidation (an instance of an earlier version, which
+      // does not wait for the copies: seen here once it arrives) drops the copy too.
+      if (event._tag === "Changed" || event._tag === "Ended") invalidate(event.id)
       for (const receive of receivers) receive(event)
     }
 

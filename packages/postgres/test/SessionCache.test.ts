@@ -219,6 +219,29 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
       expect(b.reads()).toBe(before + 1)
     }).pipe(Effect.scoped, Effect.provide(admin)), 30_000)
 
+  it.live("a change announced without its invalidation (an instance of an earlier version) drops the copy once it arrives", () =>
+    Effect.gen(function*() {
+      const schema = yield* scratchSchema
+      const sql = yield* PgClient.PgClient
+      const [a] = yield* Effect.all([instance(schema, "a")])
+      yield* leased(schema, 1)
+      const id = SessionStore.newOrigin()
+      expect(yield* a.store.create(id, "alice", limits)).toBeUndefined()
+      yield* cached(a, id)
+      yield* setBehind(schema, id, initialized)
+      expect(yield* a.store.touch(id, "alice", limits)).toEqual(SessionStore.empty)
+      yield* sql.unsafe(`SELECT pg_notify($1, $2)`, [
+        TasksPostgres.PgNames.names(schema).sessionsChannel,
+        JSON.stringify({ event: { _tag: "Changed", id, origin: "earlier", state: initialized } })
+      ])
+      let seen: SessionStore.State | undefined = SessionStore.empty
+      for (let tries = 0; tries < 100 && seen?.initialized !== true; tries++) {
+        yield* Effect.sleep("20 millis")
+        seen = yield* a.store.touch(id, "alice", limits)
+      }
+      expect(seen).toEqual(initialized)
+    }).pipe(Effect.scoped, Effect.provide(admin)), 30_000)
+
   it.live("a cached session expires on its own clock: once its time is up it is read again", () =>
     Effect.gen(function*() {
       const schema = yield* scratchSchema
