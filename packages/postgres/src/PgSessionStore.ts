@@ -191,7 +191,9 @@ export const make = (options?: Options): Effect.Effect<SessionStore["Service"], 
 
     const receive = (payload: string): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const envelope = yield* decodeEnvelope(payload)
+        // A message this instance cannot read may have been a change: its copies are not trusted
+        // any more (the lease starts again, empty).
+        const envelope = yield* decodeEnvelope(payload).pipe(Effect.tapError(() => Effect.sync(readers.lost)))
         // Handled before anything else, in the order PostgreSQL delivered them.
         if (envelope.inv !== undefined) {
           invalidate(envelope.inv.id)

@@ -219,7 +219,7 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
       expect(b.reads()).toBe(before + 1)
     }).pipe(Effect.scoped, Effect.provide(admin)), 30_000)
 
-  it.live("a change announced without its invalidation (an instance of an earlier version) drops the copy once it arrives", () =>
+  it.live("a change announced without its invalidation (an instance of an earlier version), or a message it cannot read, drops the copy once it arrives", () =>
     Effect.gen(function*() {
       const schema = yield* scratchSchema
       const sql = yield* PgClient.PgClient
@@ -240,6 +240,15 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
         seen = yield* a.store.touch(id, "alice", limits)
       }
       expect(seen).toEqual(initialized)
+      // A message it cannot read (a newer version's, say) may have been a change: the copies go.
+      yield* cached(a, id)
+      yield* setBehind(schema, id, { ...initialized, logLevel: "alert" })
+      yield* sql.unsafe(`SELECT pg_notify($1, $2)`, [TasksPostgres.PgNames.names(schema).sessionsChannel, JSON.stringify({ event: { _tag: "Unknown", id } })])
+      for (let tries = 0; tries < 100 && seen?.logLevel !== "alert"; tries++) {
+        yield* Effect.sleep("20 millis")
+        seen = yield* a.store.touch(id, "alice", limits)
+      }
+      expect(seen).toEqual({ ...initialized, logLevel: "alert" })
     }).pipe(Effect.scoped, Effect.provide(admin)), 30_000)
 
   it.live("a cached session expires on its own clock: once its time is up it is read again", () =>
