@@ -57,6 +57,9 @@ const instance = (schema: string, name: string, options: TasksPostgres.PgSession
 
 type Instance = Effect.Success<ReturnType<typeof instance>>
 
+/** Leases that outlast a test on a busy machine: what a copy answers is then the copy's doing, not a lapse's. */
+const long = { leaseMs: 10_000 }
+
 const limits: SessionStore.Limits = { max: 100, maxPerPrincipal: 100, idleMillis: 60_000, initializeMillis: 60_000 }
 const initialized: SessionStore.State = { ...SessionStore.empty, version: "2025-11-25", initialized: true }
 
@@ -95,7 +98,7 @@ describe("PgSessionStore's cache", () => {
   it.live("a change (setLevel, DELETE) answered on one instance is seen by the next touch on every other, each holding a copy", () =>
     Effect.gen(function*() {
       const schema = yield* scratchSchema
-      const [a, b, c] = yield* Effect.all([instance(schema, "a"), instance(schema, "b"), instance(schema, "c")])
+      const [a, b, c] = yield* Effect.all([instance(schema, "a", long), instance(schema, "b", long), instance(schema, "c", long)])
       yield* leased(schema, 3)
       const id = SessionStore.newOrigin()
       expect(yield* a.store.create(id, "alice", limits)).toBeUndefined()
@@ -123,7 +126,7 @@ describe("PgSessionStore's cache", () => {
   it.live("a cached session costs no read; with leaseMs 0 every touch reads", () =>
     Effect.gen(function*() {
       const schema = yield* scratchSchema
-      const [a, b] = yield* Effect.all([instance(schema, "a"), instance(schema, "b", { leaseMs: 0 })])
+      const [a, b] = yield* Effect.all([instance(schema, "a", long), instance(schema, "b", { leaseMs: 0 })])
       yield* leased(schema, 1)
       const id = SessionStore.newOrigin()
       expect(yield* a.store.create(id, "alice", limits)).toBeUndefined()
@@ -188,7 +191,7 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
   it.live("a read under way when its session's change arrives is not cached; one no change crossed is", () =>
     Effect.gen(function*() {
       const schema = yield* scratchSchema
-      const [b] = yield* Effect.all([instance(schema, "b")])
+      const [b] = yield* Effect.all([instance(schema, "b", long)])
       yield* leased(schema, 1)
       const ids = [SessionStore.newOrigin(), SessionStore.newOrigin()] as const
       for (const id of ids) expect(yield* b.store.create(id, "alice", limits)).toBeUndefined()
@@ -223,7 +226,7 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
     Effect.gen(function*() {
       const schema = yield* scratchSchema
       const sql = yield* PgClient.PgClient
-      const [a] = yield* Effect.all([instance(schema, "a")])
+      const [a] = yield* Effect.all([instance(schema, "a", long)])
       yield* leased(schema, 1)
       const id = SessionStore.newOrigin()
       expect(yield* a.store.create(id, "alice", limits)).toBeUndefined()
@@ -255,7 +258,7 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
     Effect.gen(function*() {
       const schema = yield* scratchSchema
       const short: SessionStore.Limits = { ...limits, idleMillis: 600, initializeMillis: 600 }
-      const [a, b] = yield* Effect.all([instance(schema, "a"), instance(schema, "b")])
+      const [a, b] = yield* Effect.all([instance(schema, "a", long), instance(schema, "b", long)])
       yield* leased(schema, 2)
       const id = SessionStore.newOrigin()
       expect(yield* a.store.create(id, "alice", short)).toBeUndefined()

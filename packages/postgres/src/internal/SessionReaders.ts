@@ -129,7 +129,9 @@ export const make = (
       const heard = Deferred.makeUnsafe<number>()
       pings.set(nonce, heard)
       yield* pg`SELECT pg_notify(${n.sessionsChannel}, json_build_object('ping', json_build_object('by', ${me}::text, 'nonce', ${nonce}::text, 'at', ${now}))::text)`
-      const at = yield* Deferred.await(heard).pipe(Effect.timeout(Duration.millis(Math.max(1, Math.floor(leaseMs / 3)))))
+      // Heard late (a busy machine) still renews; the lease in hand bounds the wait (it lapses by itself).
+      const wait = Math.max(Math.floor(leaseMs / 3), deadline - sent)
+      const at = yield* Deferred.await(heard).pipe(Effect.timeout(Duration.millis(Math.max(1, wait))))
       yield* pg`INSERT INTO ${readers} (reader, heard_at, expires_at) VALUES (${me}, ${at}, ${at + leaseMs})
 ON CONFLICT (reader) DO UPDATE SET heard_at = EXCLUDED.heard_at, expires_at = EXCLUDED.expires_at`
       // A lease that lapsed or was lost meanwhile (changes may have gone unwaited for) starts again, empty.
