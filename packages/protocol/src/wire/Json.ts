@@ -48,6 +48,10 @@ export const JsonObject = Schema.JsonObject
  */
 export type JsonObject = Schema.JsonObject
 
+// The rest of every open struct: one schema for all of them (schemas are immutable), where each
+// struct built its own, ~50 of them when the protocol's chunk is evaluated.
+const openRest = [Schema.Record(Schema.String, Schema.Unknown)] as const
+
 /**
  * A struct that keeps unknown keys (decoded and encoded as they are) next to its declared fields.
  *
@@ -55,4 +59,5 @@ export type JsonObject = Schema.JsonObject
  * @since 0.1.0
  */
 export const OpenStruct = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(Schema.String, Schema.Unknown)])
+  Schema.StructWithRest(Schema.Struct(fields), openRest)
+
