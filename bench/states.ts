@@ -5,12 +5,12 @@
  * each peer. It is for telling a server process in a "bad state" (more CPU per request than another
  * process of the same build) from a quiet one, and what differs between them.
  *
- *   npx node bench/states.ts [--peers snodo,raw] [--processes 3] [--loads 1:5,16:5,64:5] [--rounds 2] [--node-args "--trace-gc"]
+ *   npx node bench/states.ts [--peers snodo,raw] [--processes 3] [--loads 1:5,16:5,64:5] [--rounds 2] [--node-args "--trace-deopt"] [--trace-dir DIR]
  *
  * Each process gets the bench's sequence: a 1 s warm-up at the first load's connections, then each
  * load (`connections:seconds`) `--rounds` times; peers are interleaved as the bench does it.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { openSync, readdirSync, readFileSync } from "node:fs"
 import { cpus } from "node:os"
 import { type ChildProcess, spawn } from "node:child_process"
 import { adopt, freePort, installCleanup, release, sleep } from "./children.ts"
@@ -32,6 +32,8 @@ const loads = valueOf("--loads", list ? "16:5" : "1:5,16:5,64:5").split(",").map
   return { connections: connections!, seconds: seconds! }
 })
 const nodeArgs = valueOf("--node-args", "").split(/\s+/).filter((arg) => arg !== "")
+/** Where each server's stdout goes (V8's `--trace-*` output): `DIR/PROCESS-PEER.txt`; default: dropped. */
+const traceDir = valueOf("--trace-dir", "")
 
 installCleanup()
 // The packages' build, as the bench runs it: without the checkout's `@snodo/source` condition.
@@ -107,7 +109,7 @@ for (let index = 0; index < processes; index++) {
     const port = await freePort()
     const url = `http://127.0.0.1:${port}/mcp`
     const child = spawn(process.execPath, [...nodeArgs, launch.script, ...launch.args(port)], {
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", traceDir === "" ? "ignore" : openSync(`${traceDir}/${index}-${peer}${at}.txt`, "w"), "inherit"],
       env: { ...process.env, NODE_OPTIONS: builtOptions, NODE_ENV: "production", SNODO_EVERYTHING_BUNDLE: "0" }
     })
     adopt(child.pid)
