@@ -20,6 +20,7 @@
  * (`bench/callgrind-functions.ts`; the flag itself costs a little start-up, not per request). Servers run from the packages' build (`npm run build` first), as the
  * bench runs them.
  */
+import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as CallgrindChild from "./callgrind-child.ts"
 import * as CallgrindFunctions from "./callgrind-functions.ts"
@@ -124,9 +125,11 @@ try {
   const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
   process.stdout.write(`${server}${sink === undefined ? "" : " --otlp"} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
   if (functions > 0) {
-    for (const { instructions, name } of CallgrindFunctions.byFunction(mainFile, `/tmp/perf-${child.pid}.map`).slice(0, functions)) {
+    const mapFile = `/tmp/perf-${child.pid}.map`
+    for (const { instructions, name } of CallgrindFunctions.byFunction(mainFile, mapFile).slice(0, functions)) {
       process.stdout.write(`${(instructions / count).toFixed(0).padStart(8)}  ${name}\n`)
     }
+    Fs.rmSync(mapFile, { force: true })
   }
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
