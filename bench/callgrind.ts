@@ -130,6 +130,8 @@ try {
       process.stdout.write(`${(instructions / count).toFixed(0).padStart(8)}  ${name}\n`)
     }
     Fs.rmSync(mapFile, { force: true })
+    // V8 also logs code events to `isolate-…-PID-v8.log` in the working directory under this flag.
+    for (const log of Fs.readdirSync(".").filter((name) => name.endsWith(`-${child.pid}-v8.log`))) Fs.rmSync(log, { force: true })
   }
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
