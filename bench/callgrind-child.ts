@@ -16,8 +16,11 @@ export interface Counted {
   readonly stderr: () => string
   /** Zeroes the counts (`callgrind_control -z`). */
   readonly zero: () => void
-  /** Dumps the counts since `zero` (`callgrind_control -d`): the main thread's instructions, and every thread's. */
-  readonly dump: () => Promise<{ readonly main: number; readonly all: number }>
+  /**
+   * Dumps the counts since `zero` (`callgrind_control -d`): the main thread's instructions, every
+   * thread's, and the main thread's dump file (removed by `stop`).
+   */
+  readonly dump: () => Promise<{ readonly main: number; readonly all: number; readonly mainFile: string }>
   /** Stops the server and removes its dumps. */
   readonly stop: () => Promise<void>
 }
@@ -30,10 +33,16 @@ const summary = (file: string): number => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Starts `script` with `args` under callgrind. */
-export const start = (script: string, args: ReadonlyArray<string>): Counted => {
+/**
+ * Starts `script` with `args` under callgrind; `nodeFlags` are added to its `NODE_OPTIONS`
+ * (`--perf-basic-prof`, for a split by function).
+ */
+export const start = (script: string, args: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []): Counted => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "snodo-callgrind-"))
-  const nodeOptions = (process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source")
+  const nodeOptions = [
+    ...(process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((option) => option !== "" && option !== "--conditions=@snodo/source"),
+    ...nodeFlags
+  ]
   const child = spawn("valgrind", [
     "--tool=callgrind",
     "--separate-threads=yes",
@@ -71,7 +80,11 @@ export const start = (script: string, args: ReadonlyArray<string>): Counted => {
       const dumped = dumpsSince().toSorted()
       const main = dumped.find((name) => name.endsWith("-01"))
       if (main === undefined) throw new Error(`no dump of the main thread in ${dir}: ${dumped.join(", ")}`)
-      return { main: summary(Path.join(dir, main)), all: dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0) }
+      return {
+        main: summary(Path.join(dir, main)),
+        all: dumped.reduce((sum, name) => sum + summary(Path.join(dir, name)), 0),
+        mainFile: Path.join(dir, main)
+      }
     },
     stop: async () => {
       child.stdin.end()

@@ -8,17 +8,22 @@
  * `callgrind_control -d` dumps them. Printed per request: the main thread's instructions and all
  * threads' (V8's GC and compiler threads added).
  *
- *   npx node bench/callgrind.ts [--server snodo|canned|raw] [--scenario echo|list] [--count N] [--warm N] [--connections N] [--otlp]
+ *   npx node bench/callgrind.ts [--server snodo|canned|raw] [--scenario echo|list] [--count N] [--warm N] [--connections N] [--otlp] [--functions N]
  *
  * `snodo` is the everything server (tasks in memory), `canned` the same server with the core's
  * `handle` replaced by a canned answer (the HTTP adapter alone; `bench/callgrind-server.ts`), `raw`
  * the raw node:http floor. With `--otlp` the snodo echo server exports spans and metrics over OTLP
  * to a stand-in collector in this process (`bench/otlp-sink.ts`), as the observability scenario
- * runs it (the exporters' own work is counted in, as it is there). Servers run from the packages' build (`npm run build` first), as the
+ * runs it (the exporters' own work is counted in, as it is there). With `--functions N` the server
+ * runs with `--perf-basic-prof` and the N functions of the main thread with the most instructions
+ * of their own are printed per request, V8's generated code named through its perf map
+ * (`bench/callgrind-functions.ts`; the flag itself costs a little start-up, not per request). Servers run from the packages' build (`npm run build` first), as the
  * bench runs them.
  */
+import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as CallgrindChild from "./callgrind-child.ts"
+import * as CallgrindFunctions from "./callgrind-functions.ts"
 import { freePort } from "./children.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, frameOf, listBody, listHeaders } from "./wire.ts"
@@ -33,6 +38,7 @@ const scenario = valueOf("--scenario", "echo")
 const count = Number(valueOf("--count", "1000"))
 const warm = Number(valueOf("--warm", "500"))
 const connections = Number(valueOf("--connections", "16"))
+const functions = Number(valueOf("--functions", "0"))
 const sink = argv.includes("--otlp") ? await OtlpSink.start() : undefined
 if (sink !== undefined && (server !== "snodo" || scenario !== "echo")) throw new Error("--otlp is for --server snodo --scenario echo")
 
@@ -44,7 +50,7 @@ const args = server === "raw"
   : list
   ? ["--http", "--port", String(port), "--tools", "list"]
   : ["--port", String(port), "--core", server === "canned" ? "canned" : "real", ...(sink === undefined ? [] : ["--otlp", sink.url])]
-const counted = CallgrindChild.start(script, args)
+const counted = CallgrindChild.start(script, args, functions > 0 ? ["--perf-basic-prof"] : [])
 const child = counted.child
 // Over HTTP the server's stdout says nothing this script needs: drained, so it never blocks.
 child.stdout.resume()
@@ -115,9 +121,18 @@ try {
   await send(warm)
   counted.zero()
   await send(count)
-  const { all, main: mainCount } = await counted.dump()
+  const { all, main: mainCount, mainFile } = await counted.dump()
   const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
   process.stdout.write(`${server}${sink === undefined ? "" : " --otlp"} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
+  if (functions > 0) {
+    const mapFile = `/tmp/perf-${child.pid}.map`
+    for (const { instructions, name } of CallgrindFunctions.byFunction(mainFile, mapFile).slice(0, functions)) {
+      process.stdout.write(`${(instructions / count).toFixed(0).padStart(8)}  ${name}\n`)
+    }
+    Fs.rmSync(mapFile, { force: true })
+    // V8 also logs code events to `isolate-…-PID-v8.log` in the working directory under this flag.
+    for (const log of Fs.readdirSync(".").filter((name) => name.endsWith(`-${child.pid}-v8.log`))) Fs.rmSync(log, { force: true })
+  }
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
 } finally {

@@ -48,6 +48,19 @@ const runtimeOf = (server: McpServer.McpServer<never>, extra: Layer.Layer<never>
 const serverInfo = (name: string) => ({ "io.modelcontextprotocol/serverInfo": { name, version: "1" } })
 
 describe("list pages", () => {
+  it.effect("carry their frame in three parts, the page as UTF-8 bytes shared by every request of that page", () =>
+    Effect.gen(function*() {
+      const runtime = yield* runtimeOf(McpServer.make({ name: "pagés ✓", version: "1", pageSize: 2 }).add(tool("a"), tool("b"), tool("c")))
+      const first = answer(runtime, list(1))
+      const again = answer(runtime, list("ïd-2"))
+      for (const outcome of [first, again]) {
+        if (outcome._tag !== "Result" || outcome.encoded === undefined) throw new Error("expected an encoded page")
+        const { bytes, head, tail } = outcome.encoded
+        expect(head + new TextDecoder().decode(bytes) + tail).toBe(outcome.frame)
+      }
+      expect(first._tag === "Result" && again._tag === "Result" && first.encoded?.bytes === again.encoded?.bytes).toBe(true)
+    }))
+
   it.effect("each request gets its own id in the page's frame; pages, cursors and the cache hint as before", () =>
     Effect.gen(function*() {
       const runtime = yield* runtimeOf(

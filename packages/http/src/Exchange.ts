@@ -158,6 +158,10 @@ export class Exchange implements Peer.Channel<Outcome> {
     }
     const status = outcome._tag === "Result" ? 200 : Status.of(outcome)
     const headers = this.headersOf?.(outcome)
+    if (outcome._tag === "Result" && outcome.encoded !== undefined && headers === undefined) {
+      // A list page: its bytes, encoded once, are written as they are.
+      return void this.settle({ status, body: outcome.frame, headers: Reply.noHeaders, encoded: outcome.encoded }, outcome.frame)
+    }
     this.settle(headers === undefined ? Reply.json(outcome.frame, status) : Reply.json(outcome.frame, status, headers), outcome.frame)
   }
 

@@ -46,7 +46,7 @@ interface Writable {
   /** An HTTP/2 response's stream: reset or closed, nothing more can be written (it would throw). */
   readonly stream?: { readonly destroyed: boolean; readonly closed: boolean }
   writeHead(status: number, headers: Http.OutgoingHttpHeaders): unknown
-  write(chunk: string, callback?: (error?: Error | null) => void): boolean
+  write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean
   end(): unknown
   end(chunk: string): unknown
 }
@@ -99,6 +99,18 @@ export const write = (response: NodeServerResponse, reply: Reply.Reply): void =>
     out.writeHead(reply.status, headersFor(response, reply.headers))
     out.end()
     return resetIfClosing(response, reply.headers)
+  }
+  const encoded = reply.encoded
+  if (encoded !== undefined && reply.headers === Reply.noHeaders) {
+    // The body's bytes as they are (a list page): no per-request conversion and copy of the whole
+    // page into a string and out of it. The three writes leave in one `writev` (Node corks the
+    // socket for a response's first write until the next tick).
+    const length = Buffer.byteLength(encoded.head) + encoded.bytes.byteLength + Buffer.byteLength(encoded.tail)
+    out.writeHead(reply.status, { "content-type": "application/json", "content-length": length })
+    out.write(encoded.head)
+    out.write(encoded.bytes)
+    out.end(encoded.tail)
+    return
   }
   // With its length known, Node writes head and body in one `write` (chunked encoding costs a writev).
   if (reply.headers === Reply.noHeaders) {

@@ -22,7 +22,7 @@
  */
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { WireError } from "@snodo/core/McpError"
-import type { Refusal } from "@snodo/core/transport/ServerRuntime"
+import type { EncodedFrame, Refusal } from "@snodo/core/transport/ServerRuntime"
 
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
@@ -33,6 +33,11 @@ import type { Refusal } from "@snodo/core/transport/ServerRuntime"
 export interface Reply {
   readonly status: number
   readonly body: string | undefined
+  /**
+   * The same body in three parts whose middle is UTF-8 bytes kept encoded (a list page): an
+   * adapter that writes bytes may write these instead of `body`.
+   */
+  readonly encoded?: EncodedFrame | undefined
   readonly headers: Readonly<Record<string, string>>
 }
 

@@ -170,6 +170,23 @@ describe("JSON replies of the Node endpoint", () => {
     expect(JSON.parse(reply.bytes.toString("utf8"))["result"]).toBeDefined()
   })
 
+  it("a list page, written as its bytes encoded once, carries its Content-Length and the request's id", async () => {
+    // A multi-byte string id: the head before the page's bytes is counted in bytes too.
+    const first = await rawPost(server.url, { ...request("tools/list"), id: "lïst ✓ 1" })
+    const second = await rawPost(server.url, { ...request("tools/list"), id: 7 })
+    for (const reply of [first, second]) {
+      expect(reply.status).toBe(200)
+      expect(headerValues(reply.rawHeaders, "content-length")).toEqual([String(reply.bytes.length)])
+      expect(headerValues(reply.rawHeaders, "transfer-encoding")).toEqual([])
+    }
+    const [one, two] = [first, second].map((reply) => JSON.parse(reply.bytes.toString("utf8")) as Record<string, unknown>)
+    expect([one!["id"], two!["id"]]).toEqual(["lïst ✓ 1", 7])
+    expect(one!["result"]).toStrictEqual(two!["result"])
+    expect((one!["result"] as { readonly tools: ReadonlyArray<unknown> }).tools.length).toBeGreaterThan(0)
+    // The bytes are the frame the pipeline encoded: the same text as the id's frame written whole.
+    expect(first.bytes.toString("utf8")).toBe(`{"jsonrpc":"2.0","id":"lïst ✓ 1","result":${JSON.stringify(one!["result"])}}`)
+  })
+
   it("so does a refusal and an error answer", async () => {
     const refused = await rawPost(server.url, { jsonrpc: "2.0", id: 1 })
     expect(refused.status).toBe(400)

@@ -15,7 +15,16 @@
  * @since 0.1.0
  */
 export type Outcome =
-  | { readonly _tag: "Result"; readonly frame: string; readonly streamEnd?: string }
+  | {
+    readonly _tag: "Result"
+    readonly frame: string
+    readonly streamEnd?: string
+    /**
+     * The same frame with its result kept as UTF-8 bytes, where the result is the same on every
+     * request (a list page, encoded once): a transport may write these instead of `frame`.
+     */
+    readonly encoded?: EncodedFrame
+  }
   | {
     readonly _tag: "Error"
     readonly frame: string
@@ -28,6 +37,21 @@ export type Outcome =
     /** Set when a defect (a handler that died) was answered with the generic -32603. */
     readonly exception?: true
   }
+
+/**
+ * A frame in three parts, `head` + the result's `bytes` (UTF-8) + `tail`, of which the bytes are
+ * shared by every request that gets the same result: writing them as they are spares a transport
+ * converting and copying the whole result per request (for a page of 100 tools, most of a
+ * request's cost).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EncodedFrame {
+  readonly head: string
+  readonly bytes: Uint8Array
+  readonly tail: string
+}
 
 /**
  * Why a request was refused before it ran, and when to retry: `"busy"` (a concurrency or queue

@@ -51,11 +51,11 @@ import { fromContext, type Principal } from "../runtime/Principal.ts"
 import * as RequestServices from "../runtime/internal/RequestServices.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import type { Settings } from "../runtime/internal/ServerSettings.ts"
-import type { Outcome, Refusal } from "./Outcome.ts"
+import type { EncodedFrame, Outcome, Refusal } from "./Outcome.ts"
 
 export type { RequestContext } from "../runtime/RequestContext.ts"
 export type { Settings } from "../runtime/internal/ServerSettings.ts"
-export type { Outcome, Refusal } from "./Outcome.ts"
+export type { EncodedFrame, Outcome, Refusal } from "./Outcome.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 import type { Session } from "../runtime/Session.ts"
 
@@ -124,6 +124,14 @@ const executorComponent = (component: Authorization.Component): ExecutorComponen
     executorComponents.set(component.definition, found)
   }
   return found
+}
+
+const utf8 = new TextEncoder()
+
+/** A list page's result, serialized once, and its UTF-8 bytes. */
+interface EncodedResult {
+  readonly json: string
+  readonly bytes: Uint8Array
 }
 
 const busyRefusal: Refusal = { reason: "busy", retryAfterMillis: 1000 }
@@ -213,31 +221,38 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
    * result, the server's info and the cache hint, all fixed for that reply and route. A new page
    * (a changed catalog, another principal's view) is a new reply.
    */
-  const encodedResults = new WeakMap<Route.Reply, Map<Dialect, string>>()
+  const encodedResults = new WeakMap<Route.Reply, Map<Dialect, EncodedResult>>()
   const encodedResult = (
     reply: Route.Reply & { readonly _tag: "Result" },
     encoded: { readonly key: string; readonly json: string },
     route: Route.Any,
     dialect: Dialect
-  ): string => {
+  ): EncodedResult => {
     let byDialect = encodedResults.get(reply)
     if (byDialect === undefined) {
       byDialect = new Map()
       encodedResults.set(reply, byDialect)
     }
-    let json = byDialect.get(dialect)
-    if (json === undefined) {
-      json = Encoder.objectWithEncoded(dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)), encoded.key, encoded.json)
-      byDialect.set(dialect, json)
+    let result = byDialect.get(dialect)
+    if (result === undefined) {
+      const json = Encoder.objectWithEncoded(dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)), encoded.key, encoded.json)
+      // Its UTF-8 bytes too, made once: a transport writes them as they are (Outcome's `encoded`).
+      result = { json, bytes: utf8.encode(json) }
+      byDialect.set(dialect, result)
     }
-    return json
+    return result
   }
 
   const encode = (request: Envelope.Request, route: Route.Any, dialect: Dialect, reply: Route.Reply): Outcome => {
     if (reply._tag === "Error") return { ...errorOutcome(request.id, reply.error, dialect), streamEnd: reply.streamEnd }
-    const frame = reply.encoded === undefined
-      ? Encoder.result(request.id, dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
-      : Encoder.resultJson(request.id, encodedResult(reply, reply.encoded, route, dialect))
+    if (reply.encoded !== undefined) {
+      const result = encodedResult(reply, reply.encoded, route, dialect)
+      const head = Encoder.resultHead(request.id)
+      const encoded: EncodedFrame = { head, bytes: result.bytes, tail: "}" }
+      const frame = `${head}${result.json}}`
+      return reply.streamEnd === undefined ? { _tag: "Result", frame, encoded } : { _tag: "Result", frame, encoded, streamEnd: reply.streamEnd }
+    }
+    const frame = Encoder.result(request.id, dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
     return reply.streamEnd === undefined ? { _tag: "Result", frame } : { _tag: "Result", frame, streamEnd: reply.streamEnd }
   }
 

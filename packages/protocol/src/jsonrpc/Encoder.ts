@@ -33,7 +33,16 @@ const writtenAlone = (value: unknown): boolean =>
  * @category combinators
  * @since 0.1.0
  */
-export const resultJson = (id: RequestId, json: string): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${json}}`
+export const resultJson = (id: RequestId, json: string): string => `${resultHead(id)}${json}}`
+
+/**
+ * What a result response has before its result: `resultHead(id) + json + "}"` is
+ * {@link resultJson}`(id, json)`, for a transport that writes the result's bytes kept encoded.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const resultHead = (id: RequestId): string => `{"jsonrpc":"2.0","id":${encodeId(id)},"result":`
 
 /**
  * A result response.
