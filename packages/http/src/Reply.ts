@@ -22,7 +22,7 @@
  */
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type { WireError } from "@snodo/core/McpError"
-import type { EncodedFrame, Refusal } from "@snodo/core/transport/ServerRuntime"
+import type { Outcome, Refusal } from "@snodo/core/transport/ServerRuntime"
 
 /**
  * One complete answer: `body` is a JSON text (`application/json`), or `undefined` for none.
@@ -37,7 +37,7 @@ export interface Reply {
    * The same body in three parts whose middle is UTF-8 bytes kept encoded (a list page): an
    * adapter that writes bytes may write these instead of `body`.
    */
-  readonly encoded?: EncodedFrame | undefined
+  readonly encoded?: Extract<Outcome, { readonly _tag: "Result" }>["encoded"]
   readonly headers: Readonly<Record<string, string>>
 }
 

@@ -20,10 +20,11 @@ export type Outcome =
     readonly frame: string
     readonly streamEnd?: string
     /**
-     * The same frame with its result kept as UTF-8 bytes, where the result is the same on every
-     * request (a list page, encoded once): a transport may write these instead of `frame`.
+     * The same frame in three parts, `head` + the result's UTF-8 `bytes` + `tail`, where the result
+     * is the same on every request (a list page, encoded once; the bytes are shared by every such
+     * request): a transport may write these as they are instead of converting and copying `frame`.
      */
-    readonly encoded?: EncodedFrame
+    readonly encoded?: { readonly head: string; readonly bytes: Uint8Array; readonly tail: string }
   }
   | {
     readonly _tag: "Error"
@@ -37,21 +38,6 @@ export type Outcome =
     /** Set when a defect (a handler that died) was answered with the generic -32603. */
     readonly exception?: true
   }
-
-/**
- * A frame in three parts, `head` + the result's `bytes` (UTF-8) + `tail`, of which the bytes are
- * shared by every request that gets the same result: writing them as they are spares a transport
- * converting and copying the whole result per request (for a page of 100 tools, most of a
- * request's cost).
- *
- * @category models
- * @since 0.1.0
- */
-export interface EncodedFrame {
-  readonly head: string
-  readonly bytes: Uint8Array
-  readonly tail: string
-}
 
 /**
  * Why a request was refused before it ran, and when to retry: `"busy"` (a concurrency or queue

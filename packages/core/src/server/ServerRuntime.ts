@@ -51,11 +51,11 @@ import { fromContext, type Principal } from "../runtime/Principal.ts"
 import * as RequestServices from "../runtime/internal/RequestServices.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
 import type { Settings } from "../runtime/internal/ServerSettings.ts"
-import type { EncodedFrame, Outcome, Refusal } from "./Outcome.ts"
+import type { Outcome, Refusal } from "./Outcome.ts"
 
 export type { RequestContext } from "../runtime/RequestContext.ts"
 export type { Settings } from "../runtime/internal/ServerSettings.ts"
-export type { EncodedFrame, Outcome, Refusal } from "./Outcome.ts"
+export type { Outcome, Refusal } from "./Outcome.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 import type { Session } from "../runtime/Session.ts"
 
@@ -248,7 +248,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     if (reply.encoded !== undefined) {
       const result = encodedResult(reply, reply.encoded, route, dialect)
       const head = Encoder.resultHead(request.id)
-      const encoded: EncodedFrame = { head, bytes: result.bytes, tail: "}" }
+      const encoded = { head, bytes: result.bytes, tail: "}" }
       const frame = `${head}${result.json}}`
       return reply.streamEnd === undefined ? { _tag: "Result", frame, encoded } : { _tag: "Result", frame, encoded, streamEnd: reply.streamEnd }
     }
