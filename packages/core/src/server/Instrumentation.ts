@@ -27,6 +27,7 @@ import { fromContext } from "../runtime/Principal.ts"
 import * as McpEvents from "../observability/McpEvents.ts"
 import * as McpMetrics from "../observability/McpMetrics.ts"
 import { Observability } from "../observability/Observability.ts"
+import * as SeriesMetrics from "../observability/internal/SeriesMetrics.ts"
 import * as TraceContext from "../observability/internal/TraceContext.ts"
 import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Semconv from "@snodo/protocol/methods/Semconv"
@@ -166,8 +167,9 @@ const endSpan = (span: Tracer.Span, end: bigint, outcome: Outcome | undefined): 
 }
 
 /**
- * A metric's series for one attribute set: `Metric.withAttributes(metric, attributes)` updated in
- * the server's context, with the context that adds the attributes made once, not per update.
+ * A metric's series for one attribute set: what `Metric.withAttributes(metric, attributes)`
+ * updates in the server's context, with the context that adds the attributes made once, and a
+ * metric object of its own (see observability/internal/SeriesMetrics), not one per update.
  */
 type Series = (input: number) => void
 
@@ -204,7 +206,8 @@ export const make = (services: Context.Context<never>, queued: () => number): In
 
   // Metric series, made once per attribute set (all bounded by the server) and found by their
   // attributes' values, so a request builds neither attributes nor a key.
-  const seriesOf = (metric: Metric.Metric<number, unknown>, attributes: Record<string, string>): Series => {
+  const seriesOf = (metricOf: () => Metric.Metric<number, unknown>, attributes: Record<string, string>): Series => {
+    const metric = metricOf()
     const context = Context.add(services, Metric.CurrentMetricAttributes, { ...Context.get(services, Metric.CurrentMetricAttributes), ...attributes })
     return (input) => metric.updateUnsafe(input, context)
   }
@@ -224,7 +227,7 @@ export const make = (services: Context.Context<never>, queued: () => number): In
 
   const refused = (reason: string) => {
     let series = refusals.get(reason)
-    if (series === undefined) refusals.set(reason, series = seriesOf(McpMetrics.refusals, { reason }))
+    if (series === undefined) refusals.set(reason, series = seriesOf(SeriesMetrics.refusals, { reason }))
     series(1)
   }
   const record = (
@@ -240,10 +243,10 @@ export const make = (services: Context.Context<never>, queued: () => number): In
     let byCode = of.durations.get(transport)
     if (byCode === undefined) of.durations.set(transport, byCode = new Map())
     let duration = byCode.get(code)
-    if (duration === undefined) byCode.set(code, duration = seriesOf(McpMetrics.operationDuration, durationAttributes(method, transport, code)))
+    if (duration === undefined) byCode.set(code, duration = seriesOf(SeriesMetrics.operationDuration, durationAttributes(method, transport, code)))
     duration(seconds)
     let requests = of.requests.get(outcome)
-    if (requests === undefined) of.requests.set(outcome, requests = seriesOf(McpMetrics.requests, { [Semconv.methodName]: method, outcome }))
+    if (requests === undefined) of.requests.set(outcome, requests = seriesOf(SeriesMetrics.requests, { [Semconv.methodName]: method, outcome }))
     requests(1)
     if (refusal !== undefined) refused(refusal)
     McpMetrics.activeRequests.updateUnsafe(active, services)
