@@ -13,6 +13,19 @@ export interface Sink {
   readonly close: () => Promise<void>
 }
 
+const spanIdKey = Buffer.from(`"spanId"`)
+
+/**
+ * A cheap count of the spans in an OTLP/JSON body: one `"spanId"` key per span (links carry one
+ * too), found in the bytes as they came, so the stand-in collector, which shares the machine with
+ * the server it measures, spends no more than it must (no decoding of each body to a string).
+ */
+const spanKeys = (body: Buffer): number => {
+  let count = 0
+  for (let at = body.indexOf(spanIdKey); at >= 0; at = body.indexOf(spanIdKey, at + spanIdKey.length)) count++
+  return count
+}
+
 export const start = async (): Promise<Sink> => {
   const counts = { traces: 0, metrics: 0, spans: 0, bytes: 0 }
   const server = createServer((request, response) => {
@@ -26,8 +39,7 @@ export const start = async (): Promise<Sink> => {
       counts.bytes += body.length
       if (request.url === "/v1/traces") {
         counts.traces++
-        // a cheap count of the spans in an OTLP/JSON body: one "spanId" key per span (links carry one too)
-        counts.spans += body.toString("utf8").split(`"spanId"`).length - 1
+        counts.spans += spanKeys(body)
       } else if (request.url === "/v1/metrics") counts.metrics++
       response.writeHead(200, { "content-type": "application/json" }).end("{}")
     })

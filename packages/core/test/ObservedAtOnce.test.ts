@@ -163,6 +163,28 @@ describe("observed requests answered at once", () => {
       expect(prometheus(atOnce.registry)).toMatch(/mcp_server_requests_active(\{[^}]*\})? 0/)
     }).pipe(Effect.scoped))
 
+  it.effect("requests of alternating methods and outcomes each count in their own series", () =>
+    Effect.gen(function*() {
+      const { registry, runtime } = yield* observedRuntime
+      const list = (id: number): Envelope.Request => ({ _tag: "Request", id, method: "tools/list", params: { _meta: meta } })
+      const requests = [call(1, "echo", { text: "a" }), list(2), call(3, "fails"), call(4, "echo", { text: "b" }), call(5, "secret"), list(6), call(7, "echo", { text: "c" })]
+      for (const request of requests) {
+        expect(done(runtime.handle(request, { transport: "http", sink: undefined, principal: alice, services: callerServices })), String(request.id)).toBeDefined()
+      }
+      const text = prometheus(registry)
+      const value = (pattern: RegExp) => text.split("\n").filter((line) => pattern.test(line)).map((line) => Number(line.split(" ").at(-1)))
+      // a tool's failure is a result (isError: true); the refusal is an error answer
+      expect(value(/^mcp_server_requests\{mcp_method_name="tools\/call",outcome="result"\}/)).toEqual([4])
+      expect(value(/^mcp_server_requests\{mcp_method_name="tools\/list",outcome="result"\}/)).toEqual([2])
+      expect(value(/^mcp_server_requests\{mcp_method_name="tools\/call",outcome="error"\}/)).toEqual([1])
+      expect(value(/^mcp_server_refusals\{reason="forbidden"\}/)).toEqual([1])
+      // durations: a series per method, transport and error code; the results' series have no error.type
+      expect(value(/^mcp_server_operation_duration_count\{mcp_method_name="tools\/call",network_transport="tcp"\}/)).toEqual([4])
+      expect(value(/^mcp_server_operation_duration_count\{mcp_method_name="tools\/list",network_transport="tcp"\}/)).toEqual([2])
+      expect(value(/^mcp_server_operation_duration_count\{mcp_method_name="tools\/call",network_transport="tcp",error_type="-32001"\}/)).toEqual([1])
+      expect(value(/^mcp_server_operation_duration_count/).reduce((sum, count) => sum + count, 0)).toBe(requests.length)
+    }).pipe(Effect.scoped))
+
   it.effect("without the caller's services an observed request runs in a fiber", () =>
     Effect.gen(function*() {
       const { runtime, spans } = yield* observedRuntime

@@ -22,6 +22,7 @@
  * @since 0.1.0
  */
 import { Metric } from "effect"
+import * as SeriesMetrics from "./internal/SeriesMetrics.ts"
 
 /**
  * Request durations from receipt to the encoded answer, in seconds, by `mcp.method.name`,
@@ -31,11 +32,7 @@ import { Metric } from "effect"
  * @category constants
  * @since 0.1.0
  */
-export const operationDuration = Metric.histogram("mcp.server.operation.duration", {
-  attributes: { unit: "s" },
-  description: "MCP request duration as observed on the server, from receipt until the response is encoded (s)",
-  boundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
-})
+export const operationDuration: Metric.Metric<number, Metric.HistogramState> = SeriesMetrics.operationDuration()
 
 /**
  * Requests answered, by `mcp.method.name` and `outcome` (`result`, `error`, `cancelled`,
@@ -44,11 +41,7 @@ export const operationDuration = Metric.histogram("mcp.server.operation.duration
  * @category constants
  * @since 0.1.0
  */
-export const requests = Metric.counter("mcp.server.requests", {
-  attributes: { unit: "{request}" },
-  description: "MCP requests answered, by method and outcome",
-  incremental: true
-})
+export const requests: Metric.Metric<number, Metric.CounterState<number>> = SeriesMetrics.requests()
 
 /**
  * Requests in the pipeline now.
@@ -78,11 +71,7 @@ export const executorQueued = Metric.gauge("mcp.server.executor.queued", {
  * @category constants
  * @since 0.1.0
  */
-export const refusals = Metric.counter("mcp.server.refusals", {
-  attributes: { unit: "{request}" },
-  description: "MCP requests refused by a bound, a rate limit or the authorization policy",
-  incremental: true
-})
+export const refusals: Metric.Metric<number, Metric.CounterState<number>> = SeriesMetrics.refusals()
 
 /**
  * Open `subscriptions/listen` streams.

@@ -27,6 +27,7 @@ import { fromContext } from "../runtime/Principal.ts"
 import * as McpEvents from "../observability/McpEvents.ts"
 import * as McpMetrics from "../observability/McpMetrics.ts"
 import { Observability } from "../observability/Observability.ts"
+import * as SeriesMetrics from "../observability/internal/SeriesMetrics.ts"
 import * as TraceContext from "../observability/internal/TraceContext.ts"
 import * as Immediate from "../pipeline/internal/Immediate.ts"
 import * as Semconv from "@snodo/protocol/methods/Semconv"
@@ -165,21 +166,26 @@ const endSpan = (span: Tracer.Span, end: bigint, outcome: Outcome | undefined): 
   span.end(end, Exit.fail(new JsonRpcError(outcome.code, errorMessage(outcome.frame))))
 }
 
-/** What recording a metric takes: a `Metric` with its attributes, updated in the server's context. */
-interface Recorder {
-  readonly updateUnsafe: (input: number, context: Context.Context<never>) => void
-}
+/**
+ * A metric's series for one attribute set: what `Metric.withAttributes(metric, attributes)`
+ * updates in the server's context, with the context that adds the attributes made once, and a
+ * metric object of its own (see observability/internal/SeriesMetrics), not one per update.
+ */
+type Series = (input: number) => void
 
-/** Attributes of the metrics, built once per attribute set (see `tagged` in {@link make}). */
+/** Attributes of `mcp.server.operation.duration`, built once per attribute set. */
 const durationAttributes = (method: string, transport: string | undefined, code: number | undefined): Record<string, string> => {
   const attributes: Record<string, string> = { [Semconv.methodName]: method }
   if (transport !== undefined) attributes[Semconv.networkTransport] = transport
   if (code !== undefined) attributes[Semconv.errorType] = String(code)
   return attributes
 }
-// `outcome` is always given (`record`'s), the parameter optional only to share `tagged`'s shape
-const requestAttributes = (method: string, outcome: string | undefined): Record<string, string> => ({ [Semconv.methodName]: method, outcome: outcome! })
-const refusalAttributes = (reason: string): Record<string, string> => ({ reason })
+
+/** The series of one method: durations by transport then error code (none for a result), requests by outcome. */
+interface MethodSeries {
+  readonly durations: Map<string | undefined, Map<number | undefined, Series>>
+  readonly requests: Map<string, Series>
+}
 
 /**
  * The instrumentation of a runtime over the application's services, or `undefined` when nothing
@@ -198,24 +204,15 @@ export const make = (services: Context.Context<never>, queued: () => number): In
   if (tracer === undefined && !metrics && events === undefined) return undefined
   const publish = events === undefined ? undefined : (event: McpEvents.McpEvent) => events.publish(event)
 
-  // Metrics with their attributes, made once per attribute set (all bounded by the server); the
-  // attributes are built only then, not per request.
-  const cache = new Map<string, Recorder>()
-  const tagged = <S>(
-    metric: Metric.Metric<number, S>,
-    key: string,
-    attributes: (a: string, b: string | undefined, c: number | undefined) => Record<string, string>,
-    a: string,
-    b?: string,
-    c?: number
-  ): Recorder => {
-    let found = cache.get(key)
-    if (found === undefined) {
-      found = Metric.withAttributes(metric, attributes(a, b, c))
-      cache.set(key, found)
-    }
-    return found
+  // Metric series, made once per attribute set (all bounded by the server) and found by their
+  // attributes' values, so a request builds neither attributes nor a key.
+  const seriesOf = (metricOf: () => Metric.Metric<number, unknown>, attributes: Record<string, string>): Series => {
+    const metric = metricOf()
+    const context = Context.add(services, Metric.CurrentMetricAttributes, { ...Context.get(services, Metric.CurrentMetricAttributes), ...attributes })
+    return (input) => metric.updateUnsafe(input, context)
   }
+  const methods = new Map<string, MethodSeries>()
+  const refusals = new Map<string, Series>()
   // Set by `wrap`, before any request (the runtime builds its route table after this).
   let routes: RouteTable | undefined
   const fieldsOf = (request: Envelope.Request, context: RequestContext, principal: string, resolved = routes?.resolve(request.method)) => ({
@@ -228,7 +225,11 @@ export const make = (services: Context.Context<never>, queued: () => number): In
   let active = 0
   let streams = 0
 
-  const refused = (reason: string) => tagged(McpMetrics.refusals, `x|${reason}`, refusalAttributes, reason).updateUnsafe(1, services)
+  const refused = (reason: string) => {
+    let series = refusals.get(reason)
+    if (series === undefined) refusals.set(reason, series = seriesOf(SeriesMetrics.refusals, { reason }))
+    series(1)
+  }
   const record = (
     method: string,
     transport: string | undefined,
@@ -237,8 +238,16 @@ export const make = (services: Context.Context<never>, queued: () => number): In
     seconds: number,
     refusal: string | undefined
   ) => {
-    tagged(McpMetrics.operationDuration, `d|${method}|${transport}|${code}`, durationAttributes, method, transport, code).updateUnsafe(seconds, services)
-    tagged(McpMetrics.requests, `r|${method}|${outcome}`, requestAttributes, method, outcome).updateUnsafe(1, services)
+    let of = methods.get(method)
+    if (of === undefined) methods.set(method, of = { durations: new Map(), requests: new Map() })
+    let byCode = of.durations.get(transport)
+    if (byCode === undefined) of.durations.set(transport, byCode = new Map())
+    let duration = byCode.get(code)
+    if (duration === undefined) byCode.set(code, duration = seriesOf(SeriesMetrics.operationDuration, durationAttributes(method, transport, code)))
+    duration(seconds)
+    let requests = of.requests.get(outcome)
+    if (requests === undefined) of.requests.set(outcome, requests = seriesOf(SeriesMetrics.requests, { [Semconv.methodName]: method, outcome }))
+    requests(1)
     if (refusal !== undefined) refused(refusal)
     McpMetrics.activeRequests.updateUnsafe(active, services)
     McpMetrics.executorQueued.updateUnsafe(queued(), services)
