@@ -13,7 +13,7 @@
  * Progress on stderr, the table on stdout, `bench/results/latest.json`, `docs/benchmarks.md` and
  * `docs/benchmarks-rps.svg`.
  *
- *   npm run bench                          # 5 s per load after 1 s warm-up (~5 minutes on 2 cores)
+ *   npm run bench                          # 5 s per load after 3 s warm-up (~11 minutes on 2 cores)
  *   npm run bench -- --duration 2 --warmup 0.5 --startup-runs 1 --only snodo,raw
  *   npm run bench -- --scenarios echo,stdio         # some scenarios (echo, list, stdio, startup, clients, client, listen, tasks, stores, sessions, observability, http2)
  *   npm run bench -- --scenarios clients --era-spawns 20  # spawn → server/discover, and the AI SDK's negotiated era
@@ -56,7 +56,10 @@ const flag = (name: string, fallback: number): number => {
   return value
 }
 const durationS = flag("--duration", 5)
-const warmupS = flag("--warmup", 1)
+// 3 s: on a loaded 2-core machine V8's compiler threads may still be tiering a server's hot path up
+// after 1 s (one run's first 1-connection round of snodo read 103 µs CPU per request, its second
+// 45 µs; bench/PROFILE.md "the bad state looked for"), and every peer is measured in its steady state.
+const warmupS = flag("--warmup", 3)
 const startupRuns = Math.round(flag("--startup-runs", 5))
 const rounds = Math.round(flag("--rounds", 2))
 const eraSpawns = Math.round(flag("--era-spawns", 20))
