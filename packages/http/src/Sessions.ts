@@ -209,9 +209,9 @@ const asSnapshot = (session: Session.Session, snapshot: Snapshot): boolean => {
   return true
 }
 
-/** A session's state as a store keeps it. */
 const noSnapshot: Snapshot = { negotiated: undefined, initialized: false, logLevel: undefined, subscriptions: [] }
 
+/** A session's state as a store keeps it. */
 const stateOf = (session: Session.Session): SessionStore.State => {
   const negotiated = session.negotiated
   const base = {
