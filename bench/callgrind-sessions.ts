@@ -6,11 +6,13 @@
  * from its cached copy under its lease). The difference is what the shared-session path costs per
  * request, apart from the database's round trips and from other processes on the machine.
  *
- *   npx node bench/callgrind-sessions.ts [--sessions memory|postgres] [--count N] [--warm N] [--connections N]
+ *   npx node bench/callgrind-sessions.ts [--sessions memory|postgres] [--count N] [--warm N] [--connections N] [--idle S]
  *
  * Printed per request: the main thread's instructions and all threads'. The PostgreSQL server's
  * background work (a lease renewal every second, the `last_seen` flush) is counted in, a few
- * statements per second of valgrind's slow run. Servers run from the packages' build
+ * statements per second of valgrind's slow run, so the figure moves with how long the count took;
+ * `--idle S` then counts S seconds of the server doing nothing and prints the figure less that
+ * work for as long as the count took. Servers run from the packages' build
  * (`npm run build` first). `SNODO_TEST_PG_URL` names the database (default the tests').
  */
 import { PgClient } from "@effect/sql-pg"
@@ -32,6 +34,7 @@ if (store !== "memory" && store !== "postgres") throw new Error("--sessions is m
 const count = Number(valueOf("--count", "1000"))
 const warm = Number(valueOf("--warm", "500"))
 const connections = Number(valueOf("--connections", "16"))
+const idleS = Number(valueOf("--idle", "0"))
 const admin = process.env["SNODO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 const schema = `snodo_bench_callgrind_${randomBytes(6).toString("hex")}`
@@ -141,10 +144,23 @@ try {
   const session = await open()
   await send(session, warm)
   counted.zero()
+  const started = performance.now()
   await send(session, count)
+  const seconds = (performance.now() - started) / 1000
   const { all, main: mainCount } = await counted.dump()
   const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
-  process.stdout.write(`sessions ${store} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
+  process.stdout.write(`sessions ${store} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)} (${seconds.toFixed(1)} s)\n`)
+  if (idleS > 0) {
+    // What the server does by itself (timers, a store's lease and flush) in as long as the count took.
+    counted.zero()
+    await new Promise((resolve) => setTimeout(resolve, idleS * 1000))
+    const idle = await counted.dump()
+    const share = seconds / idleS
+    process.stdout.write(
+      `  idle ${idleS} s: main thread ${(idle.main / idleS / 1000).toFixed(1)}k instructions per second; ` +
+        `less that for ${seconds.toFixed(1)} s: main thread ${perRequest(mainCount - idle.main * share)} per request, all threads ${perRequest(all - idle.all * share)}\n`
+    )
+  }
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
 } finally {
