@@ -221,7 +221,9 @@ const startInSession = (
   trace: RequestHead.Trace | undefined
 ): () => void => {
   const { created, http, session } = admitted
-  const persist = http === undefined ? undefined : sessions?.shared?.persist(http.id)
+  const shared = sessions?.shared
+  // Compared once the handler is done: what this request changed of the session, if anything.
+  const persist = http === undefined || shared === undefined ? undefined : () => shared.persist(http.id)
   const release = Exchange.start(environment, request, admitted.scope, delivery, {
     context,
     notifications: true,

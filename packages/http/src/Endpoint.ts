@@ -144,9 +144,14 @@ export interface MakeOptions {
   readonly scope?: Scope.Scope | undefined
 }
 
+/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
+const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
+
 /** Who a request runs as, and with which services. */
 interface Caller {
   readonly principal: string
+  /** The principal itself, as the services hold it. */
+  readonly who: Principal["Service"]
   readonly context: Context.Context<never>
   readonly grant: Grant["Service"] | undefined
 }
@@ -186,23 +191,29 @@ export const make = Effect.fnUntraced(function*(made?: MakeOptions): Effect.fn.R
   let lastCaller: Caller | undefined
   const callerOf = (context: Context.Context<never>): Caller => {
     if (context === lastContext) return lastCaller!
-    const caller = { principal: fromContext(context).id, context, grant: Context.getOrUndefined(context, Grant) }
+    const who = fromContext(context)
+    const caller = { principal: who.id, who, context, grant: Context.getOrUndefined(context, Grant) }
     lastContext = context
     lastCaller = caller
     return caller
   }
 
-  /** Runs a step that waits, then `next` with its value; a defect is the endpoint's. */
+  /**
+   * Runs a step that may wait, then `next` with its value; a defect is the endpoint's. A step done
+   * already (an `Exit`: a shared session answered from the store's cached copy) goes on at once,
+   * without a fiber.
+   */
   const run = <A>(port: Port, effect: Effect.Effect<A>, next: (value: A) => void): void => {
-    const fiber = fork(effect)
-    fiber.addObserver((exit) => {
+    const settled = (exit: Exit.Exit<A>) => {
       try {
         if (Exit.isSuccess(exit)) return next(exit.value)
         if (!Cause.hasInterruptsOnly(exit.cause)) port.fail(Cause.squash(exit.cause))
       } catch (error) {
         port.fail(error)
       }
-    })
+    }
+    if (isDone(effect)) return settled(effect)
+    fork(effect).addObserver(settled)
   }
 
   /** One request held, from its head to its answer. */
@@ -242,7 +253,7 @@ export const make = Effect.fnUntraced(function*(made?: MakeOptions): Effect.fn.R
         try {
           if (Exit.isSuccess(exit)) {
             const { grant, principal } = exit.value
-            return this.receive({ principal: principal.id, context: Context.add(context, Principal, principal), grant })
+            return this.receive({ principal: principal.id, who: principal, context: Context.add(context, Principal, principal), grant })
           }
           if (Cause.hasInterruptsOnly(exit.cause)) return
           const refused = Cause.findErrorOption(exit.cause)
@@ -261,7 +272,7 @@ export const make = Effect.fnUntraced(function*(made?: MakeOptions): Effect.fn.R
       const { head } = this.incoming
       if (this.session) {
         if (shared === undefined) return this.serveSession(caller, sessions!)
-        return run(this.port, InitializeEra.prepare(undefined, head, runtime, shared, fromContext(caller.context)), (prepared) => {
+        return run(this.port, InitializeEra.prepare(undefined, head, runtime, shared, caller.who), (prepared) => {
           if (this.closed) return
           if (prepared !== undefined && "status" in prepared) return this.port.reply(prepared, false)
           this.serveSession(caller, sessions!)
@@ -287,7 +298,7 @@ export const make = Effect.fnUntraced(function*(made?: MakeOptions): Effect.fn.R
       if (body._tag !== "Text") return this.port.reply(RequestChecks.bodyRefusal(body, settings), false)
       const message = Envelope.decode(body.text)
       if (shared === undefined) return this.dispatch(message, caller, undefined)
-      run(this.port, InitializeEra.prepare(message, this.incoming.head, runtime, shared, fromContext(caller.context)), (reserved) => {
+      run(this.port, InitializeEra.prepare(message, this.incoming.head, runtime, shared, caller.who), (reserved) => {
         if (this.closed) return
         if (reserved !== undefined && "status" in reserved) return this.port.reply(reserved, false)
         this.dispatch(message, caller, reserved)

@@ -56,6 +56,9 @@ export interface Delivery {
   readonly end: () => void
 }
 
+/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
+const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
+
 const event = (frame: string): string => `data: ${frame}\n\n`
 
 const Pending = 0
@@ -266,10 +269,12 @@ export interface StartOptions {
   /** The request's W3C trace context headers, if it had any. */
   readonly trace?: RequestHead.Trace | undefined
   /**
-   * Runs once the handler is done and before its answer is written: a shared session's changes
-   * are stored by then, so the client's next request finds them on any instance.
+   * Called once the handler is done, and what it returns runs before its answer is written: a
+   * shared session's changes are stored by then, so the client's next request finds them on any
+   * instance. An `Exit` (`Effect.void`: nothing to store) keeps an answer given at once answered
+   * at once.
    */
-  readonly beforeAnswer?: Effect.Effect<void> | undefined
+  readonly beforeAnswer?: (() => Effect.Effect<void>) | undefined
   /** The request's method as the route table knows it, if the transport looked it up already. */
   readonly resolved?: Resolved | undefined
 }
@@ -315,8 +320,12 @@ export const start = (
       : { ...base, traceparent: trace.traceparent, tracestate: trace.tracestate }
     const outcome = environment.runtime.handle(request, context, options.resolved)
     const beforeAnswer = options.beforeAnswer
-    // A shared session is stored before the answer: that waits, so it is never answered at once.
-    return beforeAnswer === undefined ? outcome : Effect.tap(outcome, () => beforeAnswer)
+    if (beforeAnswer === undefined) return outcome
+    // A shared session is stored before the answer; with nothing to store, an answer given at once is written at once.
+    if (!isDone(outcome)) return Effect.tap(outcome, beforeAnswer)
+    if (Exit.isFailure(outcome)) return outcome
+    const before = beforeAnswer()
+    return isDone(before) && Exit.isSuccess(before) ? outcome : Effect.andThen(before, outcome)
   }
   // A posted cancel ends the response before the handler is interrupted (see InFlight). An
   // anonymous caller's request cannot be tied to one: every unauthenticated caller is that one

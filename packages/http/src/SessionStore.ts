@@ -137,7 +137,9 @@ export class SessionStore extends Context.Service<SessionStore, {
    * The live session's state, if `principal` created it, marking it used; `undefined` otherwise.
    * It must see every change and end committed before it was called (the transport answers the
    * request from it, on whichever instance). A store may write the use later, in batches, bounding
-   * how much the stored expiry lags (PgSessionStore: `touchIntervalMs`).
+   * how much the stored expiry lags (PgSessionStore: `touchIntervalMs`). A store that knows the
+   * answer when called (a copy it may trust, a table in this process) returns it as an `Exit`
+   * (`Effect.succeed`): the transport then serves the request in the same turn, without a fiber.
    */
   readonly touch: (id: string, principal: string, limits: Limits) => Effect.Effect<State | undefined, SessionStoreUnavailable>
   /**
@@ -226,18 +228,18 @@ export const makeMemory = (): SessionStore["Service"] => {
         rows.set(id, { principal, limitKey, createdAt: now, lastSeen: now, state: empty })
         return undefined
       }),
-    touch: (id, principal, limits) =>
-      Effect.sync(() => {
-        const row = rows.get(id)
-        if (row === undefined || row.principal !== principal) return undefined
-        const now = Date.now()
-        if (!live(row, now, limits)) {
-          rows.delete(id)
-          return undefined
-        }
-        row.lastSeen = now
-        return row.state
-      }),
+    // Answered when called, as an `Exit`: the transport goes on without a fiber.
+    touch: (id, principal, limits) => {
+      const row = rows.get(id)
+      if (row === undefined || row.principal !== principal) return Effect.undefined
+      const now = Date.now()
+      if (!live(row, now, limits)) {
+        rows.delete(id)
+        return Effect.undefined
+      }
+      row.lastSeen = now
+      return Effect.succeed(row.state)
+    },
     save: (id, state, origin) =>
       Effect.suspend(() => {
         const row = rows.get(id)

@@ -37,7 +37,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { anonymous, type Principal } from "@snodo/core/Principal"
 import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
 import * as Outbox from "@snodo/protocol/peer/Outbox"
@@ -81,11 +81,19 @@ export type Refused = SessionStore.Refused
  * @since 0.1.0
  */
 export interface Shared {
-  /** Brings this instance's copy of the session up to date with the store (or forgets it: 404). */
+  /**
+   * Brings this instance's copy of the session up to date with the store (or forgets it: 404).
+   * When the store answers at once (its `touch` returns an `Exit`: a cached copy) and nothing is
+   * left to run, it returns an `Exit` too: the transport goes on in the same turn, without a fiber.
+   */
   readonly hydrate: (id: string, principal: Principal["Service"]) => Effect.Effect<void, SessionStore.SessionStoreUnavailable>
   /** Records a new session of `principal` in the store (the caps counted there) and here. */
   readonly reserve: (principal: string, limitKey?: string) => Effect.Effect<HttpSession | Refused, SessionStore.SessionStoreUnavailable>
-  /** Stores what the session's last request changed, if anything (before its answer leaves). */
+  /**
+   * Stores what the session's requests changed, if anything (before its answer leaves). The
+   * session is compared when `persist` is called: when nothing changed it returns `Effect.void`
+   * (an `Exit`), and a request answered at once is still answered at once.
+   */
   readonly persist: (id: string) => Effect.Effect<void>
   /** Ends the session everywhere: the store forgets it and every instance ends its copy. */
   readonly forget: (id: string) => Effect.Effect<void>
@@ -152,13 +160,56 @@ interface Entry {
   stream: Stream | undefined
   /** Shared: the state as last stored, as JSON (what `persist` compares with). */
   saved: string
+  /** Shared: the session's fields when `saved` was taken, to tell at a glance that nothing changed since. */
+  snapshot: Snapshot
+  /** Shared: whether this copy was resumed on the hub here (`ServerRuntime.resume`: once per session). */
+  resumed: boolean
   /** Shared: the stored state last applied to this copy (a store answers an unchanged one with the same object). */
   read: SessionStore.State | undefined
   /** The requests to the client this instance's handlers sent (without the forwarding). */
   readonly requests: OutgoingRequests.OutgoingRequests
 }
 
+/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
+const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
+
 const newId = (): string => Builtins.crypto().randomBytes(24).toString("base64url")
+
+/**
+ * What a session's stored state is made of, as it was (the negotiated record by reference: it is
+ * set once and never mutated), for `persist` to see without serialising it that nothing changed.
+ */
+interface Snapshot {
+  readonly negotiated: Session.Negotiated | undefined
+  readonly initialized: boolean
+  readonly logLevel: string | undefined
+  readonly subscriptions: ReadonlyArray<string>
+}
+
+const snapshotOf = (session: Session.Session): Snapshot => ({
+  negotiated: session.negotiated,
+  initialized: session.initialized,
+  logLevel: session.logLevel,
+  subscriptions: Array.from(session.resourceSubscriptions)
+})
+
+/**
+ * Whether the session is as `snapshot` saw it: then its state serialises as it did then. `false`
+ * says only that it may differ (compare the JSON).
+ */
+const asSnapshot = (session: Session.Session, snapshot: Snapshot): boolean => {
+  if (session.negotiated !== snapshot.negotiated || session.initialized !== snapshot.initialized || session.logLevel !== snapshot.logLevel) {
+    return false
+  }
+  const subscriptions = session.resourceSubscriptions
+  const before = snapshot.subscriptions
+  if (subscriptions.size !== before.length) return false
+  let at = 0
+  for (const uri of subscriptions) if (uri !== before[at++]) return false
+  return true
+}
+
+const noSnapshot: Snapshot = { negotiated: undefined, initialized: false, logLevel: undefined, subscriptions: [] }
 
 /** A session's state as a store keeps it. */
 const stateOf = (session: Session.Session): SessionStore.State => {
@@ -335,10 +386,12 @@ export const make = (
       lastSeen: now,
       stream: undefined,
       saved: "",
+      snapshot: noSnapshot,
+      resumed: false,
       read: undefined,
       requests
     }
-    entry.saved = JSON.stringify(stateOf(entry.http.session))
+    remember(entry)
     entries.set(id, entry)
     increment(perPrincipal, key, 1)
     return entry
@@ -395,6 +448,17 @@ export const make = (
 
   const limits: SessionStore.Limits = settings
 
+  /** Records the copy's state as stored now (shared). */
+  const remember = (entry: Entry): void => {
+    const session = entry.http.session
+    entry.saved = JSON.stringify(stateOf(session))
+    entry.snapshot = snapshotOf(session)
+  }
+
+  /** Whether a request here changed the copy since its state was last stored or read (shared). */
+  const changedHere = (entry: Entry): boolean =>
+    !asSnapshot(entry.http.session, entry.snapshot) && JSON.stringify(stateOf(entry.http.session)) !== entry.saved
+
   /** Brings a local session to the stored state. */
   const apply = (session: Session.Session, state: SessionStore.State) => {
     if (state.version !== undefined && session.negotiated === undefined) {
@@ -415,10 +479,10 @@ export const make = (
   const refresh = (entry: Entry, state: SessionStore.State) => {
     // The state applied last time, read again: this copy holds it already (or a change of its own since).
     if (state === entry.read) return
-    if (JSON.stringify(stateOf(entry.http.session)) !== entry.saved) return
+    if (changedHere(entry)) return
     apply(entry.http.session, state)
     entry.read = state
-    entry.saved = JSON.stringify(stateOf(entry.http.session))
+    remember(entry)
   }
 
   const receive = (event: SessionStore.Event) => {
@@ -437,44 +501,62 @@ export const make = (
   }
   const unlisten = store?.events(receive)
 
+  /** A request's copy brought to the stored `state` (`undefined`: gone), and resumed on the hub here once negotiated. */
+  const hydrated = (
+    id: string,
+    principal: Principal["Service"],
+    state: SessionStore.State | undefined,
+    resume: SharedOptions["resume"]
+  ): Effect.Effect<void> => {
+    const known = entries.get(id)
+    if (state === undefined) {
+      // Gone (or expired): this copy ends too. Another principal naming the id finds nothing,
+      // and ends nothing of the owner's.
+      if (known !== undefined && known.http.principal === principal.id) end(known, false)
+      return Effect.void
+    }
+    const now = Date.now()
+    const entry = known ?? add(id, principal.id, now)
+    entry.lastSeen = now
+    refresh(entry, state)
+    // Negotiated elsewhere: from now on it follows the hub here too (once per session: the
+    // session's `follow` does nothing the second time, so a copy resumed already skips it).
+    if (state.version === undefined || entry.resumed) return Effect.void
+    return Effect.suspend(() => {
+      entry.resumed = true
+      return resume(entry.http.session, principal)
+    })
+  }
+
   const makeShared = (
     shared: SessionStore.SessionStore["Service"],
     resume: SharedOptions["resume"]
   ): Shared => ({
-    hydrate: (id, principal) =>
-      Effect.flatMap(shared.touch(id, principal.id, limits), (state) => {
-        const known = entries.get(id)
-        if (state === undefined) {
-          // Gone (or expired): this copy ends too. Another principal naming the id finds nothing,
-          // and ends nothing of the owner's.
-          if (known !== undefined && known.http.principal === principal.id) end(known, false)
-          return Effect.void
-        }
-        const now = Date.now()
-        const entry = known ?? add(id, principal.id, now)
-        entry.lastSeen = now
-        refresh(entry, state)
-        // Negotiated elsewhere: from now on it follows the hub here too (once per session).
-        return state.version === undefined ? Effect.void : resume(entry.http.session, principal)
-      }),
+    hydrate: (id, principal) => {
+      const touched = shared.touch(id, principal.id, limits)
+      // Answered at once (a store's cached copy): so is this, unless the copy must be resumed.
+      if (!isDone(touched)) return Effect.flatMap(touched, (state) => hydrated(id, principal, state, resume))
+      return Exit.isSuccess(touched) ? hydrated(id, principal, touched.value, resume) : Exit.failCause(touched.cause)
+    },
     reserve: (principal, key = principal) =>
       Effect.suspend(() => {
         if (closed) return Effect.succeed<HttpSession | Refused>({ _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 })
         const id = newId()
         return Effect.map(shared.create(id, principal, limits, key), (refusal): HttpSession | Refused => refusal ?? add(id, principal, Date.now()).http)
       }),
-    persist: (id) =>
-      Effect.suspend(() => {
-        const entry = entries.get(id)
-        if (entry === undefined) return Effect.void
-        const state = stateOf(entry.http.session)
-        const json = JSON.stringify(state)
-        if (json === entry.saved) return Effect.void
-        entry.saved = json
-        // The next read is compared in full (this write may fail, and the store keep what it had).
-        entry.read = undefined
-        return shared.save(id, state, origin, limits)
-      }),
+    persist: (id) => {
+      const entry = entries.get(id)
+      // Unchanged at a glance (most requests): nothing to serialise, nothing to wait for.
+      if (entry === undefined || asSnapshot(entry.http.session, entry.snapshot)) return Effect.void
+      const state = stateOf(entry.http.session)
+      const json = JSON.stringify(state)
+      entry.snapshot = snapshotOf(entry.http.session)
+      if (json === entry.saved) return Effect.void
+      entry.saved = json
+      // The next read is compared in full (this write may fail, and the store keep what it had).
+      entry.read = undefined
+      return shared.save(id, state, origin, limits)
+    },
     forget: (id) =>
       Effect.suspend(() => {
         const entry = entries.get(id)

@@ -129,6 +129,9 @@ const decodeState = Schema.decodeUnknownEffect(Schema.fromJsonString(Store.State
 
 const nowMs = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
+/** A touch the cached copy cannot answer. */
+const miss: unique symbol = Symbol("miss")
+
 interface Counted {
   readonly total: string | number
   readonly mine: string | number
@@ -360,18 +363,19 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
         }
       })
     }
-    const touch = (id: string, principal: string, limits: Store.Limits): Effect.Effect<Store.State | undefined, SqlError.SqlError | Schema.SchemaError> => {
+    /** The touch answered from the cached copy, if the copy may be trusted now; `miss` otherwise. */
+    const cached = (id: string, principal: string, limits: Store.Limits): Store.State | undefined | typeof miss => {
       const copy = cache.get(id)
-      if (copy !== undefined && readers.trusted() && performance.now() < copy.until) {
-        if (copy.principal !== principal) return Effect.undefined
-        used.set(id, limits)
-        return Effect.succeed(copy.state)
-      }
-      return Effect.callback<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>((resume) => {
+      if (copy === undefined || !readers.trusted() || performance.now() >= copy.until) return miss
+      if (copy.principal !== principal) return undefined
+      used.set(id, limits)
+      return copy.state
+    }
+    const touch = (id: string, principal: string, limits: Store.Limits): Effect.Effect<Store.State | undefined, SqlError.SqlError | Schema.SchemaError> =>
+      Effect.callback<Store.State | undefined, SqlError.SqlError | Schema.SchemaError>((resume) => {
         queued.push({ id, principal, limits, resume })
         schedule()
       })
-    }
 
     // `last_seen` of the sessions read since the last flush, written together at most once per
     // `touchIntervalMs` (sooner for an idle time shorter than twice the interval): the row's
@@ -457,7 +461,11 @@ SELECT pg_notify(${n.sessionsChannel}, ${notice}) FROM ended`)
 
     return SessionStore.of({
       create: (id, principal, limits, limitKey) => create(id, principal, limits, limitKey).pipe(failed("create a session")),
-      touch: (id, principal, limits) => touch(id, principal, limits).pipe(failed("read a session")),
+      // From the copy: an `Exit`, so the transport answers in the same turn.
+      touch: (id, principal, limits) => {
+        const copy = cached(id, principal, limits)
+        return copy === miss ? touch(id, principal, limits).pipe(failed("read a session")) : Exit.succeed(copy)
+      },
       save: (id, state, origin, limits) => save(id, state, origin, limits).pipe(logged<void>("save", undefined)),
       remove: (id, origin) => remove(id, origin).pipe(logged<void>("remove", undefined)),
       publish,
