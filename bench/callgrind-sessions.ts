@@ -23,18 +23,14 @@ import * as Http from "node:http"
 import * as CallgrindChild from "./callgrind-child.ts"
 import { freePort } from "./children.ts"
 import { echoText, frameOf } from "./wire.ts"
+import { textOption } from "./argv.ts"
 
-const argv = process.argv.slice(2)
-const valueOf = (flag: string, fallback: string): string => {
-  const at = argv.indexOf(flag)
-  return at < 0 ? fallback : argv[at + 1] ?? fallback
-}
-const store = valueOf("--sessions", "memory")
+const store = textOption("--sessions", "memory")
 if (store !== "memory" && store !== "postgres") throw new Error("--sessions is memory or postgres")
-const count = Number(valueOf("--count", "1000"))
-const warm = Number(valueOf("--warm", "500"))
-const connections = Number(valueOf("--connections", "16"))
-const idleS = Number(valueOf("--idle", "0"))
+const count = Number(textOption("--count", "1000"))
+const warm = Number(textOption("--warm", "500"))
+const connections = Number(textOption("--connections", "16"))
+const idleS = Number(textOption("--idle", "0"))
 const admin = process.env["SNODO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 const schema = `snodo_bench_callgrind_${randomBytes(6).toString("hex")}`

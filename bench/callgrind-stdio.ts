@@ -13,15 +13,12 @@
  */
 import * as CallgrindChild from "./callgrind-child.ts"
 import { checkEcho, echoBody } from "./wire.ts"
+import { textOption } from "./argv.ts"
 
 const argv = process.argv.slice(2)
-const valueOf = (flag: string, fallback: string): string => {
-  const at = argv.indexOf(flag)
-  return at < 0 ? fallback : argv[at + 1] ?? fallback
-}
-const server = valueOf("--server", "snodo")
-const count = Number(valueOf("--count", "1000"))
-const warm = Number(valueOf("--warm", "500"))
+const server = textOption("--server", "snodo")
+const count = Number(textOption("--count", "1000"))
+const warm = Number(textOption("--warm", "500"))
 const burst = argv.includes("--burst")
 
 const script = server === "raw" ? "bench/peers/raw-stdio.ts" : "bench/peers/snodo.ts"

@@ -27,18 +27,15 @@ import * as CallgrindFunctions from "./callgrind-functions.ts"
 import { freePort } from "./children.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, frameOf, listBody, listHeaders } from "./wire.ts"
+import { textOption } from "./argv.ts"
 
 const argv = process.argv.slice(2)
-const valueOf = (flag: string, fallback: string): string => {
-  const at = argv.indexOf(flag)
-  return at < 0 ? fallback : argv[at + 1] ?? fallback
-}
-const server = valueOf("--server", "snodo")
-const scenario = valueOf("--scenario", "echo")
-const count = Number(valueOf("--count", "1000"))
-const warm = Number(valueOf("--warm", "500"))
-const connections = Number(valueOf("--connections", "16"))
-const functions = Number(valueOf("--functions", "0"))
+const server = textOption("--server", "snodo")
+const scenario = textOption("--scenario", "echo")
+const count = Number(textOption("--count", "1000"))
+const warm = Number(textOption("--warm", "500"))
+const connections = Number(textOption("--connections", "16"))
+const functions = Number(textOption("--functions", "0"))
 const sink = argv.includes("--otlp") ? await OtlpSink.start() : undefined
 if (sink !== undefined && (server !== "snodo" || scenario !== "echo")) throw new Error("--otlp is for --server snodo --scenario echo")
 

@@ -22,16 +22,12 @@ import { join } from "node:path"
 import { makeCertificates } from "../test/support/Certificates.ts"
 import { type Child, freePort, installCleanup, sleep, start } from "./children.ts"
 import { echoBody, echoHeaders } from "./wire.ts"
+import { positiveOption } from "./argv.ts"
 
 installCleanup()
-const argv = process.argv.slice(2)
-const flag = (name: string, fallback: number): number => {
-  const at = argv.indexOf(name)
-  return at >= 0 ? Number(argv[at + 1]) : fallback
-}
-const durationS = flag("--duration", 5)
-const warmupS = flag("--warmup", 1)
-const rounds = flag("--rounds", 1)
+const durationS = positiveOption("--duration", 5)
+const warmupS = positiveOption("--warmup", 1)
+const rounds = positiveOption("--rounds", 1)
 
 /** A row: which server, HTTP/1.1 or HTTP/2, connections and streams per connection. */
 interface Row {

@@ -40,6 +40,7 @@ import { runStdio, type StdioResult } from "./stdio.ts"
 import * as Clients from "./clients.ts"
 import { ensureApp, runStartup } from "./startup.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
+import { positiveOption } from "./argv.ts"
 
 installCleanup()
 const root = new URL("../", import.meta.url)
@@ -49,21 +50,15 @@ process.chdir(path("."))
 // ---- settings ---------------------------------------------------------------------------------
 
 const argv = process.argv.slice(2)
-const flag = (name: string, fallback: number): number => {
-  const at = argv.indexOf(name)
-  const value = at >= 0 ? Number(argv[at + 1]) : fallback
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`)
-  return value
-}
-const durationS = flag("--duration", 5)
+const durationS = positiveOption("--duration", 5)
 // 3 s: on a loaded 2-core machine V8's compiler threads may still be tiering a server's hot path up
 // after 1 s (one run's first 1-connection round of snodo read 103 µs CPU per request, its second
 // 45 µs; bench/PROFILE.md "the bad state looked for"), and every peer is measured in its steady state.
-const warmupS = flag("--warmup", 3)
-const startupRuns = Math.round(flag("--startup-runs", 5))
-const rounds = Math.round(flag("--rounds", 2))
-const eraSpawns = Math.round(flag("--era-spawns", 20))
-const discoverRuns = Math.round(flag("--discover-runs", 7))
+const warmupS = positiveOption("--warmup", 3)
+const startupRuns = Math.round(positiveOption("--startup-runs", 5))
+const rounds = Math.round(positiveOption("--rounds", 2))
+const eraSpawns = Math.round(positiveOption("--era-spawns", 20))
+const discoverRuns = Math.round(positiveOption("--discover-runs", 7))
 const onlyAt = argv.indexOf("--only")
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : undefined
 const selected: ReadonlyArray<PeerId> = peerIds.filter((peer) => only === undefined || only.has(peer))

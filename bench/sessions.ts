@@ -36,17 +36,14 @@ import { readdirSync, readFileSync } from "node:fs"
 import { type Child, freePort, installCleanup, sleep, start } from "./children.ts"
 import type { LoadResult } from "./load.ts"
 import * as RoundRobin from "./round-robin.ts"
+import { positiveOption } from "./argv.ts"
 
 installCleanup()
 const argv = process.argv.slice(2)
-const flag = (name: string, fallback: number): number => {
-  const at = argv.indexOf(name)
-  return at >= 0 ? Number(argv[at + 1]) : fallback
-}
-const durationS = flag("--duration", 5)
-const connections = flag("--connections", 16)
-const rounds = flag("--rounds", 2)
-const warmupS = flag("--warmup", 2)
+const durationS = positiveOption("--duration", 5)
+const connections = positiveOption("--connections", 16)
+const rounds = positiveOption("--rounds", 2)
+const warmupS = positiveOption("--warmup", 2)
 const admin = process.env["SNODO_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const verbose = argv.includes("--verbose")
 

@@ -30,17 +30,14 @@ import { freePort } from "./children.ts"
 import { firstAnswer } from "./probe.ts"
 import { ensureApp } from "./startup.ts"
 import { discoverBody, discoverHeaders } from "./wire.ts"
+import { textOption } from "./argv.ts"
 
 const argv = process.argv.slice(2)
-const valueOf = (flag: string, fallback: string): string => {
-  const at = argv.indexOf(flag)
-  return at < 0 ? fallback : argv[at + 1] ?? fallback
-}
-const peers = valueOf("--peers", "official,floor-modules,snodo-modules,floor-root,snodo-root").split(",")
-const repeat = Number(valueOf("--repeat", "3"))
-const parallel = Number(valueOf("--parallel", "2"))
-const keep = argv.includes("--keep") ? valueOf("--keep", "") : undefined
-const transport = valueOf("--transport", "stdio")
+const peers = textOption("--peers", "official,floor-modules,snodo-modules,floor-root,snodo-root").split(",")
+const repeat = Number(textOption("--repeat", "3"))
+const parallel = Number(textOption("--parallel", "2"))
+const keep = argv.includes("--keep") ? textOption("--keep", "") : undefined
+const transport = textOption("--transport", "stdio")
 if (transport !== "stdio" && transport !== "http") throw new Error(`--transport stdio or http, not ${transport}`)
 const out = keep ?? mkdtempSync(join(os.tmpdir(), "snodo-startup-count-"))
 if (!existsSync(out)) mkdirSync(out, { recursive: true })

@@ -22,15 +22,11 @@ import { cleanEnv } from "../test/support/PackedApp.ts"
 import { rss } from "./children.ts"
 import { ensureApp } from "./startup.ts"
 import { discoverBody } from "./wire.ts"
+import { textOption } from "./argv.ts"
 
-const argv = process.argv.slice(2)
-const valueOf = (flag: string, fallback: string): string => {
-  const at = argv.indexOf(flag)
-  return at < 0 ? fallback : argv[at + 1] ?? fallback
-}
-const peers = valueOf("--peers", "official,floor-modules,snodo-modules").split(",")
-const repeat = Number(valueOf("--repeat", "5"))
-const retains = valueOf("--retain", "").split(",").filter((value) => value !== "").map(Number)
+const peers = textOption("--peers", "official,floor-modules,snodo-modules").split(",")
+const repeat = Number(textOption("--repeat", "5"))
+const retains = textOption("--retain", "").split(",").filter((value) => value !== "").map(Number)
 
 /** One garbage collection as `--trace-gc-nvp` prints it. */
 interface Collection {

@@ -17,23 +17,19 @@ import { adopt, freePort, installCleanup, release, sleep } from "./children.ts"
 import type { LoadResult, LoadSpec } from "./load.ts"
 import { firstAnswer } from "./probe.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, listBody, listHeaders } from "./wire.ts"
+import { textOption } from "./argv.ts"
 
-const argv = process.argv.slice(2)
-const valueOf = (flag: string, fallback: string): string => {
-  const at = argv.indexOf(flag)
-  return at < 0 ? fallback : argv[at + 1] ?? fallback
-}
-const peers = valueOf("--peers", "snodo,raw").split(",")
-const processes = Number(valueOf("--processes", "3"))
-const rounds = Number(valueOf("--rounds", "2"))
-const list = valueOf("--scenario", "echo") === "list"
-const loads = valueOf("--loads", list ? "16:5" : "1:5,16:5,64:5").split(",").map((spec) => {
+const peers = textOption("--peers", "snodo,raw").split(",")
+const processes = Number(textOption("--processes", "3"))
+const rounds = Number(textOption("--rounds", "2"))
+const list = textOption("--scenario", "echo") === "list"
+const loads = textOption("--loads", list ? "16:5" : "1:5,16:5,64:5").split(",").map((spec) => {
   const [connections, seconds] = spec.split(":").map(Number)
   return { connections: connections!, seconds: seconds! }
 })
-const nodeArgs = valueOf("--node-args", "").split(/\s+/).filter((arg) => arg !== "")
+const nodeArgs = textOption("--node-args", "").split(/\s+/).filter((arg) => arg !== "")
 /** Where each server's stdout goes (V8's `--trace-*` output): `DIR/PROCESS-PEER.txt`; default: dropped. */
-const traceDir = valueOf("--trace-dir", "")
+const traceDir = textOption("--trace-dir", "")
 
 installCleanup()
 // The packages' build, as the bench runs it: without the checkout's `@snodo/source` condition.
