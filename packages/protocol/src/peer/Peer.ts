@@ -142,8 +142,18 @@ export interface Requests {
  */
 export type Served = Fiber.Fiber<void> | "answered" | "refused"
 
-/** Whether an effect has completed already (an `Exit` is an Effect). */
-const isDone = <A, E>(effect: Effect.Effect<A, E>): effect is Effect.Effect<A, E> & Exit.Exit<A, E> => Exit.isExit(effect)
+/** The prototypes of this copy of Effect's `Exit`s. */
+const successProto: unknown = Object.getPrototypeOf(Exit.void)
+const failureProto: unknown = Object.getPrototypeOf(Exit.fail(undefined))
+
+/**
+ * Whether an effect has completed already (an `Exit` is an Effect): `Exit.isExit`, with the two
+ * prototypes of this copy of Effect's `Exit`s compared first (no `in` walk).
+ */
+const isDone = <A, E>(effect: Effect.Effect<A, E>): effect is Effect.Effect<A, E> & Exit.Exit<A, E> => {
+  const proto: unknown = Object.getPrototypeOf(effect)
+  return proto === successProto || proto === failureProto || Exit.isExit(effect)
+}
 
 /**
  * The lifecycle of one request from the other side, the same for every transport:

@@ -16,13 +16,23 @@
  */
 import { Cause, Effect, Exit } from "effect"
 
+/** The prototypes of this copy of Effect's `Exit`s. */
+const successProto: unknown = Object.getPrototypeOf(Exit.void)
+const failureProto: unknown = Object.getPrototypeOf(Exit.fail(undefined))
+
 /**
  * Whether `effect` has completed already (it is an `Exit`).
  *
  * @category guards
  * @since 0.1.0
  */
-export const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
+export const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => {
+  // Every `Exit` this copy of Effect makes has one of two prototypes: compared first, which spares
+  // `Exit.isExit` its `in` walk up the prototype chain (a megamorphic lookup); anything else, an
+  // `Exit` of another copy of Effect included, is still decided by `Exit.isExit`.
+  const proto: unknown = Object.getPrototypeOf(effect)
+  return proto === successProto || proto === failureProto || Exit.isExit(effect)
+}
 
 /** A failure, as the failure of an effect of another value. */
 const failed = <E>(failure: Exit.Failure<unknown, E>): Exit.Exit<never, E> => failure as Exit.Failure<never, E>
