@@ -4,6 +4,7 @@ import { Authorization, McpServer, Principal, Tool } from "@snodo/core"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type { Outcome, RequestContext } from "@snodo/core/transport/ServerRuntime"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
+import * as Immediate from "../src/pipeline/internal/Immediate.ts"
 
 // `ServerRuntime.handle` with the principal in the request context runs its steps at once: a
 // request that completes without suspending comes back as an `Exit` (a transport answers it
@@ -124,4 +125,19 @@ describe("requests answered at once", () => {
       expect(Exit.isExit(retry)).toBe(false)
       expect(yield* retry).toMatchObject({ _tag: "Error", code: -32602 })
     }).pipe(Effect.scoped))
+})
+
+describe("Immediate.isDone", () => {
+  it("is Exit.isExit: every kind of Exit, and nothing else", () => {
+    const exits = [Exit.void, Exit.succeed(1), Exit.fail("e"), Exit.die("d"), Exit.interrupt(1), Effect.succeed(2), Effect.fail("f")]
+    for (const exit of exits) expect([Immediate.isDone(exit), Exit.isExit(exit)]).toStrictEqual([true, true])
+    const pending = [Effect.sync(() => 1), Effect.never, Effect.map(Effect.succeed(1), (n) => n + 1), Effect.suspend(() => Effect.void)]
+    for (const effect of pending) expect([Immediate.isDone(effect), Exit.isExit(effect)]).toStrictEqual([false, false])
+    // An Exit made with other prototypes (another copy of Effect) is still one.
+    const foreign: Effect.Effect<unknown> = Object.assign(Object.create({ "~effect/Exit": "~effect/Exit" }) as Effect.Effect<unknown>, {
+      _tag: "Success"
+    })
+    expect(Exit.isExit(foreign)).toBe(true)
+    expect(Immediate.isDone(foreign)).toBe(true)
+  })
 })

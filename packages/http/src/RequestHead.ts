@@ -82,6 +82,19 @@ const isMcp = (lower: string): boolean =>
   lower.charCodeAt(3) === 45
 
 /**
+ * Whether a header name of `length` (more than 4) whose first character, folded to lower case, is
+ * `first` can be one read here: `mcp-*`, `traceparent`, `tracestate` or `authorization`. Node's
+ * header names are ASCII tokens, so the other names are passed over without lower-casing them.
+ */
+const mayMatter = (first: number, length: number): boolean =>
+  first === 109 || (first === 116 && (length === 10 || length === 11)) || (first === 97 && length === 13)
+
+/** Whether a name of four characters is `host` in any case (`toLowerCase` spared). */
+const isHost = (name: string): boolean =>
+  (name.charCodeAt(0) | 0x20) === 104 && (name.charCodeAt(1) | 0x20) === 111 && (name.charCodeAt(2) | 0x20) === 115 &&
+  (name.charCodeAt(3) | 0x20) === 116
+
+/**
  * Reads a head from Node's raw header list (names and values alternating, repetitions kept), with
  * the client's address where the platform knows it.
  *
@@ -99,13 +112,15 @@ export const fromRaw = (raw: ReadonlyArray<string>, address?: string): RequestHe
     const name = raw[i]!
     const value = raw[i + 1]!
     bytes += name.length + value.length + 4
-    if (name.length > 4) {
+    const length = name.length
+    if (length > 4) {
+      if (!mayMatter(name.charCodeAt(0) | 0x20, length)) continue
       const lower = name.toLowerCase()
       if (isMcp(lower)) add(mcp, lower, value)
       else if (lower === "traceparent") traceparent = joined(traceparent, value)
       else if (lower === "tracestate") tracestate = joined(tracestate, value)
       else if (lower === "authorization") authorizations++
-    } else if (name.length === 4 && name.toLowerCase() === "host") hosts++
+    } else if (length === 4 && isHost(name)) hosts++
   }
   return { bytes, mcp, hosts, authorizations, trace: traceOf(traceparent, tracestate), address }
 }

@@ -33,6 +33,25 @@ describe("RequestHead.decodeValue", () => {
   })
 })
 
+describe("RequestHead.fromRaw", () => {
+  it("reads the names it needs in any case and counts every byte", () => {
+    const raw = [
+      "HoSt", "a", "MCP-Method", "tools/call", "mcp-name", "echo", "TraceParent", "00-x", "TRACESTATE", "k=v",
+      "tracestate", "l=w", "Authorization", "Bearer t", "accept", "application/json", "Hosts", "b", "mcp", "c",
+      "Mcp-Name", "again", "traceparentx", "y", "authorizations", "z", "host", "second"
+    ]
+    const head = RequestHead.fromRaw(raw, "127.0.0.1")
+    expect(head.hosts).toBe(2)
+    expect(head.authorizations).toBe(1)
+    expect(head.trace).toStrictEqual({ traceparent: "00-x", tracestate: "k=v,l=w" })
+    expect([...head.mcp.keys()]).toStrictEqual(["mcp-method", "mcp-name"])
+    expect(head.mcp.get("mcp-method")).toBe("tools/call")
+    expect(head.mcp.get("mcp-name")).toBe(RequestHead.Repeated)
+    expect(head.bytes).toBe(raw.reduce((sum, part) => sum + part.length, 0) + 2 * raw.length)
+    expect(head.address).toBe("127.0.0.1")
+  })
+})
+
 describe("Negotiation", () => {
   it("accepts JSON content types only", () => {
     expect(Negotiation.isJson("application/json")).toBe(true)

@@ -353,5 +353,18 @@ describe("StrictJson.parse", () => {
       expect(StrictJson.parse(`{"id":{"id":[`)).toMatchObject({ _tag: "Error", reason: "syntax" })
       expect(ok(`[{"id":1}]`).value).toStrictEqual([{ id: 1 }])
     })
+    it("reads a known member name the same whether it is written plainly, escaped or as a prefix", () => {
+      const escaped = `{"i\\u0064":1,"\\u006aso\\u006erpc":"2.0","_meta":{"io.modelcontextprotocol/protocolVersion\\u0021":1}}`
+      expect(ok(escaped)).toStrictEqual({
+        _tag: "Ok",
+        value: { id: 1, jsonrpc: "2.0", _meta: { "io.modelcontextprotocol/protocolVersion!": 1 } },
+        idLexeme: "1"
+      })
+      expect(StrictJson.parse(`{"id":1,"i\\u0064":2}`)).toStrictEqual({ _tag: "Error", reason: "duplicate-key", offset: 8 })
+      expect(StrictJson.parse(`{"i\\u0064":1,"id":2}`)).toStrictEqual({ _tag: "Error", reason: "duplicate-key", offset: 13 })
+      expect(ok(`{"ids":1,"i":2,"id\\"":3,"method_":4}`).value).toStrictEqual({ ids: 1, i: 2, "id\"": 3, method_: 4 })
+      expect(StrictJson.parse(`{"id`)).toStrictEqual({ _tag: "Error", reason: "syntax", offset: 4 })
+      expect(StrictJson.parse(`{"id\u0001":1}`)).toStrictEqual({ _tag: "Error", reason: "invalid-string", offset: 4 })
+    })
   })
 })

@@ -206,6 +206,13 @@ const nameAt = (text: string, start: number, end: number): string => {
   return text.slice(start, end)
 }
 
+/** The known names by their first character (all are ASCII), longest first. */
+const knownByFirst: Array<ReadonlyArray<string> | undefined> = []
+for (const known of knownNames.toSorted((a, b) => b.length - a.length)) {
+  const first = known.charCodeAt(0)
+  knownByFirst[first] = [...(knownByFirst[first] ?? []), known]
+}
+
 const skipWs = (text: string, i: number, len: number): number => {
   while (i < len) {
     const c = text.charCodeAt(i)
@@ -332,6 +339,27 @@ const scanString = (text: string, start: number, len: number, name: boolean): nu
   failReason = "syntax"
   failOffset = len
   return -1
+}
+
+/**
+ * Scans a member name whose opening quote is at `start - 1`, as {@link scanString} does. A known
+ * name followed by a quote is taken without scanning it character by character: a known name has
+ * no quote, backslash or control character, so the token is exactly that name.
+ */
+const scanName = (text: string, start: number, len: number): number => {
+  const first = text.charCodeAt(start)
+  const candidates = first < 128 ? knownByFirst[first] : undefined
+  if (candidates !== undefined) {
+    for (let k = 0; k < candidates.length; k++) {
+      const known = candidates[k]!
+      const end = start + known.length
+      if (end < len && text.charCodeAt(end) === CH_QUOTE && text.startsWith(known, start)) {
+        stringValue = known
+        return end + 1
+      }
+    }
+  }
+  return scanString(text, start, len, true)
 }
 
 /**
@@ -479,7 +507,7 @@ export const parse = (text: string, options?: ParseOptions): Result => {
         value = {}
       } else {
         if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
-        i = scanString(text, i + 1, len, true)
+        i = scanName(text, i + 1, len)
         if (i < 0) return fail(failReason, failOffset)
         const key = stringValue
         i = skipWs(text, i, len)
@@ -548,7 +576,7 @@ export const parse = (text: string, options?: ParseOptions): Result => {
           i = skipWs(text, i + 1, len)
           if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
           const keyOffset = i
-          i = scanString(text, i + 1, len, true)
+          i = scanName(text, i + 1, len)
           if (i < 0) return fail(failReason, failOffset)
           const next = stringValue
           if (Object.hasOwn(target, next)) return fail("duplicate-key", keyOffset)
