@@ -56,6 +56,7 @@ import * as RequestChecks from "./RequestChecks.ts"
 import type * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
 import { sharedOptions } from "./SharedSessions.ts"
+import { isDone } from "@snodo/protocol/peer/Done"
 
 /**
  * One request as its adapter read it: everything before the body.
@@ -143,9 +144,6 @@ export interface MakeOptions {
    */
   readonly scope?: Scope.Scope | undefined
 }
-
-/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
-const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
 
 /** Who a request runs as, and with which services. */
 interface Caller {

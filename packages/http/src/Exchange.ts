@@ -37,6 +37,7 @@ import * as Authentication from "./Authentication.ts"
 import * as Reply from "./Reply.ts"
 import * as Status from "./Status.ts"
 import type * as RequestHead from "./RequestHead.ts"
+import { isDone } from "@snodo/protocol/peer/Done"
 
 /**
  * Where an exchange's answer goes, on one platform. Each call happens at most in this order:
@@ -55,9 +56,6 @@ export interface Delivery {
   /** The stream ends (after its last event, if any). */
   readonly end: () => void
 }
-
-/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
-const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
 
 const event = (frame: string): string => `data: ${frame}\n\n`
 

@@ -51,9 +51,7 @@ import * as Reply from "./Reply.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
 import type { SessionStoreUnavailable } from "./SessionStore.ts"
 import { type HttpSession, limitKey, type Refused, type Sessions, type Shared } from "./Sessions.ts"
-
-/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
-const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
+import { isDone } from "@snodo/protocol/peer/Done"
 
 /**
  * The session header, as written in answers.

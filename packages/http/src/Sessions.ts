@@ -47,6 +47,7 @@ import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
 import * as SessionStore from "./SessionStore.ts"
+import { isDone } from "@snodo/protocol/peer/Done"
 
 
 /**
@@ -169,9 +170,6 @@ interface Entry {
   /** The requests to the client this instance's handlers sent (without the forwarding). */
   readonly requests: OutgoingRequests.OutgoingRequests
 }
-
-/** Whether an effect has completed already (an `Exit` is an Effect: `Effect.succeed`, `Effect.void`). */
-const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => Exit.isExit(effect)
 
 const newId = (): string => Builtins.crypto().randomBytes(24).toString("base64url")
 

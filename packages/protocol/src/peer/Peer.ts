@@ -42,6 +42,7 @@ import type { Context } from "effect"
 import * as Encoder from "../jsonrpc/Encoder.ts"
 import * as Envelope from "../jsonrpc/Envelope.ts"
 import { InvalidRequest, type McpError, toWire } from "../jsonrpc/McpError.ts"
+import { isDone } from "./Done.ts"
 import * as InFlight from "./InFlight.ts"
 import * as Outbox from "./Outbox.ts"
 import type { OutgoingRequests } from "./OutgoingRequests.ts"
@@ -141,25 +142,6 @@ export interface Requests {
  * @since 0.1.0
  */
 export type Served = Fiber.Fiber<void> | "answered" | "refused"
-
-/** A constructor whose `prototype` is that of an `Exit` of this copy of Effect (`instanceof` compiles inline). */
-const madeLike = (exit: Exit.Exit<unknown, unknown>): new() => object => {
-  const made = function() {} as unknown as new() => object
-  made.prototype = Object.getPrototypeOf(exit)
-  return made
-}
-
-/** The two kinds of `Exit` of this copy of Effect. */
-const Success = madeLike(Exit.void)
-const Failure = madeLike(Exit.fail(undefined))
-
-/**
- * Whether an effect has completed already (an `Exit` is an Effect): `Exit.isExit`, with the two
- * prototypes of this copy of Effect's `Exit`s looked for first (no megamorphic `in`).
- */
-const isDone = <A, E>(effect: Effect.Effect<A, E>): effect is Effect.Effect<A, E> & Exit.Exit<A, E> => {
-  return effect instanceof Success || effect instanceof Failure || Exit.isExit(effect)
-}
 
 /**
  * The lifecycle of one request from the other side, the same for every transport:

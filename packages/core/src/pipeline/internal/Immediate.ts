@@ -17,31 +17,13 @@
 import { Cause, Effect, Exit } from "effect"
 
 /**
- * A constructor whose `prototype` is that of an `Exit` of this copy of Effect: `instanceof` it is a
- * walk of the prototype chain that V8 compiles inline (no call, no runtime lookup).
- */
-const madeLike = (exit: Exit.Exit<unknown, unknown>): new() => object => {
-  const made = function() {} as unknown as new() => object
-  made.prototype = Object.getPrototypeOf(exit)
-  return made
-}
-
-/** The two kinds of `Exit` of this copy of Effect. */
-const Success = madeLike(Exit.void)
-const Failure = madeLike(Exit.fail(undefined))
-
-/**
  * Whether `effect` has completed already (it is an `Exit`).
  *
  * @category guards
  * @since 0.1.0
  */
-export const isDone = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Effect.Effect<A, E, R> & Exit.Exit<A, E> => {
-  // Every `Exit` this copy of Effect makes has one of two prototypes: looked for first, which spares
-  // `Exit.isExit` its `in` walk up the prototype chain (a megamorphic lookup); anything else, an
-  // `Exit` of another copy of Effect included, is still decided by `Exit.isExit`.
-  return effect instanceof Success || effect instanceof Failure || Exit.isExit(effect)
-}
+export { isDone } from "@snodo/protocol/peer/Done"
+import { isDone } from "@snodo/protocol/peer/Done"
 
 /** A failure, as the failure of an effect of another value. */
 const failed = <E>(failure: Exit.Failure<unknown, E>): Exit.Exit<never, E> => failure as Exit.Failure<never, E>
