@@ -92,3 +92,17 @@ export const byFunction = (dumpFile: string, mapFile: string): ReadonlyArray<{ r
   }
   return [...resolved].map(([name, instructions]) => ({ name, instructions })).toSorted((a, b) => b.instructions - a.instructions)
 }
+
+/**
+ * Writes the `top` functions of a counted server's main thread, in instructions per unit (of
+ * `units` requests or calls), then removes what `--perf-basic-prof` left: the perf map and V8's
+ * `isolate-…-PID-v8.log` in the working directory.
+ */
+export const report = (mainFile: string, pid: number | undefined, units: number, top: number): void => {
+  const mapFile = `/tmp/perf-${pid}.map`
+  for (const { instructions, name } of byFunction(mainFile, mapFile).slice(0, top)) {
+    process.stdout.write(`${(instructions / units).toFixed(0).padStart(8)}  ${name}\n`)
+  }
+  Fs.rmSync(mapFile, { force: true })
+  for (const log of Fs.readdirSync(".").filter((name) => name.endsWith(`-${pid}-v8.log`))) Fs.rmSync(log, { force: true })
+}

@@ -6,12 +6,13 @@
  * at once with `--burst`, and `callgrind_control -d` dumps them. Printed per call: the main
  * thread's instructions and all threads'.
  *
- *   npx node bench/callgrind-stdio.ts [--server snodo|raw] [--count N] [--warm N] [--burst]
+ *   npx node bench/callgrind-stdio.ts [--server snodo|raw] [--count N] [--warm N] [--burst] [--functions N]
  *
  * `snodo` is the everything server's bench peer (`bench/peers/snodo.ts --stdio`), `raw` the stdio
  * floor (`bench/peers/raw-stdio.ts`). Servers run from the packages' build (`npm run build` first).
  */
 import * as CallgrindChild from "./callgrind-child.ts"
+import * as CallgrindFunctions from "./callgrind-functions.ts"
 import { checkEcho, echoBody } from "./wire.ts"
 import { textOption } from "./argv.ts"
 
@@ -20,10 +21,11 @@ const server = textOption("--server", "snodo")
 const count = Number(textOption("--count", "1000"))
 const warm = Number(textOption("--warm", "500"))
 const burst = argv.includes("--burst")
+const functions = Number(textOption("--functions", "0"))
 
 const script = server === "raw" ? "bench/peers/raw-stdio.ts" : "bench/peers/snodo.ts"
 const args = server === "raw" ? [] : ["--stdio"]
-const counted = CallgrindChild.start(script, args)
+const counted = CallgrindChild.start(script, args, functions > 0 ? ["--perf-basic-prof"] : [])
 const child = counted.child
 
 /** Answers by id, as they come. */
@@ -73,9 +75,10 @@ try {
   await send(warm, false)
   counted.zero()
   await send(count, burst)
-  const { all, main: mainCount } = await counted.dump()
+  const { all, main: mainCount, mainFile } = await counted.dump()
   const perCall = (n: number) => `${(n / count / 1000).toFixed(1)}k`
   process.stdout.write(`${server} stdio ${burst ? "burst" : "sequential"} n=${count}: main thread ${perCall(mainCount)} instructions per call, all threads ${perCall(all)}\n`)
+  if (functions > 0) CallgrindFunctions.report(mainFile, child.pid, count, functions)
 } finally {
   await counted.stop()
 }

@@ -20,7 +20,6 @@
  * (`bench/callgrind-functions.ts`; the flag itself costs a little start-up, not per request). Servers run from the packages' build (`npm run build` first), as the
  * bench runs them.
  */
-import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as CallgrindChild from "./callgrind-child.ts"
 import * as CallgrindFunctions from "./callgrind-functions.ts"
@@ -121,15 +120,7 @@ try {
   const { all, main: mainCount, mainFile } = await counted.dump()
   const perRequest = (n: number) => `${(n / count / 1000).toFixed(1)}k`
   process.stdout.write(`${server}${sink === undefined ? "" : " --otlp"} ${scenario} c=${connections} n=${count}: main thread ${perRequest(mainCount)} instructions per request, all threads ${perRequest(all)}\n`)
-  if (functions > 0) {
-    const mapFile = `/tmp/perf-${child.pid}.map`
-    for (const { instructions, name } of CallgrindFunctions.byFunction(mainFile, mapFile).slice(0, functions)) {
-      process.stdout.write(`${(instructions / count).toFixed(0).padStart(8)}  ${name}\n`)
-    }
-    Fs.rmSync(mapFile, { force: true })
-    // V8 also logs code events to `isolate-…-PID-v8.log` in the working directory under this flag.
-    for (const log of Fs.readdirSync(".").filter((name) => name.endsWith(`-${child.pid}-v8.log`))) Fs.rmSync(log, { force: true })
-  }
+  if (functions > 0) CallgrindFunctions.report(mainFile, child.pid, count, functions)
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
 } finally {
