@@ -4,7 +4,7 @@ import { Authorization, McpServer, Principal, Tool } from "@snodo/core"
 import { ServerRuntime } from "@snodo/core/transport/ServerRuntime"
 import type { Outcome, RequestContext } from "@snodo/core/transport/ServerRuntime"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
-import * as Immediate from "../src/pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 
 // `ServerRuntime.handle` with the principal in the request context runs its steps at once: a
 // request that completes without suspending comes back as an `Exit` (a transport answers it

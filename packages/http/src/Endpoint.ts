@@ -56,7 +56,7 @@ import * as RequestChecks from "./RequestChecks.ts"
 import type * as RequestHead from "./RequestHead.ts"
 import * as Sessions from "./Sessions.ts"
 import { sharedOptions } from "./SharedSessions.ts"
-import { isDone } from "@snodo/protocol/peer/Done"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 
 /**
  * One request as its adapter read it: everything before the body.
@@ -210,7 +210,7 @@ export const make = Effect.fnUntraced(function*(made?: MakeOptions): Effect.fn.R
         port.fail(error)
       }
     }
-    if (isDone(effect)) return settled(effect)
+    if (Immediate.isDone(effect)) return settled(effect)
     fork(effect).addObserver(settled)
   }
 

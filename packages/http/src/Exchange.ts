@@ -37,7 +37,7 @@ import * as Authentication from "./Authentication.ts"
 import * as Reply from "./Reply.ts"
 import * as Status from "./Status.ts"
 import type * as RequestHead from "./RequestHead.ts"
-import { isDone } from "@snodo/protocol/peer/Done"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 
 /**
  * Where an exchange's answer goes, on one platform. Each call happens at most in this order:
@@ -320,10 +320,7 @@ export const start = (
     const beforeAnswer = options.beforeAnswer
     if (beforeAnswer === undefined) return outcome
     // A shared session is stored before the answer; with nothing to store, an answer given at once is written at once.
-    if (!isDone(outcome)) return Effect.tap(outcome, beforeAnswer)
-    if (Exit.isFailure(outcome)) return outcome
-    const before = beforeAnswer()
-    return isDone(before) && Exit.isSuccess(before) ? outcome : Effect.andThen(before, outcome)
+    return Immediate.flatMap(outcome, (answer) => Immediate.map(beforeAnswer(), () => answer))
   }
   // A posted cancel ends the response before the handler is interrupted (see InFlight). An
   // anonymous caller's request cannot be tied to one: every unauthenticated caller is that one

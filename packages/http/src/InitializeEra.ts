@@ -36,7 +36,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Exit, Predicate } from "effect"
+import { Effect, Exit, Predicate } from "effect"
 import type { Principal } from "@snodo/core/Principal"
 import * as Encoder from "@snodo/protocol/jsonrpc/Encoder"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
@@ -51,7 +51,7 @@ import * as Reply from "./Reply.ts"
 import { Repeated, type RequestHead } from "./RequestHead.ts"
 import type { SessionStoreUnavailable } from "./SessionStore.ts"
 import { type HttpSession, limitKey, type Refused, type Sessions, type Shared } from "./Sessions.ts"
-import { isDone } from "@snodo/protocol/peer/Done"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 
 /**
  * The session header, as written in answers.
@@ -317,22 +317,13 @@ export const prepare = (
   const named = single(head, sessionHeader)
   const id = message?._tag === "Request" ? message.id : null
   const step: Effect.Effect<HttpSession | Refused | undefined, SessionStoreUnavailable> = typeof named === "string" && named !== ""
-    ? hydrate(shared, named, principal)
+    ? Immediate.map(shared.hydrate(named, principal), () => undefined)
     : named === undefined && message?._tag === "Request" && message.method === "initialize"
     ? shared.reserve(principal.id, limitKey(principal.id, head.address))
     : Effect.undefined
-  // Done at once (a session answered from the store's cached copy): so is this step.
-  if (!isDone(step)) return Effect.catchTag(step, "SessionStoreUnavailable", () => Effect.succeed(unavailable(id)))
-  if (Exit.isSuccess(step)) return Exit.succeed(step.value)
-  // Its one failure is `SessionStoreUnavailable`; anything else (a defect) is not caught.
-  return Cause.hasFails(step.cause) ? Exit.succeed(unavailable(id)) : Exit.failCause(step.cause as Cause.Cause<never>)
-}
-
-/** `Effect.as(hydrate, undefined)`, an `Exit` when the hydration is one. */
-const hydrate = (shared: Shared, id: string, principal: Principal["Service"]): Effect.Effect<undefined, SessionStoreUnavailable> => {
-  const hydrated = shared.hydrate(id, principal)
-  if (!isDone(hydrated)) return Effect.as(hydrated, undefined)
-  return Exit.isSuccess(hydrated) ? Exit.succeed(undefined) : Exit.failCause(hydrated.cause)
+  // Done at once (a session answered from the store's cached copy): so is this step. Its one
+  // typed failure is `SessionStoreUnavailable`; a defect is not caught.
+  return Immediate.matchEffect(step, { onFailure: () => Exit.succeed(unavailable(id)), onSuccess: Exit.succeed })
 }
 
 /** The store could not be read: 503, retryable (a 404 would tell the client its session is gone). */

@@ -37,7 +37,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Exit } from "effect"
+import { Effect } from "effect"
 import { anonymous, type Principal } from "@snodo/core/Principal"
 import * as OutgoingRequests from "@snodo/protocol/peer/OutgoingRequests"
 import * as Outbox from "@snodo/protocol/peer/Outbox"
@@ -47,7 +47,7 @@ import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { Delivery } from "./Exchange.ts"
 import type { SessionSettings } from "./Options.ts"
 import * as SessionStore from "./SessionStore.ts"
-import { isDone } from "@snodo/protocol/peer/Done"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 
 
 /**
@@ -530,12 +530,9 @@ export const make = (
     shared: SessionStore.SessionStore["Service"],
     resume: SharedOptions["resume"]
   ): Shared => ({
-    hydrate: (id, principal) => {
-      const touched = shared.touch(id, principal.id, limits)
-      // Answered at once (a store's cached copy): so is this, unless the copy must be resumed.
-      if (!isDone(touched)) return Effect.flatMap(touched, (state) => hydrated(id, principal, state, resume))
-      return Exit.isSuccess(touched) ? hydrated(id, principal, touched.value, resume) : Exit.failCause(touched.cause)
-    },
+    // Answered at once (a store's cached copy): so is this, unless the copy must be resumed.
+    hydrate: (id, principal) =>
+      Immediate.flatMap(shared.touch(id, principal.id, limits), (state) => hydrated(id, principal, state, resume)),
     reserve: (principal, key = principal) =>
       Effect.suspend(() => {
         if (closed) return Effect.succeed<HttpSession | Refused>({ _tag: "Refused", bound: "sessions", limit: settings.max, retryAfterMillis: 1000 })

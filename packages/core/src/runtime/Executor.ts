@@ -31,7 +31,7 @@
  */
 import { Clock, Context, Effect, Exit, Layer, Semaphore } from "effect"
 import * as ComponentOptions from "../catalog/ComponentOptions.ts"
-import * as Immediate from "../pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 import { InternalError, RateLimited, ServerBusy } from "@snodo/protocol/jsonrpc/McpError"
 import * as Bulkhead from "./Bulkhead.ts"
 import * as RateWindow from "./internal/RateWindow.ts"

@@ -22,7 +22,7 @@
  * @since 0.1.0
  */
 import { Cause, Duration, Effect, Exit, Result } from "effect"
-import * as Immediate from "../pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import { InternalError, InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"

@@ -29,7 +29,7 @@ import * as McpMetrics from "../observability/McpMetrics.ts"
 import { Observability } from "../observability/Observability.ts"
 import * as SeriesMetrics from "../observability/internal/SeriesMetrics.ts"
 import * as TraceContext from "../observability/internal/TraceContext.ts"
-import * as Immediate from "../pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 import * as Semconv from "@snodo/protocol/methods/Semconv"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
 

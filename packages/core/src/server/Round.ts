@@ -29,7 +29,7 @@ import * as RequestState from "../mrtr/RequestState.ts"
 import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
 import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
-import * as Immediate from "../pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 
 /** How a handler's effect gets its request services (see routes/Route). */
 export type { Provide } from "../routes/Route.ts"

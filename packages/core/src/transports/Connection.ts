@@ -55,7 +55,7 @@
  */
 import { type Context, Effect, Latch, Scope } from "effect"
 import type { McpError } from "@snodo/protocol/jsonrpc/McpError"
-import * as Immediate from "../pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 import * as Listen from "../runtime/Listen.ts"
 import { fromContext } from "../runtime/Principal.ts"
 import type { TransportKind } from "../runtime/McpRequest.ts"

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import * as Immediate from "../../pipeline/internal/Immediate.ts"
+import * as Immediate from "@snodo/protocol/peer/Immediate"
 import type { ApplicationError } from "@snodo/protocol/jsonrpc/McpError"
 import type { AuditEvent, Component, Policy, RequestInfo } from "../Authorization.ts"
 
