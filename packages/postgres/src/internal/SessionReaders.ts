@@ -159,11 +159,17 @@ ON CONFLICT (reader) DO UPDATE SET heard_at = EXCLUDED.heard_at, expires_at = EX
     const changes = new Map<number, Change>()
     let seq = 0
 
+    /** Whether every reader in `waiting` acknowledged `change`. */
+    const allAcknowledged = (change: Change, waiting: ReadonlySet<string>): boolean => {
+      for (const reader of waiting) if (!change.acked.has(reader)) return false
+      return true
+    }
+
     const acknowledged = (at: number, by: string) => {
       const change = changes.get(at)
       if (change === undefined) return
       change.acked.add(by)
-      if (change.waiting !== undefined && Array.from(change.waiting).every((reader) => change.acked.has(reader))) change.wake?.()
+      if (change.waiting !== undefined && allAcknowledged(change, change.waiting)) change.wake?.()
     }
 
     /** Until every reader in `waiting` acknowledged, or `until` (`performance.now()`). */
@@ -177,7 +183,7 @@ ON CONFLICT (reader) DO UPDATE SET heard_at = EXCLUDED.heard_at, expires_at = EX
         change.waiting = waiting
         change.wake = done
         const timer = setTimeout(done, Math.max(0, until - performance.now()))
-        if (Array.from(waiting).every((reader) => change.acked.has(reader))) done()
+        if (allAcknowledged(change, waiting)) done()
         return Effect.sync(() => {
           change.wake = undefined
           clearTimeout(timer)
@@ -212,9 +218,10 @@ WHERE r.expires_at > c.now AND r.reader = ANY(${only}::text[]) AND r.heard_at < 
           }
           return until
         }
-        const first = yield* Effect.exit(live)
         // Who is live is unknown: every lease of a reader that had not heard this change ends by then.
-        if (Exit.isFailure(first)) return yield* Effect.sleep(Duration.millis(Math.max(0, committedAt + longest - performance.now())))
+        const outlastLeases = Effect.suspend(() => Effect.sleep(Duration.millis(Math.max(0, committedAt + longest - performance.now()))))
+        const first = yield* Effect.exit(live)
+        if (Exit.isFailure(first)) return yield* outlastLeases
         // A reader that renewed from a ping sent after this read (`heard_at` ≥ its time) heard the change.
         const heardBefore = Number(first.value[0]?.now ?? 0)
         let rows = first.value
@@ -224,7 +231,7 @@ WHERE r.expires_at > c.now AND r.reader = ANY(${only}::text[]) AND r.heard_at < 
           const left = Array.from(waiting).filter((reader) => !change.acked.has(reader))
           if (left.length === 0) return
           const again = yield* Effect.exit(stillLive(left, heardBefore))
-          if (Exit.isFailure(again)) return yield* Effect.sleep(Duration.millis(Math.max(0, committedAt + longest - performance.now())))
+          if (Exit.isFailure(again)) return yield* outlastLeases
           rows = again.value
           waiting = pending(rows)
         }
