@@ -60,4 +60,3 @@ const openRest = [Schema.Record(Schema.String, Schema.Unknown)] as const
  */
 export const OpenStruct = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
   Schema.StructWithRest(Schema.Struct(fields), openRest)
-
