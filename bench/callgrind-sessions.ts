@@ -19,8 +19,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes } from "node:crypto"
-import * as Http from "node:http"
 import * as CallgrindChild from "./callgrind-child.ts"
+import * as CallgrindHttp from "./callgrind-http.ts"
 import { freePort } from "./children.ts"
 import { echoText, frameOf } from "./wire.ts"
 import { textOption } from "./argv.ts"
@@ -47,46 +47,9 @@ const counted = CallgrindChild.start("examples/everything/main.mjs", args)
 const child = counted.child
 child.stdout.resume()
 
-const agent = new Http.Agent({ keepAlive: true, maxSockets: connections })
+const http = CallgrindHttp.poster(port, connections)
 const baseHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }
-
-interface Answer {
-  readonly status: number
-  readonly type: string
-  readonly text: string
-  readonly session: string | undefined
-}
-
-const post = (body: string, extra: Record<string, string> = {}): Promise<Answer> =>
-  new Promise((resolve, reject) => {
-    const headers = { ...baseHeaders, ...extra, "content-length": String(Buffer.byteLength(body)) }
-    const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => {
-        const session = response.headers["mcp-session-id"]
-        resolve({
-          status: response.statusCode ?? 0,
-          type: String(response.headers["content-type"] ?? ""),
-          text: Buffer.concat(chunks).toString("utf8"),
-          session: typeof session === "string" ? session : undefined
-        })
-      })
-      response.on("error", reject)
-    })
-    request.on("error", reject)
-    request.end(body)
-  })
-
-/** `post`, sent again on a reset (under valgrind a keep-alive connection may time out under a waiting request). */
-const postAgain = async (body: string, extra: Record<string, string>, attempts = 5): Promise<Answer> => {
-  try {
-    return await post(body, extra)
-  } catch (error) {
-    if (attempts <= 1 || (error as { readonly code?: unknown }).code !== "ECONNRESET") throw error
-    return postAgain(body, extra, attempts - 1)
-  }
-}
+const post = (body: string, extra: Record<string, string> = {}) => http.post(body, { ...baseHeaders, ...extra })
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",
@@ -97,22 +60,15 @@ const initialize = JSON.stringify({
 const call = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: echoText } } })
 
 /** A session, initialized, once the server answers. */
-const open = async (): Promise<string> => {
-  const until = Date.now() + 600_000
-  for (;;) {
-    try {
-      const answer = await post(initialize)
-      if (answer.status !== 200 || answer.session === undefined) throw new Error(`initialize: HTTP ${answer.status} ${answer.text}`)
-      const initialized = await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), { "mcp-session-id": answer.session })
-      if (initialized.status !== 202) throw new Error(`notifications/initialized: HTTP ${initialized.status} ${initialized.text}`)
-      return answer.session
-    } catch (error) {
-      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${counted.stderr()}`, { cause: error })
-      if (Date.now() > until) throw new Error("the server did not answer within 600 s", { cause: error })
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
-  }
-}
+const open = (): Promise<string> =>
+  CallgrindHttp.whenServing(counted, async () => {
+    const answer = await post(initialize)
+    const session = answer.headers["mcp-session-id"]
+    if (answer.status !== 200 || typeof session !== "string") throw new Error(`initialize: HTTP ${answer.status} ${answer.text}`)
+    const initialized = await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), { "mcp-session-id": session })
+    if (initialized.status !== 202) throw new Error(`notifications/initialized: HTTP ${initialized.status} ${initialized.text}`)
+    return session
+  })
 
 /** `undefined` when the frame is the echo's result (2025-11-25: no `resultType`), else what is wrong. */
 const checkEcho = (frame: unknown): string | undefined => {
@@ -120,21 +76,12 @@ const checkEcho = (frame: unknown): string | undefined => {
   return result?.structuredContent?.text === echoText ? undefined : `not the echo's result: ${JSON.stringify(frame)}`
 }
 
-/** Sends `total` calls in the session, `connections` at a time (each connection one after another). */
-const send = async (session: string, total: number): Promise<void> => {
-  let left = total
-  let failed: string | undefined
-  const worker = async () => {
-    while (left > 0) {
-      left--
-      const answer = await postAgain(call, { "mcp-session-id": session })
-      const problem = answer.status === 200 ? checkEcho(frameOf(answer.type, answer.text)) : `status ${answer.status}: ${answer.text}`
-      if (problem !== undefined) failed = problem
-    }
-  }
-  await Promise.all(Array.from({ length: connections }, worker))
-  if (failed !== undefined) throw new Error(failed)
-}
+/** Sends `total` calls in the session, `connections` at a time. */
+const send = (session: string, total: number): Promise<void> =>
+  CallgrindHttp.inParallel(total, connections, async () => {
+    const answer = await post(call, { "mcp-session-id": session })
+    return answer.status === 200 ? checkEcho(frameOf(answer.type, answer.text)) : `status ${answer.status}: ${answer.text}`
+  })
 
 try {
   const session = await open()
@@ -160,7 +107,7 @@ try {
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
 } finally {
-  agent.destroy()
+  http.destroy()
   await counted.stop()
   if (store === "postgres") await withAdmin(Effect.flatMap(Effect.service(PgClient.PgClient), (pg) => pg.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)))
 }

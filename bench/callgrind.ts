@@ -20,9 +20,9 @@
  * (`bench/callgrind-functions.ts`; the flag itself costs a little start-up, not per request). Servers run from the packages' build (`npm run build` first), as the
  * bench runs them.
  */
-import * as Http from "node:http"
 import * as CallgrindChild from "./callgrind-child.ts"
 import * as CallgrindFunctions from "./callgrind-functions.ts"
+import * as CallgrindHttp from "./callgrind-http.ts"
 import { freePort } from "./children.ts"
 import * as OtlpSink from "./otlp-sink.ts"
 import { checkEcho, checkList, echoBody, echoHeaders, frameOf, listBody, listHeaders } from "./wire.ts"
@@ -53,64 +53,23 @@ child.stdout.resume()
 
 const body = list ? listBody() : echoBody()
 const headers = list ? listHeaders : echoHeaders
-const agent = new Http.Agent({ keepAlive: true, maxSockets: connections })
+const http = CallgrindHttp.poster(port, connections)
 
-const post = (): Promise<{ readonly status: number; readonly type: string; readonly text: string }> =>
-  new Promise((resolve, reject) => {
-    const request = Http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, type: String(response.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }))
-      response.on("error", reject)
-    })
-    request.on("error", reject)
-    request.end(body)
+/** Sends `total` requests, `connections` at a time. */
+const send = (total: number): Promise<void> =>
+  CallgrindHttp.inParallel(total, connections, async () => {
+    const answer = await http.post(body, headers)
+    return answer.status === 200 ? undefined : `status ${answer.status}: ${answer.text}`
   })
 
-/**
- * `post`, sent again on a reset: under valgrind the server's loop can be busy for longer than its
- * keep-alive timeout, which then closes a connection whose next request is already waiting.
- */
-const postAgain = async (attempts = 5): ReturnType<typeof post> => {
-  try {
-    return await post()
-  } catch (error) {
-    if (attempts <= 1 || (error as { readonly code?: unknown }).code !== "ECONNRESET") throw error
-    return postAgain(attempts - 1)
-  }
-}
-
-/** Sends `total` requests, `connections` at a time (each connection one after another). */
-const send = async (total: number): Promise<void> => {
-  let left = total
-  let failed: string | undefined
-  const worker = async () => {
-    while (left > 0) {
-      left--
-      const answer = await postAgain()
-      if (answer.status !== 200) failed = `status ${answer.status}: ${answer.text}`
-    }
-  }
-  await Promise.all(Array.from({ length: connections }, worker))
-  if (failed !== undefined) throw new Error(failed)
-}
-
-const ready = async (): Promise<void> => {
-  const until = Date.now() + 600_000
-  for (;;) {
-    try {
-      const answer = await post()
-      const frame = frameOf(answer.type, answer.text)
-      const problem = list ? checkList(frame, 100) : checkEcho(frame)
-      if (problem !== undefined) throw new Error(problem)
-      return
-    } catch (error) {
-      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${counted.stderr()}`, { cause: error })
-      if (Date.now() > until) throw new Error("the server did not answer within 600 s", { cause: error })
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
-  }
-}
+/** Once the server answers the first request, checked. */
+const ready = (): Promise<void> =>
+  CallgrindHttp.whenServing(counted, async () => {
+    const answer = await http.post(body, headers)
+    const frame = frameOf(answer.type, answer.text)
+    const problem = list ? checkList(frame, 100) : checkEcho(frame)
+    if (problem !== undefined) throw new Error(problem)
+  })
 
 try {
   await ready()
@@ -124,7 +83,7 @@ try {
 } catch (error) {
   throw new Error(`${String(error)}; the server's stderr: ${counted.stderr()}`, { cause: error })
 } finally {
-  agent.destroy()
+  http.destroy()
   await counted.stop()
   await sink?.close()
 }
