@@ -98,6 +98,12 @@ export interface Options {
   readonly ackTimeoutMs?: number | undefined
 }
 
+/**
+ * How many sessions an instance remembers (its cached copies; the decodings of the states it read):
+ * the sessions it serves. Past it, it forgets them all and starts over (a read brings each back).
+ */
+const rememberedMax = 10_000
+
 const Origin = { id: Schema.String, origin: Schema.String }
 
 const EventSchema = Schema.Union([
@@ -298,7 +304,7 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
       if (known !== undefined && known.text === text) return Effect.succeed(known.state)
       return Effect.map(decodeState(text), (state) => {
         // Bounded: the sessions this instance reads; beyond the bound it starts over.
-        if (decoded.size >= 10_000) decoded = new Map()
+        if (decoded.size >= rememberedMax) decoded = new Map()
         decoded.set(id, { text, state })
         return state
       })
@@ -344,7 +350,7 @@ VALUES (${id}, ${principal}, ${limitKey}, ${JSON.stringify(Store.empty)}, ${at},
           for (const [id, row] of exit.value) {
             if (changed.has(id)) continue
             // Bounded: the sessions this instance serves; beyond the bound it starts over.
-            if (cache.size >= 10_000) cache = new Map()
+            if (cache.size >= rememberedMax) cache = new Map()
             cache.set(id, { principal: row.principal, state: row.state, until: sent + row.left })
           }
         }

@@ -274,4 +274,32 @@ SELECT 'gone', n, n + 1000 FROM (SELECT (extract(epoch FROM clock_timestamp()) *
       expect(yield* b.store.touch(id, "alice", short)).toBeUndefined()
       expect(b.reads()).toBe(before + 1)
     }).pipe(Effect.scoped, Effect.provide(admin)), 30_000)
+
+  it.live("remembers at most 10,000 sessions' copies: past them it forgets them all, and a forgotten one is read again", () =>
+    Effect.gen(function*() {
+      const schema = yield* scratchSchema
+      const a = yield* instance(schema, "a", long)
+      yield* leased(schema, 1)
+      const first = SessionStore.newOrigin()
+      expect(yield* a.store.create(first, "alice", limits)).toBeUndefined()
+      yield* cached(a, first)
+      const sql = yield* PgClient.PgClient
+      yield* sql.unsafe(
+        `INSERT INTO ${schema}.snodo_sessions (id, principal, limit_key, state, created_at, last_seen, expires_at)
+SELECT 'bulk-' || n, 'alice', 'alice', $1, c.now, c.now, c.now + 600000
+FROM generate_series(1, 10000) n, (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now) c`,
+        [JSON.stringify(SessionStore.empty)]
+      )
+      const bulk = Array.from({ length: 10_000 }, (_, n) => `bulk-${n + 1}`)
+      const states = yield* Effect.all(bulk.map((id) => a.store.touch(id, "alice", limits)), { concurrency: "unbounded" })
+      expect(states.every((state) => state !== undefined)).toBe(true)
+      // The first copy went when the copies reached 10,000: it is read again.
+      const before = a.reads()
+      expect(yield* a.store.touch(first, "alice", limits)).toEqual(SessionStore.empty)
+      expect(a.reads()).toBe(before + 1)
+      // A copy taken after the start-over is still answered without a read.
+      const after = a.reads()
+      expect(yield* a.store.touch("bulk-10000", "alice", limits)).toEqual(SessionStore.empty)
+      expect(a.reads()).toBe(after)
+    }).pipe(Effect.scoped, Effect.provide(admin)), 60_000)
 })
