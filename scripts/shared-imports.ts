@@ -18,10 +18,8 @@
  * - `dist/chunks/shared.js` re-exports what the root entry exports, those namespaces, and the
  *   namespace of each protocol module another package imports by its path
  *   (`__snodo_peer_Immediate`);
- * - in every other package, a file that imports the protocol (its root or a module's path) and
- *   has two or more such imports takes them from the shared entry (a file that does not import the
- *   protocol keeps its imports: the shared entry would load the protocol's chunk):
- *   `import * as Schema from "effect/Schema"` becomes
+ * - in every other package, a file with two or more such imports takes them from the shared
+ *   entry: `import * as Schema from "effect/Schema"` becomes
  *   `import { __effect_Schema as Schema } from "@snodo/protocol/internal/shared"`, a named import
  *   `import { dual } from "effect/Function"` reads the namespace (`const { dual } = …`), and an
  *   import of the root entry or of a protocol module's path names the shared entry instead. Each
@@ -76,9 +74,8 @@ const scripts = (dir: string): ReadonlyArray<string> =>
   })
 
 /**
- * Rewrites one file's imports through the shared entry when it imports the protocol and has two or
- * more imports that can be (one resolution where it had several); records the protocol modules it
- * imports by path.
+ * Rewrites one file's imports through the shared entry when it has two or more that can be (one
+ * resolution where it had several); records the protocol modules it imports by path.
  */
 const route = (file: string, effectModules: ReadonlySet<string>, protocolPaths: Set<string>): void => {
   const code = readFileSync(file, "utf8")
@@ -86,9 +83,8 @@ const route = (file: string, effectModules: ReadonlySet<string>, protocolPaths: 
     specifier === sharedSpecifier ? false :
     specifier.startsWith("@snodo/protocol") ? true :
     effectModules.has(specifier.slice("effect/".length))
-  const specifiers = [...code.matchAll(statement)].map(([, , , , , specifier]) => specifier!).filter(routable)
-  // Only a file that loads the protocol already: for any other, the shared entry would load the protocol's chunk.
-  if (specifiers.length < 2 || !specifiers.some((specifier) => specifier.startsWith("@snodo/protocol"))) return
+  const count = [...code.matchAll(statement)].filter(([, , , , , specifier]) => routable(specifier!)).length
+  if (count < 2) return
   let named = 0
   const rewritten = code.replace(statement, (whole, _clause: string, namespace: string | undefined, names: string | undefined, _quote: string, specifier: string) => {
     if (!routable(specifier)) return whole
