@@ -159,8 +159,6 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       "@snodo/protocol/methods/Methods",
       "@snodo/core/extension/Route",
       "@snodo/protocol/peer/Peer",
-      // What the other packages' builds import the protocol's modules and effect namespaces through (scripts/shared-imports.ts).
-      "@snodo/protocol/internal/shared",
       "@snodo/http/McpHttp",
       "@snodo/http/NodeServe",
       "@snodo/oauth/ResourceServer",
