@@ -23,7 +23,7 @@
  */
 import { rollup, type GetModuleInfo, type Plugin } from "@rollup/wasm-node"
 import * as esbuild from "esbuild"
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -276,7 +276,36 @@ const bundle = async (dir: string): Promise<void> => {
   await build.close()
 }
 
+/**
+ * Writes `dist/package.json`, the package scope of every built file: the manifest's `type` and
+ * `sideEffects` only (what Node and bundlers read of a file's nearest `package.json`).
+ *
+ * Why: Node resolves every bare import of every module again, even of a module already loaded, and
+ * each time it reads the importer's nearest `package.json` and parses its `exports` map (to see
+ * whether the import names the importer's own package). `@snodo/core`'s map lists every public
+ * module with its conditions (10.9 KB, ~220 objects to build at each parse), and its eager chunk
+ * imports 26 effect modules: a one-tool stdio server parsed it ~30 times. With this scope file
+ * between the built files and the manifest, that parse reads a two-field object, and a package's
+ * `exports` map is parsed only when something imports the package (one-tool stdio server by module
+ * path: -9 M instructions, bench/PROFILE.md). No built file imports its own package by name, which
+ * would need the manifest's `name` and `exports` in scope.
+ */
+const writeScope = (dir: string): void => {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { readonly name: string; readonly type?: string; readonly sideEffects?: unknown }
+  const selfImport = new RegExp(`from ["']${manifest.name}["'/]`)
+  const files = (folder: string): ReadonlyArray<string> =>
+    readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? files(join(folder, entry.name)) : entry.name.endsWith(".js") ? [join(folder, entry.name)] : []
+    )
+  const importer = files(join(dir, "dist")).find((file) => selfImport.test(readFileSync(file, "utf8")))
+  if (importer !== undefined) throw new Error(`${relative(packages, importer)} imports ${manifest.name} by name, which its dist/package.json scope cannot resolve`)
+  const scope = { type: manifest.type, sideEffects: manifest.sideEffects }
+  writeFileSync(join(dir, "dist", "package.json"), `${JSON.stringify(scope, null, 2)}\n`)
+}
+
 for (const name of readdirSync(packages)) {
   const dir = join(packages, name)
-  if (existsSync(join(dir, "package.json"))) await bundle(dir)
+  if (!existsSync(join(dir, "package.json"))) continue
+  await bundle(dir)
+  writeScope(dir)
 }

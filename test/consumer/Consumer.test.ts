@@ -116,8 +116,10 @@ describe("an application outside the workspace, on the packed tarballs", () => {
       expect(paths, pack.name).toContain("dist/index.js")
       expect(paths, pack.name).toContain("dist/index.d.ts")
       expect(paths, pack.name).toContain("dist/index.js.map")
+      // The package scope of the built files (`type` and `sideEffects` only), by scripts/bundle-dist.ts.
+      expect(paths, pack.name).toContain("dist/package.json")
       for (const path of paths) {
-        if (path === "package.json" || path === "README.md" || path === "LICENSE") continue
+        if (path === "package.json" || path === "README.md" || path === "LICENSE" || path === "dist/package.json") continue
         expect(path, pack.name).toMatch(/^dist\/.+\.(js|js\.map|d\.ts)$/)
         expect(path, pack.name).not.toMatch(/(^|\/)(test|tests|__tests__|fixtures?)\/|\.test\.|json-schema-test-suite|tsbuildinfo/i)
         // The modules public modules share at load time, bundled by scripts/bundle-dist.ts.
