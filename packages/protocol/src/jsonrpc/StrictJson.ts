@@ -236,7 +236,7 @@ for (const known of knownNames.toSorted((a, b) => b.length - a.length)) {
 const skipWs = (text: string, i: number, len: number): number => {
   while (i < len) {
     const c = text.charCodeAt(i)
-    if (c !== CH_SPACE && c !== CH_LF && c !== CH_CR && c !== CH_TAB) return i
+    if (c > CH_SPACE || (c !== CH_SPACE && c !== CH_LF && c !== CH_CR && c !== CH_TAB)) return i
     i++
   }
   return i
@@ -523,9 +523,27 @@ export const parse = (text: string, options?: ParseOptions): Result => {
     if (i >= len) return fail("syntax", i)
     const c = text.charCodeAt(i)
     if (c === CH_QUOTE) {
-      i = scanString(text, i + 1, len, false)
-      if (i < 0) return fail(failReason, failOffset)
-      value = stringValue
+      // A string value: `scanString`, written out here for the common case of no escape.
+      const start = i + 1
+      let end = start
+      for (;;) {
+        if (end >= len) return fail("syntax", len)
+        const e = text.charCodeAt(end)
+        if (e === CH_QUOTE) break
+        if (e === CH_BACKSLASH || e < CH_SPACE) {
+          end = -1
+          break
+        }
+        end++
+      }
+      if (end >= 0) {
+        value = text.slice(start, end)
+        i = end + 1
+      } else {
+        i = scanString(text, start, len, false)
+        if (i < 0) return fail(failReason, failOffset)
+        value = stringValue
+      }
     } else if (c === CH_LBRACE) {
       if (depth >= maxDepth) return fail("depth", i)
       i = skipWs(text, i + 1, len)
