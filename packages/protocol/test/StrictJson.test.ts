@@ -354,7 +354,7 @@ describe("StrictJson.parse", () => {
       expect(ok(`[{"id":1}]`).value).toStrictEqual([{ id: 1 }])
     })
     it("reads objects of a shape it has seen as it reads new ones", () => {
-      // Enough parses of each text that every shape is remembered and built by its builder.
+      // Enough parses of each text that every shape is remembered and met again.
       const texts = [
         `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":1}}}`,
         `{"__proto__":{"polluted":true},"a":1}`,
