@@ -353,6 +353,92 @@ describe("StrictJson.parse", () => {
       expect(StrictJson.parse(`{"id":{"id":[`)).toMatchObject({ _tag: "Error", reason: "syntax" })
       expect(ok(`[{"id":1}]`).value).toStrictEqual([{ id: 1 }])
     })
+    it("reads objects of a shape it has seen as it reads new ones", () => {
+      // Enough parses of each text that every shape is remembered and met again.
+      const texts = [
+        `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":1}}}`,
+        `{"__proto__":{"polluted":true},"a":1}`,
+        `{"a":1,"__proto__":[2]}`,
+        `{"1":"one","01":"zero one","b":2,"0":"zero"}`,
+        `{"toString":1,"constructor":2,"hasOwnProperty":3,"valueOf":4}`,
+        `{"x\\"y":1,"x":2,"x\\u0022y2":3}`,
+        `{"${"k".repeat(64)}":1,"${"k".repeat(65)}":2}`,
+        `{${Array.from({ length: 40 }, (_, k) => `"m${k}":${k}`).join(",")}}`
+      ]
+      for (let round = 0; round < 20; round++) {
+        for (const text of texts) {
+          const value = ok(text).value as Record<string, unknown>
+          expect(value).toStrictEqual(JSON.parse(text))
+          expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+          expect(Object.keys(value)).toStrictEqual(Object.keys(JSON.parse(text) as object))
+        }
+      }
+      expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
+      const proto = ok(texts[1]!).value as Record<string, unknown>
+      expect(Object.getOwnPropertyDescriptor(proto, "__proto__")).toStrictEqual({
+        value: { polluted: true },
+        writable: true,
+        enumerable: true,
+        configurable: true
+      })
+    })
+
+    it("refuses a duplicate in an object whose shape it has seen, at any member", () => {
+      const members = Array.from({ length: 40 }, (_, k) => `"m${k}":${k}`)
+      for (let round = 0; round < 20; round++) {
+        expect(ok(`{"jsonrpc":"2.0","id":1,"method":"ping"}`).idLexeme).toBe("1")
+        for (
+          const [text, name] of [
+            [`{"jsonrpc":"2.0","id":1,"method":"ping","id":2}`, `"id"`],
+            [`{"jsonrpc":"2.0","id":1,"jsonrpc":"2.0"}`, `"jsonrpc"`],
+            [`{"__proto__":1,"a":2,"__proto__":3}`, `"__proto__"`],
+            [`{"a":{"b":1,"c":2},"d":{"b":1,"b":2}}`, `"b"`]
+          ] as const
+        ) {
+          expect(StrictJson.parse(text)).toStrictEqual(refused("duplicate-key", text.lastIndexOf(name)))
+        }
+        expect(ok(`{${members.join(",")}}`).value).toStrictEqual(JSON.parse(`{${members.join(",")}}`))
+        for (const at of [3, 15, 16, 17, 39]) {
+          const text = `{${members.join(",")},"m${at}":0}`
+          expect(StrictJson.parse(text)).toStrictEqual(refused("duplicate-key", text.lastIndexOf(`"m${at}"`)))
+        }
+      }
+    })
+
+    it("reads as many different objects as a peer invents, and the usual ones after them", () => {
+      const invented = (from: number) => `[${Array.from({ length: 1500 }, (_, k) => `{"u${from + k}":${k},"v":[]}`).join(",")}]`
+      for (let round = 0; round < 3; round++) {
+        const text = `{"a":${invented(round * 1500)},"b":{"c":1,"d":${invented(10_000 + round * 1500)},"e":2},"f":3}`
+        expect(ok(text).value).toStrictEqual(JSON.parse(text))
+        expect(StrictJson.parse(`{"a":${invented(50_000)},"b":1,"a":2}`)).toMatchObject({ _tag: "Error", reason: "duplicate-key" })
+        for (let k = 0; k < 10; k++) expect(ok(`{"jsonrpc":"2.0","id":${k},"method":"ping"}`).idLexeme).toBe(String(k))
+      }
+    })
+
+    it("keeps a member name that is a prefix or an extension of the expected one apart from it", () => {
+      for (let round = 0; round < 20; round++) {
+        expect(ok(`{"params":{"name":"a","arguments":{}}}`).value).toStrictEqual({ params: { name: "a", arguments: {} } })
+        expect(ok(`{"params":{"nam":"a","arguments":{}}}`).value).toStrictEqual({ params: { nam: "a", arguments: {} } })
+        expect(ok(`{"params":{"names":"a","arguments":{}}}`).value).toStrictEqual({ params: { names: "a", arguments: {} } })
+        expect(ok(`{"params":{"na\\u006de":"a","arguments":{}}}`).value).toStrictEqual({ params: { name: "a", arguments: {} } })
+        expect(StrictJson.parse(`{"params":{"name`)).toStrictEqual(refused("syntax", 16))
+      }
+    })
+
+    it("reads long strings like short ones: escapes, control characters and the end of the text", () => {
+      const long = "x".repeat(40)
+      expect(ok(`"${long}"`).value).toBe(long)
+      expect(ok(`["${long}","${long}\\n${long}","${long}"]`).value).toStrictEqual([long, `${long}\n${long}`, long])
+      expect(ok(`{"${long}":"${long}\\u0041"}`).value).toStrictEqual({ [long]: `${long}A` })
+      expect(ok(`[\n "${long}",\n "${long}"\n]`).value).toStrictEqual([long, long])
+      expect(StrictJson.parse(`"${long}\u0001${long}"`)).toStrictEqual(refused("invalid-string", 41))
+      expect(StrictJson.parse(`["${long}","${long}\t"]`)).toStrictEqual(refused("invalid-string", 85))
+      expect(StrictJson.parse(`"${long}`)).toStrictEqual(refused("syntax", 41))
+      expect(StrictJson.parse(`"${long}\\q"`)).toStrictEqual(refused("invalid-string", 41))
+      expect(StrictJson.parse(`["${long}\n"]`)).toStrictEqual(refused("invalid-string", 42))
+      expect(StrictJson.parse(`"${long}\\`)).toStrictEqual(refused("syntax", 42))
+    })
+
     it("reads a known member name the same whether it is written plainly, escaped or as a prefix", () => {
       const escaped = `{"i\\u0064":1,"\\u006aso\\u006erpc":"2.0","_meta":{"io.modelcontextprotocol/protocolVersion\\u0021":1}}`
       expect(ok(escaped)).toStrictEqual({

@@ -20,6 +20,10 @@
  * - Objects are ordinary objects (prototype `Object.prototype`); a member named `"__proto__"`
  *   becomes an own data property, exactly as with `JSON.parse`, never the prototype.
  *
+ * An object's member values are collected and the object made once, when it closes, by the
+ * sequence of its member names (`internal/ObjectShapes.ts`): a sequence seen before is known to have
+ * no duplicate, and its objects are made by one object literal rather than a store per member.
+ *
  * @example
  * ```ts
  * import * as StrictJson from "./StrictJson.ts" // internal: used by the envelope
@@ -33,6 +37,7 @@
  *
  * @since 0.1.0
  */
+import * as ObjectShapes from "./internal/ObjectShapes.ts"
 import { ClientCapabilitiesKey, ClientInfoKey, LogLevelKey, ProtocolVersionKey, SubscriptionIdKey } from "../wire/Meta.ts"
 
 /**
@@ -167,16 +172,31 @@ let numberValue = 0
 
 const fail = (reason: StrictJsonErrorReason, offset: number): Err => {
   // The containers opened so far are garbage now: the scratch stacks must not hold them.
-  stack.length = 0
-  keys.length = 0
+  release()
   return { _tag: "Error", reason, offset }
 }
 
-// The open containers, innermost last, and `keys[d]`, the pending member name of an object or
-// `undefined` for an array. Module-level scratch (`parse` is not re-entered, see above), emptied
-// when a parse ends, so that a parse allocates no stacks of its own.
-const stack: Array<Record<string, unknown> | Array<unknown>> = []
-const keys: Array<string | undefined> = []
+// The open containers, outermost first: `names[d]`, the pending member name of an object or
+// `undefined` for an array; `starts[d]`, where the container's values begin in the parse's
+// `values`; and for an object either `shapes[d]`, its member names so far (its values are collected
+// in `values` and the object made when it closes), or, when that shape is not remembered,
+// `objects[d]`, the object being filled. Module-level scratch (`parse` is not re-entered, see
+// above), a slot emptied when its container closes, so that a parse allocates no stacks of its own
+// (what is stored in them is mostly old: the known names, the shapes).
+const names: Array<string | undefined> = []
+const starts: Array<number> = []
+const shapes: Array<ObjectShapes.Shape | undefined> = []
+const objects: Array<Record<string, unknown> | undefined> = []
+
+/** The depth up to which the scratch stacks are kept from one parse to the next. */
+const keptDepth = 256
+
+const release = (): void => {
+  names.length = 0
+  starts.length = 0
+  shapes.length = 0
+  objects.length = 0
+}
 
 /**
  * Member names every MCP message uses, as constants: a name found here is not copied out of the
@@ -195,15 +215,15 @@ for (const known of knownNames) knownByLength[known.length] = [...(knownByLength
 
 /** The member name between `start` and `end` (no escapes): a known one as it is, else a copy. */
 const nameAt = (text: string, start: number, end: number): string => {
+  const name = text.slice(start, end)
   const candidates = knownByLength[end - start]
   if (candidates !== undefined) {
-    const first = text.charCodeAt(start)
     for (let k = 0; k < candidates.length; k++) {
       const known = candidates[k]!
-      if (known.charCodeAt(0) === first && text.startsWith(known, start)) return known
+      if (known === name) return known
     }
   }
-  return text.slice(start, end)
+  return name
 }
 
 /** The known names by their first character (all are ASCII), longest first. */
@@ -216,7 +236,7 @@ for (const known of knownNames.toSorted((a, b) => b.length - a.length)) {
 const skipWs = (text: string, i: number, len: number): number => {
   while (i < len) {
     const c = text.charCodeAt(i)
-    if (c !== CH_SPACE && c !== CH_LF && c !== CH_CR && c !== CH_TAB) return i
+    if (c > CH_SPACE || (c !== CH_SPACE && c !== CH_LF && c !== CH_CR && c !== CH_TAB)) return i
     i++
   }
   return i
@@ -342,18 +362,27 @@ const scanString = (text: string, start: number, len: number, name: boolean): nu
 }
 
 /**
- * Scans a member name whose opening quote is at `start - 1`, as {@link scanString} does. A known
- * name followed by a quote is taken without scanning it character by character: a known name has
- * no quote, backslash or control character, so the token is exactly that name.
+ * Scans a member name whose opening quote is at `start - 1`, as {@link scanString} does. The name
+ * `expected` (the one that followed last time, when it is plain) or a known name followed by a
+ * quote is taken without scanning it character by character: such a name has no quote, backslash
+ * or control character, so the token is exactly that name.
  */
-const scanName = (text: string, start: number, len: number): number => {
+const scanName = (text: string, start: number, len: number, expected: ObjectShapes.Shape | undefined): number => {
+  if (expected !== undefined && expected.plain) {
+    const name = expected.name
+    const end = start + name.length
+    if (end < len && text.charCodeAt(end) === CH_QUOTE && text.slice(start, end) === name) {
+      stringValue = name
+      return end + 1
+    }
+  }
   const first = text.charCodeAt(start)
   const candidates = first < 128 ? knownByFirst[first] : undefined
   if (candidates !== undefined) {
     for (let k = 0; k < candidates.length; k++) {
       const known = candidates[k]!
       const end = start + known.length
-      if (end < len && text.charCodeAt(end) === CH_QUOTE && text.startsWith(known, start)) {
+      if (end < len && text.charCodeAt(end) === CH_QUOTE && text.slice(start, end) === known) {
         stringValue = known
         return end + 1
       }
@@ -451,14 +480,6 @@ const hasLiteral = (text: string, i: number, word: string): boolean => {
   return true
 }
 
-const setMember = (target: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
-  } else {
-    target[key] = value
-  }
-}
-
 /**
  * Parses one JSON text strictly. Never throws; see {@link StrictJsonErrorReason} for what is
  * refused and {@link Ok} for `idLexeme`.
@@ -489,6 +510,12 @@ export const parse = (text: string, options?: ParseOptions): Result => {
   let numberStart = 0
   let numberEnd = 0
   let value: unknown
+  // `depth` containers are open (`names[0 .. depth - 1]`…) and `values[0 .. top - 1]` are the
+  // values they have collected so far (an array of this parse: storing in it is a store in the
+  // young generation).
+  const values: Array<unknown> = []
+  let depth = 0
+  let top = 0
   let i = skipWs(text, 0, len)
 
   for (;;) {
@@ -496,36 +523,65 @@ export const parse = (text: string, options?: ParseOptions): Result => {
     if (i >= len) return fail("syntax", i)
     const c = text.charCodeAt(i)
     if (c === CH_QUOTE) {
-      i = scanString(text, i + 1, len, false)
-      if (i < 0) return fail(failReason, failOffset)
-      value = stringValue
+      // A string value: `scanString`, written out here for the common case of no escape.
+      const start = i + 1
+      let end = start
+      for (;;) {
+        if (end >= len) return fail("syntax", len)
+        const e = text.charCodeAt(end)
+        if (e === CH_QUOTE) break
+        if (e === CH_BACKSLASH || e < CH_SPACE) {
+          end = -1
+          break
+        }
+        end++
+      }
+      if (end >= 0) {
+        value = text.slice(start, end)
+        i = end + 1
+      } else {
+        i = scanString(text, start, len, false)
+        if (i < 0) return fail(failReason, failOffset)
+        value = stringValue
+      }
     } else if (c === CH_LBRACE) {
-      if (stack.length >= maxDepth) return fail("depth", i)
+      if (depth >= maxDepth) return fail("depth", i)
       i = skipWs(text, i + 1, len)
       if (i < len && text.charCodeAt(i) === CH_RBRACE) {
         i++
         value = {}
       } else {
         if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
-        i = scanName(text, i + 1, len)
+        // The object's first member is likely the one the same place had last time.
+        const outer = depth > 0 ? shapes[depth - 1] : undefined
+        const expected = outer !== undefined ? outer.inner : ObjectShapes.empty().last
+        i = scanName(text, i + 1, len, expected)
         if (i < 0) return fail(failReason, failOffset)
-        const key = stringValue
+        const name = stringValue
         i = skipWs(text, i, len)
         if (i >= len || text.charCodeAt(i) !== CH_COLON) return fail("syntax", i)
         i = skipWs(text, i + 1, len)
-        stack.push({})
-        keys.push(key)
+        const shape = ObjectShapes.first(name, expected)
+        if (outer !== undefined && outer.inner !== shape) outer.inner = shape
+        shapes[depth] = shape
+        objects[depth] = shape === undefined ? {} : undefined
+        names[depth] = name
+        starts[depth] = top
+        depth++
         continue
       }
     } else if (c === CH_LBRACKET) {
-      if (stack.length >= maxDepth) return fail("depth", i)
+      if (depth >= maxDepth) return fail("depth", i)
       i = skipWs(text, i + 1, len)
       if (i < len && text.charCodeAt(i) === CH_RBRACKET) {
         i++
         value = []
       } else {
-        stack.push([])
-        keys.push(undefined)
+        shapes[depth] = undefined
+        objects[depth] = undefined
+        names[depth] = undefined
+        starts[depth] = top
+        depth++
         continue
       }
     } else if (c === CH_MINUS || (c >= CH_0 && c <= CH_9)) {
@@ -552,45 +608,66 @@ export const parse = (text: string, options?: ParseOptions): Result => {
 
     // A value is complete: hand it to the enclosing containers, closing as many as end here.
     for (;;) {
-      const depth = stack.length
       i = skipWs(text, i, len)
       if (depth === 0) {
         if (i !== len) return fail("trailing-data", i)
+        if (names.length > keptDepth) release()
         return { _tag: "Ok", value, idLexeme }
       }
       if (i >= len) return fail("syntax", i)
       const d = text.charCodeAt(i)
-      const top = stack[depth - 1]!
-      const key = keys[depth - 1]
-      if (key === undefined) {
-        ;(top as Array<unknown>).push(value)
+      const at = depth - 1
+      const name = names[at]
+      const start = starts[at]!
+      if (name === undefined) {
+        values[top++] = value
         if (d === CH_COMMA) break
         if (d !== CH_RBRACKET) return fail("syntax", i)
+        value = values.slice(start, top)
       } else {
-        const target = top as Record<string, unknown>
-        if (depth === 1 && key === "id" && typeof value === "number") {
+        if (at === 0 && name === "id" && typeof value === "number") {
           idLexeme = text.slice(numberStart, numberEnd)
         }
-        setMember(target, key, value)
+        const shape = shapes[at]
+        const target = objects[at]
+        if (shape !== undefined) values[top++] = value
+        else ObjectShapes.setMember(target!, name, value)
         if (d === CH_COMMA) {
           i = skipWs(text, i + 1, len)
           if (i >= len || text.charCodeAt(i) !== CH_QUOTE) return fail("syntax", i)
-          const keyOffset = i
-          i = scanName(text, i + 1, len)
+          const nameOffset = i
+          i = scanName(text, i + 1, len, shape?.last)
           if (i < 0) return fail(failReason, failOffset)
           const next = stringValue
-          if (Object.hasOwn(target, next)) return fail("duplicate-key", keyOffset)
+          if (shape !== undefined) {
+            const nextShape = ObjectShapes.next(shape, next)
+            if (nextShape === ObjectShapes.duplicate) return fail("duplicate-key", nameOffset)
+            if (nextShape === undefined) {
+              // Not remembered: the object is made now and filled member by member from here.
+              objects[at] = ObjectShapes.build(shape, values, start)
+              top = start
+            }
+            shapes[at] = nextShape
+          } else if (Object.hasOwn(target!, next)) {
+            return fail("duplicate-key", nameOffset)
+          }
           i = skipWs(text, i, len)
           if (i >= len || text.charCodeAt(i) !== CH_COLON) return fail("syntax", i)
-          keys[depth - 1] = next
+          names[at] = next
           break
         }
         if (d !== CH_RBRACE) return fail("syntax", i)
+        if (shape !== undefined) {
+          value = ObjectShapes.build(shape, values, start)
+        } else {
+          value = target
+          objects[at] = undefined
+        }
+        names[at] = undefined
       }
       i++
-      value = top
-      stack.pop()
-      keys.pop()
+      top = start
+      depth = at
     }
     i = skipWs(text, i + 1, len)
   }
