@@ -13,8 +13,8 @@
  * a program imports it. The other packages import `@snodo/protocol` through its root entry
  * (`protocolRoot` below).
  *
- * What stays lazy stays lazy: a module loaded by `import()` (the 2025-11-25 dialect, the JSON
- * Schema engine), and what only such a module needs, are left out of the eager chunk, so they
+ * What stays lazy stays lazy: a module loaded by `import()` (the JSON Schema engine, the stdio
+ * streams, `McpEvents`' hub), and what only such a module needs, are left out of the eager chunk, so they
  * are still loaded and evaluated only when the `import()` runs.
  *
  *   node scripts/bundle-dist.ts   # part of `npm run build`, after tsc and before effect-imports
@@ -135,9 +135,9 @@ const barrelOf = (): ReadonlyMap<string, readonly [specifier: string, name: stri
       if (/^\.\/src\/[^/]+\.ts$/.test(source)) barrels.push([specifier, source])
     }
     barrels.sort(([a], [b]) => (a === manifest.name ? -1 : b === manifest.name ? 1 : 0))
-    // A barrel that re-exports by name a module the package loads with `import()` (`@snodo/core/dialect`
-    // and the 2025-11-25 dialect) imports that module's file at once: an import through it would
-    // load the lazy module too, so imports of its modules keep their own paths.
+    // A barrel that re-exports by name a module the package loads with `import()` imports that
+    // module's file at once: an import through it would load the lazy module too, so imports of
+    // its modules keep their own paths.
     const lazy = lazyModules(join(packages, dir, "src"))
     const eagerBarrels = barrels.filter(([, source]) =>
       ![...readFileSync(join(packages, dir, source), "utf8").matchAll(/^export \{[^}]*\} from "(\.\/[^"]+)"/gm)]

@@ -3,9 +3,10 @@
  * with -32022 listing what is supported. Only 2026-07-28 is registered by default; installing a
  * package never enables another revision by itself.
  *
- * The 2025-11-25 dialect (its `initialize`, `logging/setLevel` and `resources/subscribe` routes
- * and their wire schemas) is imported only when a registry names it (`make(["2025-11-25"])`): a
- * server that speaks 2026-07-28 alone never loads it (docs/startup.md).
+ * The 2025-11-25 dialect (its `initialize`, `logging/setLevel` and `resources/subscribe` routes)
+ * is imported with this module, not behind an `import()`: in a server bundled into one file, an
+ * `import()` makes esbuild defer the evaluation of the imported module and of everything it imports
+ * (every module of both chunks), which V8 then parses twice (docs/startup.md).
  *
  * @example
  * ```ts
@@ -21,6 +22,7 @@ import { Context, Effect, Layer } from "effect"
 import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
 import type { Dialect } from "../routes/Dialect.ts"
 import type { Registry } from "../routes/Revision.ts"
+import { Dialect2025_11_25 } from "./Dialect2025_11_25.ts"
 import { Dialect2026_07_28 } from "./Dialect2026_07_28.ts"
 
 /**
@@ -31,10 +33,10 @@ import { Dialect2026_07_28 } from "./Dialect2026_07_28.ts"
  */
 export type BuiltInVersion = "2026-07-28" | "2025-11-25"
 
-/** The built-in dialects, each loaded when first named (the 2025-11-25 one is a module of its own). */
+/** The built-in dialects. */
 const builtIn: Readonly<Record<BuiltInVersion, Effect.Effect<Dialect>>> = {
   "2026-07-28": Effect.succeed(Dialect2026_07_28),
-  "2025-11-25": Effect.promise(() => import("./Dialect2025_11_25.ts")).pipe(Effect.map((module) => module.Dialect2025_11_25))
+  "2025-11-25": Effect.succeed(Dialect2025_11_25)
 }
 
 const isBuiltIn = (version: string): version is BuiltInVersion => Object.hasOwn(builtIn, version)

@@ -28,10 +28,12 @@ const firstPath = (issue: SchemaIssue.Issue): string => {
   return path.length === 0 ? "(root)" : path.join(".")
 }
 
+/** A decoder made at its first use: a server that never samples or asks for roots never makes one. */
 const decoder = <S extends Schema.Top>(schema: S) => {
-  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  let decode: ((input: unknown) => Exit.Exit<S["Type"], Schema.SchemaError>) | undefined
   /** The decoded value, or the path of the first issue. */
   return (input: unknown): Result.Result<S["Type"], string> => {
+    decode ??= Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
     const exit = decode(input)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
     const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
