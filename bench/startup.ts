@@ -17,8 +17,9 @@
  * - snodo's one-tool server in the same two styles (`snodo-modules-*.mjs`: `@snodo/core/Tool`, …;
  *   `snodo-root-*.mjs`: `import { McpServer, Tool } from "@snodo/core"`, `from "effect"`), so that
  *   snodo ÷ Effect floor of one style is what snodo adds;
- * - that server bundled into one file by esbuild 0.28.2 as docs/startup.md bundles one
- *   (`snodo-bundle-*.mjs`, from the `readmeStyle` file, in the app; whitespace and syntax minified);
+ * - that server bundled by esbuild 0.28.2 as docs/startup.md bundles one (`snodo-bundle-*.mjs`
+ *   and its `snodo-bundle-*-chunks/`, from the `readmeStyle` file, in the app; `splitting`, each
+ *   part loaded by `import()` a chunk of its own; whitespace and syntax minified);
  * - and the everything server as the checkout starts it (`node examples/everything/main.mjs`:
  *   its esbuild bundle, with the compile cache on).
  *
@@ -110,7 +111,13 @@ const buildApp = async (work: string): Promise<string> => {
     await esbuild.build({
       absWorkingDir: app,
       entryPoints: [join(app, `snodo-${readmeStyle}-${transport}.mjs`)],
-      outfile: join(app, `snodo-bundle-${transport}.mjs`),
+      // As docs/startup.md bundles a server: the entry, and a chunk for each part an `import()`
+      // loads (one file would defer those parts behind initializers V8 parses twice).
+      outdir: app,
+      entryNames: `snodo-bundle-${transport}`,
+      chunkNames: `snodo-bundle-${transport}-chunks/[name]-[hash]`,
+      outExtension: { ".js": ".mjs" },
+      splitting: true,
       bundle: true,
       platform: "node",
       format: "esm",
