@@ -22,7 +22,7 @@
  *
  * An object's member values are collected and the object made once, when it closes, by the
  * sequence of its member names (`internal/ObjectShapes.ts`): a sequence seen before is known to have
- * no duplicate, and its objects are made by one object literal rather than a store per member.
+ * no duplicate, so its members are stored without an own-property check each.
  *
  * @example
  * ```ts
