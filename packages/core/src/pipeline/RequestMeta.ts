@@ -101,6 +101,11 @@ const validateCapabilities = (capabilities: unknown): McpError | undefined => {
   return undefined
 }
 
+// Read once: a bundle's namespace object (`Object.freeze({ __proto__: null, ... })`) is a
+// dictionary-mode object, and a load from it in the function below would be a generic LoadIC with
+// a dictionary lookup on every request.
+const { ClientCapabilitiesKey: capabilitiesKey, ClientInfoKey: clientInfoKey, LogLevelKey: logLevelKey, isValidMetaKey } = Meta
+
 /**
  * The `_meta` rules of the stateless revisions, for `version`: `clientCapabilities` required,
  * `clientInfo` validated when present, `logLevel` one of the eight levels, every key following the
@@ -111,18 +116,18 @@ const validateCapabilities = (capabilities: unknown): McpError | undefined => {
  */
 export const admitMeta = (version: string) => (meta: Readonly<Record<string, unknown>>): RequestMeta | McpError => {
   for (const key in meta) {
-    if (!Meta.isValidMetaKey(key)) return invalidMeta("a key does not follow the _meta key grammar")
+    if (!isValidMetaKey(key)) return invalidMeta("a key does not follow the _meta key grammar")
   }
-  const capabilities = meta[Meta.ClientCapabilitiesKey]
+  const capabilities = meta[capabilitiesKey]
   if (capabilities === undefined) return invalidMeta(`missing required ${Meta.ClientCapabilitiesKey}`)
   const capabilitiesError = validateCapabilities(capabilities)
   if (capabilitiesError) return capabilitiesError
-  const clientInfo = meta[Meta.ClientInfoKey]
+  const clientInfo = meta[clientInfoKey]
   if (clientInfo !== undefined) {
     const infoError = validateClientInfo(clientInfo)
     if (infoError) return infoError
   }
-  const logLevel = meta[Meta.LogLevelKey]
+  const logLevel = meta[logLevelKey]
   if (logLevel !== undefined && (typeof logLevel !== "string" || !logLevels.has(logLevel))) {
     return invalidMeta(`${Meta.LogLevelKey} must be one of ${[...logLevels].join(", ")}`)
   }
