@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Predicate, Schema } from "effect"
+import { Schema } from "effect"
 
 /**
  * Marks the protocol errors: `isMcpError` recognizes them by this brand, never by their `_tag`, so
@@ -234,7 +234,10 @@ export type McpError =
  * @category guards
  * @since 0.1.0
  */
-export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u, TypeId)
+export const isMcpError = (u: unknown): u is McpError =>
+  // `Predicate.hasProperty(u, TypeId)` written out: its `in` is shared by every caller of Effect's
+  // guard (megamorphic, a stub-cache probe per request); this one sees what is passed here.
+  ((typeof u === "object" && u !== null) || typeof u === "function") && TypeId in u
 
 /**
  * The JSON-RPC error object of a protocol error.
