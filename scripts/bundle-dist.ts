@@ -234,6 +234,30 @@ const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
   }
 }
 
+/**
+ * Rollup writes the namespace object of a module it bundles (`export * as Meta from …` in a
+ * package's root entry, which the other packages import: `import { Meta } from "@snodo/protocol"`)
+ * as `Object.freeze({ __proto__: null, … })`. V8 makes an object literal with a null prototype a
+ * dictionary-mode object, so every `Meta.X` read on a hot path is a generic load with a dictionary
+ * lookup (~70 instructions). This writes the same object, frozen, with a null prototype, from an
+ * ordinary literal (`Object.freeze(Object.setPrototypeOf({ … }, null))`), which keeps its fast
+ * properties. Lines stay where they were (the `__proto__` line is left empty), so the source map
+ * still holds.
+ */
+const fastNamespaces: Plugin = {
+  name: "snodo-fast-namespaces",
+  renderChunk: (code) => {
+    // `{`, `__proto__: null,` (no comma when the namespace is empty), the members, `});`.
+    const rewritten = code.replace(
+      /\/\*#__PURE__\*\/Object\.freeze\(\{\n(\s*)__proto__: null,?\n([\s\S]*?)\}\);/g,
+      (_, indent: string, members: string) => `/*#__PURE__*/Object.freeze(Object.setPrototypeOf({\n${indent}\n${members}}, null));`
+    )
+    const missed = rewritten.search(/Object\.freeze\(\{\s*__proto__: null/)
+    if (missed >= 0) throw new Error(`fastNamespaces: a namespace object not recognised: ${rewritten.slice(missed, missed + 120)}`)
+    return rewritten === code ? null : { code: rewritten, map: null }
+  }
+}
+
 /** Removes the JavaScript (and its maps) of an earlier build; declarations stay. */
 const removeJavaScript = (dir: string): void => {
   if (!existsSync(dir)) return
@@ -271,6 +295,7 @@ const bundle = async (dir: string): Promise<void> => {
     hoistTransitiveImports: false,
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name]-[hash].js",
+    plugins: [fastNamespaces],
     manualChunks: eagerChunk(join(dir, "src"), Object.values(input))
   })
   await build.close()

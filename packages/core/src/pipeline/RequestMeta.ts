@@ -101,11 +101,6 @@ const validateCapabilities = (capabilities: unknown): McpError | undefined => {
   return undefined
 }
 
-// Read once: a bundle's namespace object (`Object.freeze({ __proto__: null, ... })`) is a
-// dictionary-mode object, and a load from it in the function below would be a generic LoadIC with
-// a dictionary lookup on every request.
-const { ClientCapabilitiesKey: capabilitiesKey, ClientInfoKey: clientInfoKey, LogLevelKey: logLevelKey, isValidMetaKey } = Meta
-
 /**
  * The `_meta` rules of the stateless revisions, for `version`: `clientCapabilities` required,
  * `clientInfo` validated when present, `logLevel` one of the eight levels, every key following the
@@ -116,18 +111,18 @@ const { ClientCapabilitiesKey: capabilitiesKey, ClientInfoKey: clientInfoKey, Lo
  */
 export const admitMeta = (version: string) => (meta: Readonly<Record<string, unknown>>): RequestMeta | McpError => {
   for (const key in meta) {
-    if (!isValidMetaKey(key)) return invalidMeta("a key does not follow the _meta key grammar")
+    if (!Meta.isValidMetaKey(key)) return invalidMeta("a key does not follow the _meta key grammar")
   }
-  const capabilities = meta[capabilitiesKey]
+  const capabilities = meta[Meta.ClientCapabilitiesKey]
   if (capabilities === undefined) return invalidMeta(`missing required ${Meta.ClientCapabilitiesKey}`)
   const capabilitiesError = validateCapabilities(capabilities)
   if (capabilitiesError) return capabilitiesError
-  const clientInfo = meta[clientInfoKey]
+  const clientInfo = meta[Meta.ClientInfoKey]
   if (clientInfo !== undefined) {
     const infoError = validateClientInfo(clientInfo)
     if (infoError) return infoError
   }
-  const logLevel = meta[logLevelKey]
+  const logLevel = meta[Meta.LogLevelKey]
   if (logLevel !== undefined && (typeof logLevel !== "string" || !logLevels.has(logLevel))) {
     return invalidMeta(`${Meta.LogLevelKey} must be one of ${[...logLevels].join(", ")}`)
   }

@@ -59,10 +59,6 @@ export type { Outcome, Refusal } from "./Outcome.ts"
 import type { SubscriptionHub } from "../runtime/SubscriptionHub.ts"
 import type { Session } from "../runtime/Session.ts"
 
-// Read once: a bundle's namespace object is dictionary-mode, a load from it per answer a generic
-// LoadIC (bench/PROFILE.md).
-const encodeResult = Encoder.result
-
 /**
  * @category services
  * @since 0.1.0
@@ -256,7 +252,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       const frame = `${head}${result.json}}`
       return reply.streamEnd === undefined ? { _tag: "Result", frame, encoded } : { _tag: "Result", frame, encoded, streamEnd: reply.streamEnd }
     }
-    const frame = encodeResult(request.id, dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
+    const frame = Encoder.result(request.id, dialect.shape(reply.result, settings.serverInfo, reply.cache ?? cacheOf(route)))
     return reply.streamEnd === undefined ? { _tag: "Result", frame } : { _tag: "Result", frame, streamEnd: reply.streamEnd }
   }
 

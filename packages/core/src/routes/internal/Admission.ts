@@ -36,10 +36,6 @@ import * as Meta from "@snodo/protocol/wire/Meta"
 import type { Dialect } from "../Dialect.ts"
 import type { Registry } from "../Revision.ts"
 
-// Read once: a bundle's namespace object is dictionary-mode, a load from it per request a generic
-// LoadIC (bench/PROFILE.md).
-const protocolVersionKey = Meta.ProtocolVersionKey
-
 /**
  * A request admitted: the dialect that speaks its version, and what its `_meta` says.
  *
@@ -84,7 +80,7 @@ export const admit = (
   if (!Predicate.isObject(meta) || Array.isArray(meta)) {
     return new InvalidParams({ message: "Invalid params: _meta must be an object" })
   }
-  const version = meta[protocolVersionKey]
+  const version = meta[Meta.ProtocolVersionKey]
   if (typeof version !== "string") {
     return session === undefined || registry.legacy.length === 0 || Meta.ProtocolVersionKey in meta
       ? new InvalidParams({ message: `Invalid _meta: missing required ${Meta.ProtocolVersionKey}` })
