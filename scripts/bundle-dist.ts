@@ -250,7 +250,7 @@ const fastNamespaces: Plugin = {
     // `{`, `__proto__: null,` (no comma when the namespace is empty), the members, `});`.
     const rewritten = code.replace(
       /\/\*#__PURE__\*\/Object\.freeze\(\{\n(\s*)__proto__: null,?\n([\s\S]*?)\}\);/g,
-      (_, indent: string, members: string) => `/*#__PURE__*/Object.freeze(Object.setPrototypeOf({\n${indent}\n${members}}, null));`
+      (_, indent: string, members: string) => `/*#__PURE__*/Object.freeze(/*#__PURE__*/Object.setPrototypeOf({\n${indent}\n${members}}, null));`
     )
     const missed = rewritten.search(/Object\.freeze\(\{\s*__proto__: null/)
     if (missed >= 0) throw new Error(`fastNamespaces: a namespace object not recognised: ${rewritten.slice(missed, missed + 120)}`)
