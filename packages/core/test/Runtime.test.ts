@@ -31,6 +31,62 @@ describe("LineFramer", () => {
     const framer = LineFramer.make(100)
     expect(framer.push(new Uint8Array([0xff, 0xfe, 0x0a]))).toEqual([{ _tag: "InvalidUtf8" }])
   })
+
+  // A chunk over 1 KiB that is valid UTF-8 as a whole is sliced line by line (no decoder): its
+  // frames must be those of the same bytes fed one at a time.
+  const byteByByte = (limit: number, chunks: ReadonlyArray<Uint8Array>) => {
+    const framer = LineFramer.make(limit)
+    const frames: Array<LineFramer.Frame> = []
+    for (const chunk of chunks) for (const byte of chunk) frames.push(...framer.push(new Uint8Array([byte])))
+    return [...frames, ...framer.end()]
+  }
+  const whole = (limit: number, chunks: ReadonlyArray<Uint8Array>) => {
+    const framer = LineFramer.make(limit)
+    const frames: Array<LineFramer.Frame> = []
+    for (const chunk of chunks) frames.push(...framer.push(chunk))
+    return [...frames, ...framer.end()]
+  }
+  const lines = [
+    '{"a":1}',
+    '{"b":"\u00e9t\u00e9 é ü 中文 😀"}\r',
+    "",
+    "\r",
+    "\uFEFF{\"bom\":true}",
+    "\uFEFF",
+    "x".repeat(300),
+    "é".repeat(200),
+    "y".repeat(90)
+  ]
+  const text = Array.from({ length: 8 }, () => lines.join("\n")).join("\n") + '\n{"tail"'
+
+  it("frames a large valid chunk as it frames its bytes one by one", () => {
+    const chunk = Buffer.from(text, "utf8")
+    expect(chunk.length).toBeGreaterThan(1024)
+    const expected = byteByByte(1000, [chunk])
+    expect(expected.filter((frame) => frame._tag === "Line").length).toBeGreaterThan(40)
+    expect(whole(1000, [chunk])).toEqual(expected)
+    // A plain Uint8Array view (not a Buffer), at an offset in its memory.
+    const padded = new Uint8Array(chunk.length + 7)
+    padded.set(chunk, 7)
+    expect(whole(1000, [padded.subarray(7)])).toEqual(expected)
+    // A line limit under some of the lines: those are reported once each, the others kept.
+    const limited = byteByByte(250, [chunk])
+    expect(limited.some((frame) => frame._tag === "TooLong")).toBe(true)
+    expect(whole(250, [chunk])).toEqual(limited)
+  })
+
+  it("frames large chunks split inside a character, and invalid bytes, as byte by byte", () => {
+    const chunk = Buffer.from(text, "utf8")
+    // Split inside the first "é" of the repeated line: each part is invalid UTF-8 as a whole.
+    const cut = chunk.indexOf(Buffer.from("é")) + 1
+    const parts = [chunk.subarray(0, cut), chunk.subarray(cut)]
+    expect(whole(1000, parts)).toEqual(byteByByte(1000, parts))
+    // An invalid byte in one line of a large chunk: that line alone is InvalidUtf8.
+    const broken = Buffer.concat([chunk.subarray(0, 1200), Buffer.from([0xff, 0x0a]), chunk.subarray(1200)])
+    const frames = whole(1000, [broken])
+    expect(frames).toEqual(byteByByte(1000, [broken]))
+    expect(frames.filter((frame) => frame._tag === "InvalidUtf8").length).toBe(1)
+  })
 })
 
 describe("Executor", () => {

@@ -2,7 +2,8 @@
  * Newline-delimited framing with a hard line limit, for stdio and any other byte stream.
  *
  * Bytes are split on `\n` (a trailing `\r` is dropped); each complete line is decoded as strict
- * UTF-8. A line longer than the limit is never buffered beyond it: its bytes are discarded up to
+ * UTF-8 (a leading byte-order mark dropped, as `TextDecoder` does). A chunk over 1 KiB that is valid
+ * UTF-8 as a whole is checked once and its lines sliced from it natively. A line longer than the limit is never buffered beyond it: its bytes are discarded up to
  * the next newline and it is reported once as `TooLong`, so one oversized message costs one error
  * and loses nothing else.
  *
@@ -16,6 +17,8 @@
  *
  * @since 0.1.0
  */
+
+import { Buffer, isUtf8 } from "node:buffer"
 
 /**
  * One framing event.
@@ -49,6 +52,19 @@ export interface LineFramer {
 
 const NEWLINE = 0x0a
 const CR = 0x0d
+const BOM_FIRST = 0xef
+
+/**
+ * `Buffer#utf8Slice(start, end)`: what `toString("utf8", start, end)` calls once it has checked
+ * its arguments. Not in Node's types; where it is missing, every line goes to the decoder.
+ */
+interface Utf8Sliced {
+  readonly utf8Slice: (start: number, end: number) => string
+}
+
+const sliced = (buffer: Buffer): Utf8Sliced => buffer as unknown as Utf8Sliced
+
+const nativeSlice = typeof (Buffer.prototype as unknown as Partial<Utf8Sliced>).utf8Slice === "function"
 
 /**
  * @category constructors
@@ -80,9 +96,23 @@ export const make = (maxLineBytes: number = defaultMaxLineBytes): LineFramer => 
 
   const push = (chunk: Uint8Array): ReadonlyArray<Frame> => {
     const frames: Array<Frame> = []
+    // A chunk of several lines that is valid UTF-8 as a whole: each line in it is too (a newline
+    // is never part of a multi-byte character), so a line wholly in the chunk is decoded by one
+    // native slice of it, without a view of its bytes or the decoder's checks. A line that starts
+    // with a byte-order mark goes to the decoder, which drops the mark.
+    let whole: Utf8Sliced | undefined
+    if (chunk.length > 1024 && nativeSlice && isUtf8(chunk)) {
+      whole = sliced(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    }
     let start = 0
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start)
+      if (whole !== undefined && newline !== -1 && size === 0 && !discarding && newline - start <= maxLineBytes && chunk[start] !== BOM_FIRST) {
+        const stop = newline > start && chunk[newline - 1] === CR ? newline - 1 : newline
+        if (stop > start) frames.push({ _tag: "Line", text: whole.utf8Slice(start, stop) })
+        start = newline + 1
+        continue
+      }
       const stop = newline === -1 ? chunk.length : newline
       const piece = chunk.subarray(start, stop)
       if (discarding) {
