@@ -2,10 +2,10 @@
  * Newline-delimited framing with a hard line limit, for stdio and any other byte stream.
  *
  * Bytes are split on `\n` (a trailing `\r` is dropped); each complete line is decoded as strict
- * UTF-8 (a leading byte-order mark dropped, as `TextDecoder` does). A chunk over 1 KiB that is valid
- * UTF-8 as a whole is checked once and its lines sliced from it natively. A line longer than the limit is never buffered beyond it: its bytes are discarded up to
- * the next newline and it is reported once as `TooLong`, so one oversized message costs one error
- * and loses nothing else.
+ * UTF-8 (a leading byte-order mark dropped, as `TextDecoder` does). A chunk over 1 KiB that is
+ * valid UTF-8 as a whole is checked once and its lines sliced from it natively. A line longer than
+ * the limit is never buffered beyond it: its bytes are discarded up to the next newline and it is
+ * reported once as `TooLong`, so one oversized message costs one error and loses nothing else.
  *
  * @example
  * ```ts
