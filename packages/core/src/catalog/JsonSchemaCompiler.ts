@@ -4,8 +4,8 @@
  *
  * @internal
  */
-import { Predicate } from "effect"
 import type { CompiledSchema, JsonSchemaDocument, ValidationIssue, ValidationResult } from "./SchemaValidator.ts"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /**
  * The keywords this backend enforces.
@@ -185,7 +185,7 @@ const compileSchema = (schema: unknown, schemaPath: string, depth: number, state
   if (schema === false) {
     return (_value, path, sink) => report(sink, path, "false", "no value is allowed here")
   }
-  if (!Predicate.isObject(schema)) refuse(schemaPath, "a schema must be an object or a boolean")
+  if (!isObject(schema)) refuse(schemaPath, "a schema must be an object or a boolean")
   const object = schema as Record<string, unknown>
   const checks: Array<Check> = []
   const keys = Object.keys(object)
@@ -236,7 +236,7 @@ const typeTest = (name: string): (value: unknown) => boolean => {
     case "boolean":
       return (value) => typeof value === "boolean"
     case "object":
-      return Predicate.isObject
+      return isObject
     case "array":
       return Array.isArray
     case "number":
@@ -442,7 +442,7 @@ const compileObjectChecks = (
   const properties = new Map<string, Check>()
   if (Object.hasOwn(object, "properties")) {
     const value = object.properties
-    if (!Predicate.isObject(value)) refuse(`${schemaPath}/properties`, "\"properties\" must be an object")
+    if (!isObject(value)) refuse(`${schemaPath}/properties`, "\"properties\" must be an object")
     for (const [name, subschema] of Object.entries(value as Record<string, unknown>)) {
       properties.set(name, compileSchema(subschema, `${schemaPath}/properties/${escapePointer(name)}`, depth + 2, state))
     }
@@ -459,7 +459,7 @@ const compileObjectChecks = (
   if (required.length === 0 && properties.size === 0 && additional === undefined) return undefined
   const requiredMessages = required.map((name) => [name, `must have the required property ${JSON.stringify(name)}`] as const)
   return (value, path, sink) => {
-    if (!Predicate.isObject(value)) return
+    if (!isObject(value)) return
     const record = value as Record<string, unknown>
     for (const [name, message] of requiredMessages) {
       if (!Object.hasOwn(record, name)) report(sink, path, "required", message)

@@ -29,12 +29,13 @@
  *
  * @since 0.1.0
  */
-import { type Effect, Exit, Predicate, Result, Schema, SchemaAST, SchemaIssue } from "effect"
+import { type Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import type { InputRequired } from "../mrtr/InputRequired.ts"
 import * as ComponentOptions from "./ComponentOptions.ts"
 import type * as Completion from "./Completion.ts"
 import * as Content from "./Content.ts"
 import type { Icon } from "./Tool.ts"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 const TypeId: unique symbol = Symbol.for("@snodo/core/Prompt")
 
@@ -224,7 +225,7 @@ const schemaDecoder = (schema: Schema.Top, list: ReadonlyArray<{ readonly name: 
     const first = reason === undefined ? undefined : formatter(reason.error.issue).issues[0]
     if (first === undefined) return Result.fail("Invalid arguments")
     const key = first.path?.[0]
-    const argName = Predicate.isObject(key) && "key" in key ? key.key : key
+    const argName = isObject(key) && "key" in key ? key.key : key
     // Messages name the rule, never the value (issues are made without `reportInput`).
     return Result.fail(argName === undefined ? `Invalid arguments: ${first.message}` : `Invalid argument "${String(argName)}": ${first.message}`)
   }

@@ -54,7 +54,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Effectable, Exit, Option, Predicate, Result, Schema } from "effect"
+import { Context, Effect, Effectable, Exit, Option, Result, Schema } from "effect"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import type { Root } from "@snodo/protocol/wire/Roots"
@@ -62,6 +62,7 @@ import type { CreateMessageRequestParams, CreateMessageResult } from "@snodo/pro
 import * as ElicitationForm from "./internal/ElicitationForm.ts"
 import type { Fragment } from "./InputCapabilities.ts"
 import * as Sampling from "./internal/Sampling.ts"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /**
  * A validated answer, and the JSON carried to later rounds.
@@ -212,7 +213,7 @@ export const form = <const S extends ElicitationForm.FormSchema>(options: {
 const actions = new Set(["accept", "decline", "cancel"])
 
 const decodeAction = (response: unknown): "accept" | "decline" | "cancel" | undefined => {
-  if (!Predicate.isObject(response)) return undefined
+  if (!isObject(response)) return undefined
   const action = response["action"]
   return typeof action === "string" && actions.has(action) ? action as "accept" | "decline" | "cancel" : undefined
 }

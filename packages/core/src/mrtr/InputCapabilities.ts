@@ -14,8 +14,8 @@
  *
  * @since 0.1.0
  */
-import { Predicate } from "effect"
 import { MissingRequiredClientCapability } from "@snodo/protocol/jsonrpc/McpError"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /**
  * A ClientCapabilities fragment.
@@ -26,9 +26,9 @@ import { MissingRequiredClientCapability } from "@snodo/protocol/jsonrpc/McpErro
 export type Fragment = Readonly<Record<string, unknown>>
 
 const objectAt = (record: unknown, key: string): Record<string, unknown> | undefined => {
-  if (!Predicate.isObject(record)) return undefined
+  if (!isObject(record)) return undefined
   const value = record[key]
-  return Predicate.isObject(value) ? value : undefined
+  return isObject(value) ? value : undefined
 }
 
 /**
@@ -41,7 +41,7 @@ export const missing = (
   request: { readonly method: string; readonly params?: unknown },
   capabilities: Readonly<Record<string, unknown>>
 ): Fragment | undefined => {
-  const params = Predicate.isObject(request.params) ? request.params : {}
+  const params = isObject(request.params) ? request.params : {}
   switch (request.method) {
     case "elicitation/create": {
       const elicitation = objectAt(capabilities, "elicitation")
@@ -76,12 +76,12 @@ export const missing = (
 export const lacking = (required: Fragment, declared: unknown): Fragment | undefined => {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(required)) {
-    const have = Predicate.isObject(declared) ? declared[key] : undefined
-    if (!Predicate.isObject(have)) {
+    const have = isObject(declared) ? declared[key] : undefined
+    if (!isObject(have)) {
       out[key] = value
       continue
     }
-    if (Predicate.isObject(value)) {
+    if (isObject(value)) {
       const inner = lacking(value, have)
       if (inner !== undefined) out[key] = inner
     }
@@ -100,7 +100,7 @@ export const merge = (fragments: ReadonlyArray<Fragment>): Fragment => {
   for (const fragment of fragments) {
     for (const [key, value] of Object.entries(fragment)) {
       const existing = out[key]
-      out[key] = Predicate.isObject(existing) && Predicate.isObject(value) ? merge([existing, value]) : value
+      out[key] = isObject(existing) && isObject(value) ? merge([existing, value]) : value
     }
   }
   return out

@@ -30,10 +30,11 @@
  * @since 0.1.0
  */
 import type * as NodeCrypto from "node:crypto"
-import { Duration, Predicate } from "effect"
+import { Duration } from "effect"
 import { InternalError, InvalidParams } from "@snodo/protocol/jsonrpc/McpError"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import { type Keyring, maxTtl } from "./Keyring.ts"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /**
  * Longest token accepted or produced, in bytes.
@@ -198,10 +199,10 @@ export const open = (keyring: Keyring["Service"], binding: Binding, token: strin
   } catch {
     return invalid()
   }
-  if (!Predicate.isObject(decoded)) return invalid()
+  if (!isObject(decoded)) return invalid()
   const answers = decoded["a"] ?? {}
   const states = decoded["s"] ?? {}
-  if (!Predicate.isObject(answers) || !Predicate.isObject(states)) return invalid()
+  if (!isObject(answers) || !isObject(states)) return invalid()
   const raw = decoded["u"] as JsonValue | undefined
   const round = decoded["r"]
   const carried: Payload = {

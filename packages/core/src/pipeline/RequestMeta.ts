@@ -16,9 +16,9 @@
  *
  * @since 0.1.0
  */
-import { Predicate } from "effect"
 import * as Meta from "@snodo/protocol/wire/Meta"
 import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
+import { isObject } from "./internal/IsObject.ts"
 
 /**
  * What admission learnt from a request's `_meta`: the request's own protocol context. Servers
@@ -72,7 +72,7 @@ const optionalString = (value: unknown): boolean => value === undefined || typeo
 // Each member is read by its own name (a named load), not by a key from a list: a keyed load with
 // changing names goes through V8's megamorphic keyed IC on every request (bench/PROFILE.md).
 const validateClientInfo = (info: unknown): McpError | undefined => {
-  if (!Predicate.isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
+  if (!isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
   const object = info as { readonly [key: string]: unknown }
   if (typeof object.name !== "string" || typeof object.version !== "string") {
     return invalidMeta(`${Meta.ClientInfoKey} needs string name and version`)
@@ -87,10 +87,10 @@ const validateClientInfo = (info: unknown): McpError | undefined => {
 }
 
 /** A capability that is absent or an object. */
-const optionalObject = (value: unknown): boolean => value === undefined || Predicate.isObject(value)
+const optionalObject = (value: unknown): boolean => value === undefined || isObject(value)
 
 const validateCapabilities = (capabilities: unknown): McpError | undefined => {
-  if (!Predicate.isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
+  if (!isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
   const object = capabilities as { readonly [key: string]: unknown }
   const invalid = (field: string) => invalidMeta(`${Meta.ClientCapabilitiesKey}.${field} must be an object`)
   if (!optionalObject(object.experimental)) return invalid("experimental")

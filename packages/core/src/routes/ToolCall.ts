@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import * as Methods from "@snodo/protocol/methods/Methods"
-import { Effect, Exit, Predicate, Result } from "effect"
+import { Effect, Exit, Result } from "effect"
 import type { Catalog, CatalogError, CompiledFailure, CompiledTool, ToolChecks } from "../catalog/Catalog.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as ToolResult from "../catalog/ToolResult.ts"
@@ -25,6 +25,7 @@ import * as Immediate from "@snodo/protocol/peer/Immediate"
 import * as Authorization from "../runtime/Authorization.ts"
 import { CallToolRequestParams } from "@snodo/protocol/wire/Tools"
 import * as Route from "./Route.ts"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 const describeIssues = (issues: ReadonlyArray<ValidationIssue>): string =>
   issues.slice(0, 10).map((issue) => `${issue.instancePath === "" ? "(root)" : issue.instancePath}: ${issue.message}`).join("; ")
@@ -72,7 +73,7 @@ const shapeReturn = (tool: CompiledTool, checks: ToolChecks, value: unknown): Ef
     })
   }
   if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }] })
-  if (Predicate.isObject(value)) {
+  if (isObject(value)) {
     return Effect.succeed({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value })
   }
   return Effect.succeed({ content: [{ type: "text", text: JSON.stringify(value ?? null) }] })
@@ -97,7 +98,7 @@ const declaredFailure = (tool: CompiledTool, failure: CompiledFailure, error: un
   if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }], isError: true })
   const text = { type: "text", text: JSON.stringify(value ?? null) }
   return Effect.succeed(
-    Predicate.isObject(value) && !Array.isArray(value)
+    isObject(value) && !Array.isArray(value)
       ? { content: [text], structuredContent: value, isError: true }
       : { content: [text], isError: true }
   )
@@ -226,7 +227,7 @@ export const mirrors = (params: Readonly<Record<string, unknown>>, catalog: Cata
   const name = params["name"]
   const tool = typeof name === "string" ? catalog.tools.get(name) : undefined
   const args = params["arguments"] ?? {}
-  if (tool === undefined || tool.headerParams.length === 0 || !Predicate.isObject(args)) return none
+  if (tool === undefined || tool.headerParams.length === 0 || !isObject(args)) return none
   return tool.headerParams.map((param) => ({
     header: `Mcp-Param-${param.name}`,
     lower: param.header,

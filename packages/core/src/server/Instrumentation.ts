@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as Methods from "@snodo/protocol/methods/Methods"
-import { Clock, Context, Effect, Exit, Metric, Option, Predicate, References, Tracer } from "effect"
+import { Clock, Context, Effect, Exit, Metric, Option, References, Tracer } from "effect"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
 import type { Resolved, RouteTable } from "../routes/RouteTable.ts"
 import type { ListenObserver, Observers, ProgressObserver } from "../runtime/internal/Observers.ts"
@@ -32,6 +32,7 @@ import * as TraceContext from "../observability/internal/TraceContext.ts"
 import * as Immediate from "@snodo/protocol/peer/Immediate"
 import * as Semconv from "@snodo/protocol/methods/Semconv"
 import { ProtocolVersionKey } from "@snodo/protocol/wire/Meta"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /** The runtime's `handle`. */
 export type Handle = (request: Envelope.Request, context: RequestContext, resolved?: Resolved) => Effect.Effect<Outcome>
@@ -139,7 +140,7 @@ const startSpan = (
   span.attribute(Semconv.methodName, method)
   span.attribute(Semconv.jsonRpcRequestId, String(request.id))
   span.attribute(Semconv.jsonRpcProtocolVersion, "2.0")
-  const version = (Predicate.isObject(meta) ? meta[ProtocolVersionKey] : undefined) ?? context.session?.negotiated?.version
+  const version = (isObject(meta) ? meta[ProtocolVersionKey] : undefined) ?? context.session?.negotiated?.version
   if (typeof version === "string") span.attribute(Semconv.protocolVersion, version)
   if (transport !== undefined) span.attribute(Semconv.networkTransport, transport)
   if (context.transport === "http") span.attribute(Semconv.networkProtocolName, "http")

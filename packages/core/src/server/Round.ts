@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Exit, Predicate, Result, type Tracer } from "effect"
+import { Cause, Clock, Effect, Exit, Result, type Tracer } from "effect"
 import type { RequestMeta } from "../pipeline/RequestMeta.ts"
 import type { Request } from "@snodo/protocol/jsonrpc/Envelope"
 import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
@@ -30,6 +30,7 @@ import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
 import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 import * as Immediate from "@snodo/protocol/peer/Immediate"
+import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /** How a handler's effect gets its request services (see routes/Route). */
 export type { Provide } from "../routes/Route.ts"
@@ -71,7 +72,7 @@ export const envelopeOf = (params: Readonly<Record<string, unknown>>): RetryEnve
   const state = params["requestState"]
   if (responses === undefined && state === undefined) return firstRound
   if (responses !== undefined) {
-    if (!Predicate.isObject(responses) || Object.values(responses).some((response) => !Predicate.isObject(response))) {
+    if (!isObject(responses) || Object.values(responses).some((response) => !isObject(response))) {
       return new InvalidParams({ message: "Invalid params: inputResponses must map request keys to response objects" })
     }
   }
@@ -101,11 +102,11 @@ const defect = (message: string) => Effect.die(new Error(message))
  * @since 0.1.0
  */
 export const requestProblem = (request: unknown): string | undefined => {
-  if (!Predicate.isObject(request)) return "must be an object"
+  if (!isObject(request)) return "must be an object"
   const params = request["params"]
   switch (request["method"]) {
     case "elicitation/create": {
-      if (!Predicate.isObject(params) || typeof params["message"] !== "string" || params["message"] === "") {
+      if (!isObject(params) || typeof params["message"] !== "string" || params["message"] === "") {
         return "elicitation needs params with a message"
       }
       if (params["mode"] === "url") return typeof params["url"] === "string" ? ElicitationForm.checkUrl(params["url"]) : "url must be a string"
@@ -118,7 +119,7 @@ export const requestProblem = (request: unknown): string | undefined => {
       return problems.length === 0 ? undefined : problems.join("; ")
     }
     case "roots/list":
-      return params === undefined || Predicate.isObject(params) ? undefined : "params must be an object"
+      return params === undefined || isObject(params) ? undefined : "params must be an object"
     default:
       return "method must be elicitation/create, sampling/createMessage or roots/list"
   }

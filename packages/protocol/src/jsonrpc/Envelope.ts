@@ -15,9 +15,9 @@
  *
  * @since 0.1.0
  */
-import { Predicate } from "effect"
 import { InvalidParams, InvalidRequest, type McpError, ParseError } from "./McpError.ts"
 import * as StrictJson from "./StrictJson.ts"
+import { isObject } from "../wire/internal/IsObject.ts"
 
 /**
  * A JSON-RPC request id as MCP allows it. Integers beyond `Number.MAX_SAFE_INTEGER` (but within
@@ -152,7 +152,7 @@ export const classify = (value: unknown, idLexeme: string | undefined): Incoming
   if (Array.isArray(value)) {
     return invalid(null, new InvalidRequest({ message: "Invalid request: batches are not supported" }))
   }
-  if (!Predicate.isObject(value)) {
+  if (!isObject(value)) {
     return invalid(null, new InvalidRequest({ message: "Invalid request: expected a JSON-RPC object" }))
   }
   const hasId = Object.hasOwn(value, "id")
@@ -175,7 +175,7 @@ export const classify = (value: unknown, idLexeme: string | undefined): Incoming
       : invalid(null, new InvalidRequest({ message: "Invalid request: method must be a string" }))
   }
   const params = value["params"]
-  if (params !== undefined && !Predicate.isObject(params)) {
+  if (params !== undefined && !isObject(params)) {
     return hasId
       ? invalid(id!, new InvalidParams({ message: "Invalid params: params must be an object" }))
       : { _tag: "Ignored", reason: "params must be an object" }

@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { Predicate } from "effect"
+import { isObject } from "../wire/internal/IsObject.ts"
 /** A JSON Schema document as a tool lists it (`true`, `false` or an object). */
 type JsonSchemaDocument = boolean | { readonly [key: string]: unknown }
 
@@ -127,7 +127,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
 
   // `path` is the chain of `properties` keys while the node is statically reachable, else undefined.
   const visit = (node: unknown, path: ReadonlyArray<string> | undefined): void => {
-    if (invalid !== undefined || !Predicate.isObject(node)) return
+    if (invalid !== undefined || !isObject(node)) return
     if (Object.hasOwn(node, keyword)) {
       const name = node[keyword]
       if (path === undefined || path.length === 0) {
@@ -154,7 +154,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
     }
     for (const [key, value] of Object.entries(node)) {
       if (key === "properties") {
-        if (Predicate.isObject(value)) {
+        if (isObject(value)) {
           for (const [property, sub] of Object.entries(value)) visit(sub, path === undefined ? undefined : [...path, property])
         }
       } else if (singleSchema.has(key)) {
@@ -162,7 +162,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
       } else if (schemaArray.has(key)) {
         if (Array.isArray(value)) for (const sub of value) visit(sub, undefined)
       } else if (schemaMap.has(key)) {
-        if (Predicate.isObject(value)) for (const sub of Object.values(value)) visit(sub, undefined)
+        if (isObject(value)) for (const sub of Object.values(value)) visit(sub, undefined)
       }
     }
   }
@@ -181,7 +181,7 @@ export const declarations = (schema: JsonSchemaDocument): ReadonlyArray<HeaderPa
 export const valueAt = (args: Readonly<Record<string, unknown>>, path: ReadonlyArray<string>): unknown => {
   let current: unknown = args
   for (const key of path) {
-    if (!Predicate.isObject(current) || !Object.hasOwn(current, key)) return undefined
+    if (!isObject(current) || !Object.hasOwn(current, key)) return undefined
     current = current[key]
   }
   return current === null ? undefined : current

@@ -24,7 +24,7 @@
  * @since 0.1.0
  */
 import type { Schema } from "effect"
-import { Predicate } from "effect"
+import { isObject } from "../wire/internal/IsObject.ts"
 
 /**
  * A protocol revision a method exists in.
@@ -231,7 +231,7 @@ export const notification = <P>(options: NotificationOptions<P>): Notification<P
  * @since 0.1.0
  */
 export const nameOf = (method: AnyRequest, params: unknown): string | undefined => {
-  if (method.nameParam === undefined || !Predicate.isObject(params)) return undefined
+  if (method.nameParam === undefined || !isObject(params)) return undefined
   const value = (params as Readonly<Record<string, unknown>>)[method.nameParam]
   return typeof value === "string" ? value : undefined
 }

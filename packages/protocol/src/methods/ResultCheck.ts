@@ -22,10 +22,11 @@
  *
  * @since 0.1.0
  */
-import { Exit, Predicate, Schema, SchemaIssue } from "effect"
+import { Exit, Schema, SchemaIssue } from "effect"
 import { InputRequiredResult } from "../wire/Mrtr.ts"
 import { CreateTaskResult } from "../wire/Tasks.ts"
 import type * as Method from "./Method.ts"
+import { isObject } from "../wire/internal/IsObject.ts"
 
 /**
  * Where a result departs from its schema: the first issue's path (`content[0].text`, or `""` at
@@ -51,7 +52,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const pathOf = (segments: ReadonlyArray<unknown>): string =>
   segments.map((segment, index) => {
-    const key = Predicate.isObject(segment) && "key" in segment ? segment.key : segment
+    const key = isObject(segment) && "key" in segment ? segment.key : segment
     return typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`
   }).join("")
 
@@ -80,7 +81,7 @@ export const make = (method: Method.AnyRequest): Check => {
   const inputRequired = method.mayAskInput ? compile(InputRequiredResult as Schema.Decoder<unknown>) : undefined
   const task = method.mayCreateTask ? compile(CreateTaskResult as Schema.Decoder<unknown>) : undefined
   return (result, era) => {
-    if (!Predicate.isObject(result)) return { path: "", message: "the result is not an object" }
+    if (!isObject(result)) return { path: "", message: "the result is not an object" }
     const written = result as Readonly<Record<string, unknown>>
     const resultType = written["resultType"] ?? "complete"
     if (resultType === "input_required" && inputRequired !== undefined) return inputRequired(written)

@@ -12,7 +12,9 @@
  * flight (JSON-RPC ids are unique per connection); HTTP runs it without registering it, so a
  * posted cancel reaches the first one only (closing its response still cancels the second).
  *
- * Built on Effect's `FiberMap`: closing the scope it was made in interrupts whatever still runs.
+ * Closing the scope it was made in interrupts whatever still runs and waits for it, as Effect's
+ * `FiberMap` does (which this was built on: a map of its own keeps `effect/FiberMap`, a module no
+ * other part of a server loads, out of every start; ~10 M instructions, bench/PROFILE.md).
  *
  * @example
  * ```ts
@@ -29,7 +31,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, type Fiber, FiberMap, Option, type Scope } from "effect"
+import { Effect, Fiber, type Scope } from "effect"
 import * as Encoder from "../jsonrpc/Encoder.ts"
 import type { RequestId } from "../jsonrpc/Envelope.ts"
 
@@ -63,6 +65,19 @@ const keyOf = (scope: string, id: RequestId): string => scope === "" ? Encoder.i
 const asId = (u: unknown): RequestId | undefined =>
   typeof u === "string" || (typeof u === "number" && Number.isSafeInteger(u)) ? u : undefined
 
+/** The fibers by key while the scope is open; `undefined` once it closed. */
+interface State {
+  fibers: Map<string, Fiber.Fiber<unknown, unknown>> | undefined
+}
+
+const ignoreStep = (): void => undefined
+
+/**
+ * The interruptor of a fiber registered after the scope closed (`FiberMap`'s internal id, so
+ * that such a fiber's cause reads as it did).
+ */
+const closedInterruptor = -1
+
 /**
  * An empty map whose requests live in the current scope.
  *
@@ -70,16 +85,33 @@ const asId = (u: unknown): RequestId | undefined =>
  * @since 0.1.0
  */
 export const make: Effect.Effect<InFlight, never, Scope.Scope> = Effect.map(
-  FiberMap.make<string, unknown, unknown>(),
-  (fibers): InFlight => {
+  Effect.acquireRelease(
+    Effect.sync((): State => ({ fibers: new Map() })),
+    (state) =>
+      Effect.suspend(() => {
+        const fibers = state.fibers
+        if (fibers === undefined) return Effect.void
+        state.fibers = undefined
+        return Fiber.interruptAll(fibers.values())
+      })
+  ),
+  (state): InFlight => {
     let count = 0
     const cancellers = new Map<Fiber.Fiber<unknown, unknown>, () => void>()
     return {
-      has: (scope, id) => FiberMap.hasUnsafe(fibers, keyOf(scope, id)),
+      has: (scope, id) => state.fibers?.has(keyOf(scope, id)) === true,
       add: (scope, id, fiber, cancel) => {
         const key = keyOf(scope, id)
-        if (FiberMap.hasUnsafe(fibers, key)) return false
-        FiberMap.setUnsafe(fibers, key, fiber)
+        const fibers = state.fibers
+        if (fibers?.has(key) === true) return false
+        if (fibers === undefined) fiber.interruptUnsafe(closedInterruptor)
+        else {
+          fibers.set(key, fiber)
+          fiber.addObserver(() => {
+            const open = state.fibers
+            if (open !== undefined && open.get(key) === fiber) open.delete(key)
+          })
+        }
         count++
         if (cancel !== undefined) cancellers.set(fiber, cancel)
         fiber.addObserver(() => {
@@ -91,16 +123,20 @@ export const make: Effect.Effect<InFlight, never, Scope.Scope> = Effect.map(
       cancel: (scope, id) => {
         const requestId = asId(id)
         if (requestId === undefined) return false
-        const fiber = FiberMap.getUnsafe(fibers, keyOf(scope, requestId))
-        if (Option.isNone(fiber)) return false
-        const cancel = cancellers.get(fiber.value)
-        if (cancel === undefined) fiber.value.interruptUnsafe()
+        const fiber = state.fibers?.get(keyOf(scope, requestId))
+        if (fiber === undefined) return false
+        const cancel = cancellers.get(fiber)
+        if (cancel === undefined) fiber.interruptUnsafe()
         else cancel()
         return true
       },
       size: () => count,
       // Waiting ends when the map is empty, however its fibers ended.
-      awaitEmpty: Effect.ignore(FiberMap.awaitEmpty(fibers))
+      awaitEmpty: Effect.ignore(Effect.whileLoop({
+        while: () => state.fibers !== undefined && state.fibers.size > 0,
+        body: () => Fiber.await(state.fibers!.values().next().value!),
+        step: ignoreStep
+      }))
     }
   }
 )

@@ -33,10 +33,11 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, type Fiber, Predicate, Schema } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, type Fiber, Schema } from "effect"
 import * as Encoder from "../jsonrpc/Encoder.ts"
 import type * as Envelope from "../jsonrpc/Envelope.ts"
 import type { RequestSink } from "./RequestSink.ts"
+import { isObject } from "../wire/internal/IsObject.ts"
 
 /**
  * Why a request to the client produced no result: no answer in time (`Timeout`), the client
@@ -107,7 +108,7 @@ export interface Options {
 }
 
 const readError = (error: unknown): { readonly code: number; readonly message: string; readonly data?: unknown } => {
-  if (!Predicate.isObject(error)) return { code: -32603, message: "The client answered with a malformed error" }
+  if (!isObject(error)) return { code: -32603, message: "The client answered with a malformed error" }
   const code = typeof error["code"] === "number" ? error["code"] : -32603
   const message = typeof error["message"] === "string" ? error["message"] : "(no message)"
   return error["data"] === undefined ? { code, message } : { code, message, data: error["data"] }

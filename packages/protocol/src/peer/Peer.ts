@@ -37,8 +37,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Exit, Fiber, Scope } from "effect"
-import type { Context } from "effect"
+import { Effect, Exit, Fiber } from "effect"
+import type { Context, Scope } from "effect"
 import * as Encoder from "../jsonrpc/Encoder.ts"
 import * as Envelope from "../jsonrpc/Envelope.ts"
 import { InvalidRequest, type McpError, toWire } from "../jsonrpc/McpError.ts"
@@ -288,7 +288,6 @@ const ignoreFailure = () => Effect.void
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<Peer, never, Scope.Scope> {
-  const scope = yield* Scope.Scope
   // Made first, so that its release (interrupting what is left) runs after `closed` is set below.
   const inFlight = yield* InFlight.make
   const services = (yield* Effect.context<never>()) as Context.Context<never>
@@ -385,10 +384,12 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     }
   }
 
-  yield* Scope.addFinalizer(scope, Effect.sync(() => {
-    closed = true
-    outbox.close()
-  }))
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      closed = true
+      outbox.close()
+    })
+  )
 
   return {
     receive: (frame) => Effect.withFiber((fiber) => Effect.sync(() => receiveWith(fiber.context, frame))),

@@ -20,7 +20,8 @@
  *
  * @since 0.1.0
  */
-import { Predicate, Result, Schema } from "effect"
+import { Result, Schema } from "effect"
+import { isObject } from "../../pipeline/internal/IsObject.ts"
 
 interface Described {
   readonly title?: string
@@ -178,13 +179,13 @@ const own = (record: Readonly<Record<string, unknown>>, key: string): unknown =>
 const formats = new Set(["email", "uri", "date", "date-time"])
 const commonKeys = ["type", "title", "description", "default"]
 const isNonNegativeInt = (u: unknown): boolean => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
-const isStringArray = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u) && u.every(Predicate.isString)
+const isStringArray = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u) && u.every((item) => typeof item === "string")
 
 const checkOptions = (options: unknown, where: string): string | undefined => {
   if (!Array.isArray(options) || options.length === 0) return `${where} must be a non-empty array`
   const seen = new Set<string>()
   for (const option of options) {
-    if (!Predicate.isObject(option)) return `${where} entries must be objects`
+    if (!isObject(option)) return `${where} entries must be objects`
     const keys = Object.keys(option)
     if (keys.length !== 2 || typeof option["const"] !== "string" || typeof option["title"] !== "string") {
       return `${where} entries are exactly { const: string, title: string }`
@@ -273,7 +274,7 @@ const checkField = (field: Record<string, unknown>): string | undefined => {
         checkBounds(field, "minItems", "maxItems", isNonNegativeInt, "a non-negative integer")
       if (problem) return problem
       const items = field["items"]
-      if (!Predicate.isObject(items)) return "\"items\" must be an object"
+      if (!isObject(items)) return "\"items\" must be an object"
       const itemKeys = Object.keys(items).toSorted().join(",")
       if (itemKeys === "enum,type") {
         if (items["type"] !== "string") return "\"items.type\" must be \"string\""
@@ -305,7 +306,7 @@ const checkField = (field: Record<string, unknown>): string | undefined => {
  * @since 0.1.0
  */
 export const check = (schema: unknown): ReadonlyArray<string> => {
-  if (!Predicate.isObject(schema)) return ["requestedSchema must be an object"]
+  if (!isObject(schema)) return ["requestedSchema must be an object"]
   const problems: Array<string> = []
   for (const key of Object.keys(schema)) {
     if (!["$schema", "type", "properties", "required"].includes(key)) problems.push(`unknown keyword "${key}"`)
@@ -313,12 +314,12 @@ export const check = (schema: unknown): ReadonlyArray<string> => {
   if (schema["$schema"] !== undefined && typeof schema["$schema"] !== "string") problems.push("\"$schema\" must be a string")
   if (schema["type"] !== "object") problems.push("\"type\" must be \"object\"")
   const properties = schema["properties"]
-  if (!Predicate.isObject(properties)) {
+  if (!isObject(properties)) {
     problems.push("\"properties\" must be an object")
     return problems
   }
   for (const [name, field] of Object.entries(properties)) {
-    const problem = Predicate.isObject(field) ? checkField(field) : "must be an object"
+    const problem = isObject(field) ? checkField(field) : "must be an object"
     if (problem) problems.push(`property "${name}": ${problem}`)
   }
   const required = schema["required"]
@@ -430,7 +431,7 @@ export type Content = Readonly<Record<string, string | number | boolean | Readon
  */
 export const checkContent = (schema: FormSchema, content: unknown): Result.Result<Content, string> => {
   const given = content === undefined ? {} : content
-  if (!Predicate.isObject(given)) return Result.fail("content must be an object")
+  if (!isObject(given)) return Result.fail("content must be an object")
   const kept: Record<string, string | number | boolean | ReadonlyArray<string>> = {}
   for (const name of schema.required ?? []) {
     if (own(given, name) === undefined) return Result.fail(`content.${name} is required`)

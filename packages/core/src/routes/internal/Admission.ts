@@ -28,13 +28,13 @@
  *
  * @since 0.1.0
  */
-import { Predicate } from "effect"
 import { InvalidParams, InvalidRequest, type McpError, UnsupportedProtocolVersion } from "@snodo/protocol/jsonrpc/McpError"
 import { readProgressToken, type RequestMeta } from "../../pipeline/RequestMeta.ts"
 import type { Session } from "../../runtime/Session.ts"
 import * as Meta from "@snodo/protocol/wire/Meta"
 import type { Dialect } from "../Dialect.ts"
 import type { Registry } from "../Revision.ts"
+import { isObject } from "../../pipeline/internal/IsObject.ts"
 
 /**
  * A request admitted: the dialect that speaks its version, and what its `_meta` says.
@@ -77,7 +77,7 @@ export const admit = (
       ? new InvalidParams({ message: `Invalid params: missing _meta with ${Meta.ProtocolVersionKey}` })
       : admitSession(registry, request, session)
   }
-  if (!Predicate.isObject(meta) || Array.isArray(meta)) {
+  if (!isObject(meta) || Array.isArray(meta)) {
     return new InvalidParams({ message: "Invalid params: _meta must be an object" })
   }
   const version = meta[Meta.ProtocolVersionKey]
@@ -138,7 +138,7 @@ const noMeta: Readonly<Record<string, unknown>> = {}
 export const admitFromSession = (version: string) =>
 (session: Session, params: Readonly<Record<string, unknown>>): RequestMeta | McpError => {
   const meta = params["_meta"]
-  const raw = Predicate.isObject(meta) ? meta : noMeta
+  const raw = isObject(meta) ? meta : noMeta
   const progressToken = readProgressToken(raw["progressToken"])
   if (typeof progressToken === "object") return progressToken
   const negotiated = session.negotiated
