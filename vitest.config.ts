@@ -1,6 +1,7 @@
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import { SlowFirst } from "./test/support/SlowFirst.ts"
 
 /**
  * Tests run the packages' TypeScript sources, not their build: the `@snodo/source` export
@@ -32,6 +33,8 @@ export default defineConfig({
     // Two test files at a time on these 2-core machines (Vitest's default leaves one core idle):
     // most files wait on child processes, sockets and PostgreSQL, not on the CPU.
     maxWorkers: 2,
+    // The slowest files first (test/support/SlowFirst.ts), so that the run does not end on one of them.
+    sequence: { sequencer: SlowFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
