@@ -29,13 +29,22 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ["@snodo/source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     // Two test files at a time on these 2-core machines (Vitest's default leaves one core idle):
     // most files wait on child processes, sockets and PostgreSQL, not on the CPU.
     maxWorkers: 2,
     // The slowest files first (test/support/SlowFirst.ts), so that the run does not end on one of them.
     sequence: { sequencer: SlowFirst },
     testTimeout: 30_000,
-    hookTimeout: 30_000
+    hookTimeout: 30_000,
+    projects: [
+      // Cross-package, end-to-end and interop tests: they spawn processes, bind ports, set the
+      // environment of what they spawn; each file in a fresh worker.
+      { extends: true, test: { name: "end-to-end", include: ["test/**/*.test.ts"] } },
+      // The packages' own tests, in-process against the sources: the files share a worker and its
+      // loaded modules (a fresh worker per file spent most of these files' time importing effect
+      // and the sources again, ~0.5 s of CPU each). They keep no state between files: no
+      // environment, globals or process listeners, every server and client scoped to its test.
+      { extends: true, test: { name: "packages", include: ["packages/*/test/**/*.test.ts"], isolate: false } }
+    ]
   }
 })
