@@ -1,7 +1,8 @@
 /**
- * The first step of `npm test`: the system programs some tests drive, installed when they are
- * missing and this machine lets us (root with Debian's `apt-get`, as CI and the development
- * machines are), or named with the command to install them and the tests that will fail without.
+ * One of the first steps of `npm test` (beside the build and the checks, `scripts/test.ts`): the
+ * system programs some tests drive, installed when they are missing and this machine lets us (root
+ * with Debian's `apt-get`, as CI and the development machines are), or named with the command to
+ * install them and the tests that will fail without.
  *
  *   node scripts/system-deps.ts            # install what is missing (when root), report the rest
  *   node scripts/system-deps.ts --check    # report only, install nothing

@@ -1,5 +1,6 @@
 /**
- * The packages as an application gets them. Every package is built and packed with `npm pack`;
+ * The packages as an application gets them. Every package is built (by `npm test` just before, or
+ * here when the file runs alone) and packed with `npm pack`;
  * an app (`test/consumer/app/`: its own package.json, a strict tsconfig.json with
  * `allowImportingTsExtensions: false`, `noPropertyAccessFromIndexSignature` and
  * `skipLibCheck: false`) is written to a folder outside the workspace, installs the tarballs with
@@ -37,7 +38,8 @@ let packed: ReadonlyArray<Packed> = []
 let typecheck: SpawnSyncReturns<string> | undefined
 
 beforeAll(() => {
-  must(run("npm", ["run", "-s", "build"], root, 180_000), "npm run build")
+  // `npm test` (scripts/test.ts) has just built every package and says so; run alone, the test builds.
+  if (process.env["SNODO_TEST_BUILT"] !== "1") must(run("npm", ["run", "-s", "build"], root, 180_000), "npm run build")
   work = mkdtempSync(join(tmpdir(), "snodo-consumer-"))
   app = join(work, "app")
   const tarballs = packWorkspaces(join(work, "packs"))

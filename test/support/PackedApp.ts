@@ -18,11 +18,16 @@ import { fileURLToPath } from "node:url"
 /** The checkout. */
 export const root = fileURLToPath(new URL("../../", import.meta.url))
 
-/** The environment of every process in an app: ours without the checkout's condition or npm's script variables. */
+/**
+ * The environment of every process in an app: ours without the checkout's condition, npm's script
+ * variables or a compile cache in the checkout (the one `vitest.config.ts` sets for the tests: the
+ * app's modules, in a new temporary folder each run, would add ~7 MB to it every run).
+ */
 const keptNpmVariables = new Set(["npm_config_cache", "npm_config_userconfig", "npm_config_globalconfig", "npm_config_registry"])
 export const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) =>
-    key !== "NODE_OPTIONS" && key !== "INIT_CWD" && (!key.startsWith("npm_") || keptNpmVariables.has(key))
+  Object.entries(process.env).filter(([key, value]) =>
+    key !== "NODE_OPTIONS" && key !== "INIT_CWD" && (!key.startsWith("npm_") || keptNpmVariables.has(key)) &&
+    !(key === "NODE_COMPILE_CACHE" && value?.startsWith(root) === true)
   )
 )
 
