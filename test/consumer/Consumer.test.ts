@@ -37,6 +37,13 @@ let clientApp = ""
 let packed: ReadonlyArray<Packed> = []
 let typecheck: SpawnSyncReturns<string> | undefined
 
+/**
+ * The tests that spawn a Node program of the app and wait for it to end (each process bounded at
+ * 60 s): on a 2-core machine the rest of the suite keeps busy, one such start once took over the
+ * default 30 s (a run with the load average at 20). A bound on a hang, not a speed check.
+ */
+const spawnedTestTimeout = 90_000
+
 beforeAll(() => {
   // `npm test` (scripts/test.ts) has just built every package and says so; run alone, the test builds.
   if (process.env["SNODO_TEST_BUILT"] !== "1") must(run("npm", ["run", "-s", "build"], root, 180_000), "npm run build")
@@ -301,16 +308,16 @@ process.stdout.write(JSON.stringify({
 
   it("runs its own check with @snodo/testing's in-memory client", () => {
     // The last line: Effect's default logger writes to stdout too.
-    const out = must(run(process.execPath, ["dist/selftest.js"], app, 30_000), "node dist/selftest.js").trim().split("\n").at(-1)
+    const out = must(run(process.execPath, ["dist/selftest.js"], app, 60_000), "node dist/selftest.js").trim().split("\n").at(-1)
     expect(JSON.parse(out ?? "")).toEqual({ structured: { sum: 3 }, refused: true, tools: ["add", "shout"] })
-  })
+  }, spawnedTestTimeout)
 
   it("installs @snodo/client alone, with no server package, and drives a snodo server with it", () => {
     expect(installedCopies(clientApp, "@snodo/core")).toEqual([])
     expect(installedCopies(clientApp, "@snodo/http")).toEqual([])
     expect(installedCopies(clientApp, "@snodo/protocol")).toEqual([join(clientApp, "node_modules", "@snodo", "protocol")])
     expect(installedCopies(clientApp, "effect")).toEqual([join(clientApp, "node_modules", "effect")])
-    const out = must(run(process.execPath, ["agent.mjs", join(app, "dist", "main.js")], clientApp, 30_000), "node agent.mjs")
+    const out = must(run(process.execPath, ["agent.mjs", join(app, "dist", "main.js")], clientApp, 60_000), "node agent.mjs")
     expect(JSON.parse(out)).toEqual({ era: "2026-07-28", tools: ["add", "shout"], sum: { sum: 3 } })
-  })
+  }, spawnedTestTimeout)
 })
