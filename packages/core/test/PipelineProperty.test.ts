@@ -40,6 +40,15 @@ const wellFormed = (message: Written) => {
   }
 }
 
+/**
+ * Whether a number id's text is an integer in int64 range, as JSON-RPC ids may be (beyond
+ * `Number.MAX_SAFE_INTEGER` the server keeps them exactly and echoes them). The frames checked
+ * against this are `JSON.stringify`'s, so a number's text is `String(id)`: `1e+21` and `1.5` are
+ * not integers as written.
+ */
+const isInt64Lexeme = (text: string): boolean =>
+  /^-?(?:0|[1-9][0-9]*)$/.test(text) && BigInt(text) >= -(2n ** 63n) && BigInt(text) <= 2n ** 63n - 1n
+
 /** A reference classification of a frame, written independently of the pipeline. */
 const expectedCode = (frame: string): number | "result" | "none" => {
   let value: unknown
@@ -53,7 +62,7 @@ const expectedCode = (frame: string): number | "result" | "none" => {
   const message = value as Record<string, unknown>
   const hasId = "id" in message
   const id = message["id"]
-  const idOk = typeof id === "string" ? Buffer.byteLength(id) <= 256 : typeof id === "number" && Number.isSafeInteger(id)
+  const idOk = typeof id === "string" ? Buffer.byteLength(id) <= 256 : typeof id === "number" && isInt64Lexeme(String(id))
   if (!("method" in message) && ("result" in message || "error" in message)) return "none"
   if (hasId && !idOk) return -32600
   if (message["jsonrpc"] !== "2.0") return hasId ? -32600 : "none"
@@ -105,7 +114,12 @@ describe("codec and admission under arbitrary input", () => {
           expect(written[0]?.error?.code).toBe(expected)
           if (expected === -32600 && key === "id") expect(written[0]).not.toHaveProperty("id")
         }),
-        { numRuns: 400 }
+        {
+          numRuns: 400,
+          // Ids at the edges of what the server keeps: past the safe integers (kept as int64), past
+          // int64 (refused), written with an exponent (refused).
+          examples: [["id", 2 ** 53], ["id", -(2 ** 53) - 2], ["id", 2 ** 63], ["id", 1e21], ["id", 1.5]]
+        }
       )
     }))
 
