@@ -12,7 +12,8 @@
  * Any failure ends `npm test` once they all have, before the tests; then `vitest run`, told that
  * the build is fresh (`SNODO_TEST_BUILT=1`: `test/consumer/` packs it rather than building again).
  */
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
+import { constants } from "node:os"
 
 interface Step {
   /** What the output's header names it. */
@@ -32,15 +33,34 @@ const checks: ReadonlyArray<Step> = [
   script("imports")
 ]
 
+/** The children running now: a SIGINT or SIGTERM to `npm test` is passed on to them. */
+const running = new Set<ChildProcess>()
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill(signal)
+    process.exitCode = 128 + constants.signals[signal]
+  })
+}
+
+/** A shell's exit status for a child that ended with `code` or by `signal`. */
+const statusOf = (code: number | null, signal: NodeJS.Signals | null): number =>
+  code ?? (signal === null ? 1 : 128 + constants.signals[signal])
+
 /** Runs a step with its output held; prints it when the step ends; answers whether it passed. */
 const run = (step: Step): Promise<boolean> =>
   new Promise((resolve) => {
     const started = performance.now()
     const child = spawn(step.command, step.args, { stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" })
+    running.add(child)
     const output: Array<Buffer> = []
-    child.stdout.on("data", (chunk: Buffer) => output.push(chunk))
-    child.stderr.on("data", (chunk: Buffer) => output.push(chunk))
+    child.stdout?.on("data", (chunk: Buffer) => output.push(chunk))
+    child.stderr?.on("data", (chunk: Buffer) => output.push(chunk))
+    let ended = false
+    // A child that cannot start emits `error` and then `close`: the step is reported once.
     const end = (passed: boolean, why: string) => {
+      if (ended) return
+      ended = true
+      running.delete(child)
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
       process.stdout.write(`\n> ${step.name} (${seconds} s${why})\n${Buffer.concat(output).toString("utf8")}`)
       resolve(passed)
@@ -53,13 +73,24 @@ const results = await Promise.all(checks.map(run))
 const failed = checks.filter((_, index) => !results[index]).map((step) => step.name)
 if (failed.length > 0) {
   process.stderr.write(`\nnpm test: ${failed.join(", ")} failed; the tests did not run\n`)
-  process.exit(1)
+  // exitCode, not exit(): the steps' output written above is not cut short where stdout is a pipe.
+  process.exitCode ??= 1
+} else if (process.exitCode === undefined) {
+  process.stdout.write("\n> vitest run\n")
+  // The build above is the one test/consumer/ packs: SNODO_TEST_BUILT spares it a second (~4 s).
+  const vitest = spawn(npm, ["run", "-s", "vitest", "--", ...process.argv.slice(2)], {
+    stdio: "inherit",
+    shell: process.platform === "win32",
+    env: { ...process.env, SNODO_TEST_BUILT: "1" }
+  })
+  running.add(vitest)
+  vitest.once("error", (error) => {
+    running.delete(vitest)
+    process.stderr.write(`\nnpm test: vitest failed to start: ${error.message}\n`)
+    process.exitCode = 1
+  })
+  vitest.once("close", (code, signal) => {
+    running.delete(vitest)
+    process.exitCode ??= statusOf(code, signal)
+  })
 }
-process.stdout.write("\n> vitest run\n")
-// The build above is the one test/consumer/ packs: SNODO_TEST_BUILT spares it a second (~4 s).
-const vitest = spawn(npm, ["run", "-s", "vitest", "--", ...process.argv.slice(2)], {
-  stdio: "inherit",
-  shell: process.platform === "win32",
-  env: { ...process.env, SNODO_TEST_BUILT: "1" }
-})
-vitest.once("close", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)))
