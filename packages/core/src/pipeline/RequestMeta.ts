@@ -66,21 +66,20 @@ export const readProgressToken = (token: unknown): string | number | undefined |
   return invalidMeta("progressToken must be a string or an integer")
 }
 
-/** A `clientInfo` member that is absent or a string; its name is only read to word the error. */
+/** A `clientInfo` member that is absent or a string. */
 const optionalString = (value: unknown): boolean => value === undefined || typeof value === "string"
 
 // Each member is read by its own name (a named load), not by a key from a list: a keyed load with
 // changing names goes through V8's megamorphic keyed IC on every request (bench/PROFILE.md).
 const validateClientInfo = (info: unknown): McpError | undefined => {
   if (!isObject(info)) return invalidMeta(`${Meta.ClientInfoKey} must be an object`)
-  const object = info as { readonly [key: string]: unknown }
-  if (typeof object.name !== "string" || typeof object.version !== "string") {
+  if (typeof info.name !== "string" || typeof info.version !== "string") {
     return invalidMeta(`${Meta.ClientInfoKey} needs string name and version`)
   }
-  if (!optionalString(object.title)) return invalidMeta(`${Meta.ClientInfoKey}.title must be a string`)
-  if (!optionalString(object.description)) return invalidMeta(`${Meta.ClientInfoKey}.description must be a string`)
-  if (!optionalString(object.websiteUrl)) return invalidMeta(`${Meta.ClientInfoKey}.websiteUrl must be a string`)
-  if (object.icons !== undefined && !Array.isArray(object.icons)) {
+  if (!optionalString(info.title)) return invalidMeta(`${Meta.ClientInfoKey}.title must be a string`)
+  if (!optionalString(info.description)) return invalidMeta(`${Meta.ClientInfoKey}.description must be a string`)
+  if (!optionalString(info.websiteUrl)) return invalidMeta(`${Meta.ClientInfoKey}.websiteUrl must be a string`)
+  if (info.icons !== undefined && !Array.isArray(info.icons)) {
     return invalidMeta(`${Meta.ClientInfoKey}.icons must be an array`)
   }
   return undefined
@@ -91,13 +90,12 @@ const optionalObject = (value: unknown): boolean => value === undefined || isObj
 
 const validateCapabilities = (capabilities: unknown): McpError | undefined => {
   if (!isObject(capabilities)) return invalidMeta(`${Meta.ClientCapabilitiesKey} must be an object`)
-  const object = capabilities as { readonly [key: string]: unknown }
   const invalid = (field: string) => invalidMeta(`${Meta.ClientCapabilitiesKey}.${field} must be an object`)
-  if (!optionalObject(object.experimental)) return invalid("experimental")
-  if (!optionalObject(object.roots)) return invalid("roots")
-  if (!optionalObject(object.sampling)) return invalid("sampling")
-  if (!optionalObject(object.elicitation)) return invalid("elicitation")
-  if (!optionalObject(object.extensions)) return invalid("extensions")
+  if (!optionalObject(capabilities.experimental)) return invalid("experimental")
+  if (!optionalObject(capabilities.roots)) return invalid("roots")
+  if (!optionalObject(capabilities.sampling)) return invalid("sampling")
+  if (!optionalObject(capabilities.elicitation)) return invalid("elicitation")
+  if (!optionalObject(capabilities.extensions)) return invalid("extensions")
   return undefined
 }
 

@@ -98,7 +98,7 @@ const declaredFailure = (tool: CompiledTool, failure: CompiledFailure, error: un
   if (typeof value === "string") return Effect.succeed({ content: [{ type: "text", text: value }], isError: true })
   const text = { type: "text", text: JSON.stringify(value ?? null) }
   return Effect.succeed(
-    isObject(value) && !Array.isArray(value)
+    isObject(value)
       ? { content: [text], structuredContent: value, isError: true }
       : { content: [text], isError: true }
   )

@@ -5,9 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-
-const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+import { isObject } from "./internal/IsObject.ts"
 
 /**
  * An object whose members are not described (`{ [key: string]: unknown }`: `_meta`, tool
@@ -18,7 +16,7 @@ const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
  * @category schemas
  * @since 0.1.0
  */
-export const UnknownObject: Schema.declare<Readonly<Record<string, unknown>>> = Schema.declare(isPlainObject, {
+export const UnknownObject: Schema.declare<Readonly<Record<string, unknown>>> = Schema.declare(isObject, {
   expected: "object"
 })
 

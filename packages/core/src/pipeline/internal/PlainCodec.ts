@@ -29,6 +29,7 @@
  * @since 0.1.0
  */
 import type { SchemaAST } from "effect"
+import { isObject } from "./IsObject.ts"
 
 /**
  * What a compiled function returns when the schema's own parser must decide.
@@ -56,9 +57,6 @@ export type Mode = "decode" | "decodeJson" | "encodeJson"
 
 /** The parse options `Schema.decodeUnknownExit` runs a declaration with when given none. */
 const defaultOptions = {}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const identity = (value: unknown): unknown => value
 
@@ -166,7 +164,7 @@ const objects = (ast: SchemaAST.Objects, mode: Mode): Plain | undefined => {
   }
   const declared = new Set(fields.map((field) => field.name))
   return (value) => {
-    if (!isRecord(value)) return unsure
+    if (!isObject(value)) return unsure
     const out: Record<string, unknown> = {}
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i]!

@@ -77,7 +77,7 @@ export const admit = (
       ? new InvalidParams({ message: `Invalid params: missing _meta with ${Meta.ProtocolVersionKey}` })
       : admitSession(registry, request, session)
   }
-  if (!isObject(meta) || Array.isArray(meta)) {
+  if (!isObject(meta)) {
     return new InvalidParams({ message: "Invalid params: _meta must be an object" })
   }
   const version = meta[Meta.ProtocolVersionKey]
