@@ -24,7 +24,6 @@
  */
 import { type Context, type Duration, Effect, Layer, Option, type Pipeable } from "effect"
 import { dual } from "effect/Function"
-import * as BasicJsonSchema from "../catalog/BasicJsonSchema.ts"
 import * as Catalog from "../catalog/Catalog.ts"
 import type * as Prompt from "../catalog/Prompt.ts"
 import type * as Resource from "../catalog/Resource.ts"
@@ -206,6 +205,24 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
 }
 
 /**
+ * The core's basic backend (`BasicJsonSchema.make()`), the default validator, loaded by its
+ * `import()` when a server first compiles a raw JSON Schema: a server whose tools are all Effect
+ * Schemas never compiles one, and does not load (parse) the basic backend's compiler at start.
+ * Same name, same compile, same errors as `BasicJsonSchema.make()`.
+ */
+let basic: SchemaValidator["Service"] | undefined
+const basicValidator: SchemaValidator["Service"] = SchemaValidator.of({
+  name: "basic",
+  compile: (schema) =>
+    basic === undefined
+      ? Effect.flatMap(
+        Effect.promise(() => import("../catalog/BasicJsonSchema.ts")),
+        (BasicJsonSchema) => (basic ??= BasicJsonSchema.make()).compile(schema)
+      )
+      : basic.compile(schema)
+})
+
+/**
  * Builds the runtime of a definition. The validator is the application's `SchemaValidator` when it
  * provides one, else the core's basic backend; the dialects are those of the `dialects` option,
  * else the application's registry when provided, else 2026-07-28 only; the executor is the application's `Executor` when provided, else
@@ -226,7 +243,7 @@ export const layer = <R>(server: McpServer<R>): Layer.Layer<
     ServerRuntime.ServerRuntime,
     Effect.gen(function*() {
       const options = server.options
-      const validator = Option.getOrElse(yield* Effect.serviceOption(SchemaValidator), () => BasicJsonSchema.make())
+      const validator = Option.getOrElse(yield* Effect.serviceOption(SchemaValidator), () => basicValidator)
       const dialects = options.dialects === undefined
         ? Option.getOrElse(yield* Effect.serviceOption(DialectRegistry.DialectRegistry), () => DialectRegistry.defaultRegistry)
         : yield* DialectRegistry.make(options.dialects)
