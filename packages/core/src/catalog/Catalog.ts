@@ -31,7 +31,7 @@ import type * as ResourceTemplate from "./ResourceTemplate.ts"
 import { type CompiledSchema, type JsonSchemaDocument, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
 import { jsonSchemaOf } from "./internal/JsonSchemaOf.ts"
 import type * as Tool from "./Tool.ts"
-import * as UriTemplate from "./internal/UriTemplate.ts"
+import type * as UriTemplate from "./internal/UriTemplate.ts"
 
 /**
  * Raised when the catalog cannot be built.
@@ -386,6 +386,19 @@ const describe = (component: Component): string =>
     : `Resource "${component.description.uri}"`
 
 /**
+ * The URI template parser and matcher (`internal/UriTemplate`, with `UriTemplateMatcher`), loaded
+ * by its `import()` when a catalog first compiles a resource template: a server without templates
+ * does not load (parse) them at start. A `parsed` template exists only once it is loaded (only its
+ * `parse` makes one), so {@link matchTemplate} reads it synchronously.
+ */
+let uriTemplates: typeof UriTemplate | undefined
+const loadUriTemplates: Effect.Effect<typeof UriTemplate> = Effect.suspend(() =>
+  uriTemplates === undefined
+    ? Effect.map(Effect.promise(() => import("./internal/UriTemplate.ts")), (loaded) => (uriTemplates = loaded))
+    : Effect.succeed(uriTemplates)
+)
+
+/**
  * Builds a catalog, or says why it cannot be built.
  *
  * @category constructors
@@ -416,6 +429,7 @@ export const make = Effect.fnUntraced(function*(
       if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)
     } else if ("complete" in component) {
+      const UriTemplate = yield* loadUriTemplates
       const source = component.description.uriTemplate
       const parsed = UriTemplate.parse(source)
       if (parsed instanceof UriTemplate.UriTemplateError) {
@@ -439,10 +453,13 @@ export const make = Effect.fnUntraced(function*(
       resources.set(uri, component)
     }
   }
-  for (const uri of resources.keys()) {
-    const clash = templates.find((template) => UriTemplate.matchesExact(template.parsed, uri))
-    if (clash) {
-      return yield* new CatalogError({ message: `Resource "${uri}" is also matched by template "${clash.parsed.source}"` })
+  if (templates.length > 0) {
+    const UriTemplate = yield* loadUriTemplates
+    for (const uri of resources.keys()) {
+      const clash = templates.find((template) => UriTemplate.matchesExact(template.parsed, uri))
+      if (clash) {
+        return yield* new CatalogError({ message: `Resource "${uri}" is also matched by template "${clash.parsed.source}"` })
+      }
     }
   }
   const promptWire = [...prompts.values()].map((prompt) =>
@@ -477,7 +494,7 @@ export const matchTemplate = (
   uri: string
 ): { readonly template: CompiledTemplate; readonly variables: Readonly<Record<string, string | ReadonlyArray<string>>> } | undefined => {
   for (const template of catalog.templates) {
-    const variables = UriTemplate.match(template.parsed, uri)
+    const variables = uriTemplates!.match(template.parsed, uri)
     if (variables !== undefined) return { template, variables }
   }
   return undefined
