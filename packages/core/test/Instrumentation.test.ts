@@ -13,18 +13,19 @@ const queued = () => 0
 const backend = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
 
 describe("Instrumentation.make", () => {
-  it("observes nothing by default, nor with Effect's native tracer, nor with tracing off", () => {
-    expect(Instrumentation.make(Context.empty(), queued)).toBeUndefined()
-    expect(Instrumentation.make(Context.make(Tracer.Tracer, Tracer.nativeTracer), queued)).toBeUndefined()
-    const off = Context.make(Tracer.Tracer, backend).pipe(Context.add(Observability, { tracing: false, metrics: false }))
-    expect(Instrumentation.make(off, queued)).toBeUndefined()
-  })
+  it.effect("observes nothing by default, nor with Effect's native tracer, nor with tracing off", () =>
+    Effect.gen(function*() {
+      expect(yield* Instrumentation.make(Context.empty(), queued)).toBeUndefined()
+      expect(yield* Instrumentation.make(Context.make(Tracer.Tracer, Tracer.nativeTracer), queued)).toBeUndefined()
+      const off = Context.make(Tracer.Tracer, backend).pipe(Context.add(Observability, { tracing: false, metrics: false }))
+      expect(yield* Instrumentation.make(off, queued)).toBeUndefined()
+    }))
 
   it.effect("observes with a tracing backend, with metrics, or with an event hub", () =>
     Effect.gen(function*() {
-      expect(Instrumentation.make(Context.make(Tracer.Tracer, backend), queued)).toBeDefined()
-      expect(Instrumentation.make(Context.make(Observability, { tracing: "auto", metrics: true }), queued)).toBeDefined()
+      expect(yield* Instrumentation.make(Context.make(Tracer.Tracer, backend), queued)).toBeDefined()
+      expect(yield* Instrumentation.make(Context.make(Observability, { tracing: "auto", metrics: true }), queued)).toBeDefined()
       const events = yield* McpEvents.make()
-      expect(Instrumentation.make(Context.make(McpEvents.McpEvents, events), queued)).toBeDefined()
+      expect(yield* Instrumentation.make(Context.make(McpEvents.McpEvents, events), queued)).toBeDefined()
     }))
 })

@@ -27,7 +27,6 @@ import { Cause, Context, Effect, Exit } from "effect"
 import type { Catalog, CatalogError } from "../catalog/Catalog.ts"
 import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
 import * as Extension from "../routes/Extension.ts"
-import * as ClientInput from "./ClientInput.ts"
 import * as Instrumentation from "./Instrumentation.ts"
 import * as Round from "./Round.ts"
 import type { Keyring } from "../mrtr/Keyring.ts"
@@ -162,7 +161,13 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const preferred = dialects.dialects[0]!
   const hub = parts.hub === undefined ? undefined : CatalogViews.visibleHub(parts.hub, catalog, policy)
   const filters: Array<Listen.ExtensionFilter> = []
-  const instrumentation = Instrumentation.make(parts.services, executor.queued)
+  const instrumentation = yield* Instrumentation.make(parts.services, executor.queued)
+  // The initialize era's input requests (a dialect whose `inputs` are "requests", 2025-11-25),
+  // loaded by its `import()` here when a registered dialect needs them: a server that does not
+  // enable that era does not load (parse) them. Every request's dialect is a registered one.
+  // (A registry whose `get` answers a dialect it does not list loads them at that dialect's first request.)
+  const loadClientInput = Effect.promise(() => import("./ClientInput.ts"))
+  let clientInput = dialects.dialects.some((dialect) => dialect.inputs === "requests") ? yield* loadClientInput : undefined
   const provider = RequestServices.make(settings, parts.services, instrumentation)
   const environment: Route.Environment = {
     settings,
@@ -199,6 +204,9 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       message: `cache hints for methods that are not cacheable: ${uncacheable.join(", ")} (cacheable: ${cacheable.join(", ")})`
     })
   }
+
+  const withClientInput = <A, E>(run: (module: typeof import("./ClientInput.ts")) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    clientInput === undefined ? Effect.flatMap(loadClientInput, (loaded) => run(clientInput = loaded)) : run(clientInput)
 
   const keyring = parts.keyring ?? generateKeyring()
   // Warned once, when a round first seals state with the ephemeral key (a server whose handlers
@@ -303,11 +311,13 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     let body: Effect.Effect<Route.Reply, McpError>
     if (route.mayAskInput) {
       body = dialect.inputs === "requests"
-        ? ClientInput.run(
-          { requests: context.session?.requests, sink: context.sink, timeout: settings.clientRequestTimeout },
-          meta,
-          provideWith,
-          (provide) => bounded(callWith(provide))
+        ? withClientInput((ClientInput) =>
+          ClientInput.run(
+            { requests: context.session?.requests, sink: context.sink, timeout: settings.clientRequestTimeout },
+            meta,
+            provideWith,
+            (provide) => bounded(callWith(provide))
+          )
         )
         : Immediate.flatMap(
           Round.run(keyring, request, meta, principal.id, provideWith, (provide) => bounded(callWith(provide)), context.span),
