@@ -20,6 +20,7 @@
  */
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as ComponentOptions from "./ComponentOptions.ts"
+import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import * as PlainCodec from "../pipeline/internal/PlainCodec.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
@@ -391,12 +392,7 @@ const describe = (component: Component): string =>
  * does not load (parse) them at start. A `parsed` template exists only once it is loaded (only its
  * `parse` makes one), so {@link matchTemplate} reads it synchronously.
  */
-let uriTemplates: typeof UriTemplate | undefined
-const loadUriTemplates: Effect.Effect<typeof UriTemplate> = Effect.suspend(() =>
-  uriTemplates === undefined
-    ? Effect.map(Effect.promise(() => import("./internal/UriTemplate.ts")), (loaded) => (uriTemplates = loaded))
-    : Effect.succeed(uriTemplates)
-)
+const uriTemplates = LazyModule.make(() => import("./internal/UriTemplate.ts"))
 
 /**
  * Builds a catalog, or says why it cannot be built.
@@ -429,7 +425,7 @@ export const make = Effect.fnUntraced(function*(
       if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)
     } else if ("complete" in component) {
-      const UriTemplate = yield* loadUriTemplates
+      const UriTemplate = yield* uriTemplates.load
       const source = component.description.uriTemplate
       const parsed = UriTemplate.parse(source)
       if (parsed instanceof UriTemplate.UriTemplateError) {
@@ -454,7 +450,7 @@ export const make = Effect.fnUntraced(function*(
     }
   }
   if (templates.length > 0) {
-    const UriTemplate = yield* loadUriTemplates
+    const UriTemplate = yield* uriTemplates.load
     for (const uri of resources.keys()) {
       const clash = templates.find((template) => UriTemplate.matchesExact(template.parsed, uri))
       if (clash) {
@@ -494,7 +490,7 @@ export const matchTemplate = (
   uri: string
 ): { readonly template: CompiledTemplate; readonly variables: Readonly<Record<string, string | ReadonlyArray<string>>> } | undefined => {
   for (const template of catalog.templates) {
-    const variables = uriTemplates!.match(template.parsed, uri)
+    const variables = uriTemplates.loaded()!.match(template.parsed, uri)
     if (variables !== undefined) return { template, variables }
   }
   return undefined

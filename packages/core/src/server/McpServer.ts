@@ -38,6 +38,7 @@ import * as DialectRegistry from "../dialects/DialectRegistry.ts"
 
 export type { BuiltInVersion } from "../dialects/DialectRegistry.ts"
 import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
+import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import type { Dialect } from "../routes/Dialect.ts"
 import { AuthorizationPolicy } from "../runtime/Authorization.ts"
 import type { CacheHint } from "../pipeline/Shaping.ts"
@@ -210,15 +211,13 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
  * Schemas never compiles one, and does not load (parse) the basic backend's compiler at start.
  * Same name, same compile, same errors as `BasicJsonSchema.make()`.
  */
+const basicJsonSchema = LazyModule.make(() => import("../catalog/BasicJsonSchema.ts"))
 let basic: SchemaValidator["Service"] | undefined
 const basicValidator: SchemaValidator["Service"] = SchemaValidator.of({
   name: "basic",
   compile: (schema) =>
     basic === undefined
-      ? Effect.flatMap(
-        Effect.promise(() => import("../catalog/BasicJsonSchema.ts")),
-        (BasicJsonSchema) => (basic ??= BasicJsonSchema.make()).compile(schema)
-      )
+      ? Effect.flatMap(basicJsonSchema.load, (BasicJsonSchema) => (basic ??= BasicJsonSchema.make()).compile(schema))
       : basic.compile(schema)
 })
 

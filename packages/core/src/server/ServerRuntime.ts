@@ -26,6 +26,7 @@
 import { Cause, Context, Effect, Exit } from "effect"
 import type { Catalog, CatalogError } from "../catalog/Catalog.ts"
 import { ConfigurationError } from "../pipeline/ConfigurationError.ts"
+import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import * as Extension from "../routes/Extension.ts"
 import * as Instrumentation from "./Instrumentation.ts"
 import * as Round from "./Round.ts"
@@ -147,6 +148,9 @@ const errorOutcome = (id: Envelope.RequestId | null, error: McpError, dialect: D
   }
 }
 
+/** The initialize era's input requests (`ClientInput`), loaded when a runtime enables that era. */
+const clientInput = LazyModule.make(() => import("./ClientInput.ts"))
+
 const ephemeralWarning =
   "No Keyring configured: MRTR request state is sealed with an ephemeral key, so input_required rounds will not survive a restart or cross instances"
 
@@ -166,8 +170,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   // loaded by its `import()` here when a registered dialect needs them: a server that does not
   // enable that era does not load (parse) them. Every request's dialect is a registered one.
   // (A registry whose `get` answers a dialect it does not list loads them at that dialect's first request.)
-  const loadClientInput = Effect.promise(() => import("./ClientInput.ts"))
-  let clientInput = dialects.dialects.some((dialect) => dialect.inputs === "requests") ? yield* loadClientInput : undefined
+  if (dialects.dialects.some((dialect) => dialect.inputs === "requests")) yield* clientInput.load
   const provider = RequestServices.make(settings, parts.services, instrumentation)
   const environment: Route.Environment = {
     settings,
@@ -204,9 +207,6 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
       message: `cache hints for methods that are not cacheable: ${uncacheable.join(", ")} (cacheable: ${cacheable.join(", ")})`
     })
   }
-
-  const withClientInput = <A, E>(run: (module: typeof import("./ClientInput.ts")) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-    clientInput === undefined ? Effect.flatMap(loadClientInput, (loaded) => run(clientInput = loaded)) : run(clientInput)
 
   const keyring = parts.keyring ?? generateKeyring()
   // Warned once, when a round first seals state with the ephemeral key (a server whose handlers
@@ -311,7 +311,7 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
     let body: Effect.Effect<Route.Reply, McpError>
     if (route.mayAskInput) {
       body = dialect.inputs === "requests"
-        ? withClientInput((ClientInput) =>
+        ? LazyModule.use(clientInput, (ClientInput) =>
           ClientInput.run(
             { requests: context.session?.requests, sink: context.sink, timeout: settings.clientRequestTimeout },
             meta,
