@@ -196,6 +196,21 @@ const throughBarrels = (own: string): Plugin => {
 }
 
 /**
+ * Public modules that a server loads only when its own code imports them, by package (paths under
+ * `src/`): kept out of the eager chunk as a module loaded by `import()` is, with what only they
+ * need, so a server that does not import them does not read or parse them at start; one that does
+ * loads them from their own file (and a chunk of what they share with a lazy module). Nothing else
+ * of the package imports them at load time (the build checks: a module of the eager chunk that
+ * imports one would load it at every start anyway).
+ *
+ * - core's `Input` (the asks of a handler that elicits, samples or lists roots: its forms and
+ *   their checks). The runtime needs only the session service, `mrtr/internal/McpInput`.
+ */
+const apart: Readonly<Record<string, ReadonlyArray<string>>> = {
+  core: ["mrtr/Input.ts"]
+}
+
+/**
  * The chunk of a module in a folder (the packages with floors: protocol, core): the package's one
  * eager chunk, when a public module needs it at load time; otherwise (a module loaded by
  * `import()`, or needed only by one) Rollup's choice, so it stays lazy. Modules at the root of
@@ -209,9 +224,10 @@ const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
   let eager: Set<string> | undefined
   let served: Set<string> | undefined
   const server = join(src, "NodeServe.ts")
+  const optional = new Set((apart[relative(packages, dirname(src))] ?? []).map((path) => join(src, path)))
   const eagerModules = (info: GetModuleInfo, from: ReadonlyArray<string>): Set<string> => {
     const found = new Set<string>()
-    const isLazy = (id: string) => (info(id)?.dynamicImporters.length ?? 0) > 0
+    const isLazy = (id: string) => (info(id)?.dynamicImporters.length ?? 0) > 0 || optional.has(id)
     const pending = from.filter((id) => !isLazy(id))
     while (pending.length > 0) {
       const id = pending.pop()!
@@ -224,7 +240,16 @@ const eagerChunk = (src: string, entries: ReadonlyArray<string>) => {
     return found
   }
   return (id: string, { getModuleInfo }: { readonly getModuleInfo: GetModuleInfo }): string | undefined => {
-    eager ??= eagerModules(getModuleInfo, entries)
+    if (eager === undefined) {
+      eager = eagerModules(getModuleInfo, entries)
+      for (const module of eager) {
+        if (relative(src, module).split(sep).length === 1) continue // a barrel: a file of its own
+        const imported = getModuleInfo(module)?.importedIds.find((other) => optional.has(other))
+        if (imported !== undefined) {
+          throw new Error(`${relative(packages, module)} imports ${relative(packages, imported)} at load time, which bundle-dist's \`apart\` keeps out of the eager chunk`)
+        }
+      }
+    }
     if (!eager.has(id)) return undefined
     if (relative(src, id).split(sep).length > 1) return "eager"
     // `@snodo/http`'s one-call server: every module it needs at load time in one chunk, which the

@@ -36,7 +36,7 @@ import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 import type { RequestSink } from "@snodo/protocol/peer/RequestSink"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
-import { requestProblem } from "./Round.ts"
+import { requestProblem } from "../mrtr/internal/RequestProblem.ts"
 
 /**
  * Where a request's asks go.

@@ -19,17 +19,16 @@ import { InvalidParams, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import type { JsonValue } from "@snodo/protocol/wire/Json"
 import type { InputRequest } from "@snodo/protocol/wire/Mrtr"
 import * as AskedKeys from "../mrtr/AskedKeys.ts"
-import * as ElicitationForm from "../mrtr/internal/ElicitationForm.ts"
 import type { Ask, Session } from "../mrtr/Input.ts"
 import * as InputCapabilities from "../mrtr/InputCapabilities.ts"
 import * as InputRequired from "../mrtr/InputRequired.ts"
 import * as Semconv from "@snodo/protocol/methods/Semconv"
 import type { Keyring } from "../mrtr/Keyring.ts"
 import * as RequestState from "../mrtr/RequestState.ts"
-import * as Sampling from "../mrtr/internal/Sampling.ts"
 import type { Provide } from "../routes/Route.ts"
 import type { ProvideWith } from "../runtime/internal/RequestServices.ts"
 import * as Immediate from "@snodo/protocol/peer/Immediate"
+import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import { isObject } from "../pipeline/internal/IsObject.ts"
 
 /** How a handler's effect gets its request services (see routes/Route). */
@@ -96,34 +95,10 @@ const own = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined
 const defect = (message: string) => Effect.die(new Error(message))
 
 /**
- * The problem with a wire input request a low-level handler returned, if any.
- *
- * @category combinators
- * @since 0.1.0
+ * The checks of the input requests a low-level handler returns (with the elicitation form and
+ * sampling rules), loaded when a round first ends with such requests.
  */
-export const requestProblem = (request: unknown): string | undefined => {
-  if (!isObject(request)) return "must be an object"
-  const params = request["params"]
-  switch (request["method"]) {
-    case "elicitation/create": {
-      if (!isObject(params) || typeof params["message"] !== "string" || params["message"] === "") {
-        return "elicitation needs params with a message"
-      }
-      if (params["mode"] === "url") return typeof params["url"] === "string" ? ElicitationForm.checkUrl(params["url"]) : "url must be a string"
-      if (params["mode"] !== undefined && params["mode"] !== "form") return "mode must be form or url"
-      const problems = ElicitationForm.check(params["requestedSchema"])
-      return problems.length === 0 ? undefined : problems.join("; ")
-    }
-    case "sampling/createMessage": {
-      const problems = Sampling.checkRequest(params)
-      return problems.length === 0 ? undefined : problems.join("; ")
-    }
-    case "roots/list":
-      return params === undefined || isObject(params) ? undefined : "params must be an object"
-    default:
-      return "method must be elicitation/create, sampling/createMessage or roots/list"
-  }
-}
+const requestProblems = LazyModule.make(() => import("../mrtr/internal/RequestProblem.ts"))
 
 /**
  * The session of one round. Its maps are made on first use: most handlers never ask for input,
@@ -329,6 +304,7 @@ const inputRequired = <A>(
     if (stopped._tag === "Returned") {
       inputRequests = { ...stopped.value.inputRequests }
       raw = stopped.value.requestState
+      const { requestProblem } = yield* requestProblems.load
       for (const [key, input] of Object.entries(inputRequests)) {
         const problem = requestProblem(input)
         if (problem !== undefined) return yield* defect(`InputRequired request "${key}": ${problem}`)

@@ -10,8 +10,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Tracer } from "effect"
-import type { Session } from "../../mrtr/Input.ts"
-import { McpInput } from "../../mrtr/Input.ts"
+import { McpInput, type Session } from "../../mrtr/internal/McpInput.ts"
 import type { RequestMeta } from "../../pipeline/RequestMeta.ts"
 import type { Observers } from "./Observers.ts"
 import type * as Envelope from "@snodo/protocol/jsonrpc/Envelope"
