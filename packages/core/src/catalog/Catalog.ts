@@ -26,7 +26,7 @@ import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
 import * as PlainStruct from "./internal/PlainStruct.ts"
 import * as SchemaOrigin from "./internal/SchemaOrigin.ts"
-import * as Prompt from "./Prompt.ts"
+import type * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
 import { type CompiledSchema, type JsonSchemaDocument, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
@@ -395,6 +395,13 @@ const describe = (component: Component): string =>
 const uriTemplates = LazyModule.make(() => import("./internal/UriTemplate.ts"))
 
 /**
+ * `Prompt`, for the checks of a prompt's arguments schema: loaded when a catalog first checks one
+ * (an application that defines a prompt has loaded it already), so a server without prompts does
+ * not load (parse) it at start.
+ */
+const promptModule = LazyModule.make(() => import("./Prompt.ts"))
+
+/**
  * Builds a catalog, or says why it cannot be built.
  *
  * @category constructors
@@ -421,7 +428,7 @@ export const make = Effect.fnUntraced(function*(
       if (component.argumentsSchema !== undefined && !SchemaOrigin.isOurs(component.argumentsSchema)) {
         return yield* new CatalogError({ message: `Prompt "${component.name}": ${SchemaOrigin.anotherCopy("arguments")}` })
       }
-      const problems = component.argumentsSchema === undefined ? [] : Prompt.argumentsProblems(component.argumentsSchema)
+      const problems = component.argumentsSchema === undefined ? [] : (yield* promptModule.load).argumentsProblems(component.argumentsSchema)
       if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)
     } else if ("complete" in component) {
