@@ -20,19 +20,18 @@
  */
 import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
 import * as ComponentOptions from "./ComponentOptions.ts"
-import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import * as PlainCodec from "../pipeline/internal/PlainCodec.ts"
 import * as HeaderParams from "@snodo/protocol/methods/HeaderParams"
 import * as Pagination from "./Pagination.ts"
 import * as PlainStruct from "./internal/PlainStruct.ts"
 import * as SchemaOrigin from "./internal/SchemaOrigin.ts"
-import type * as Prompt from "./Prompt.ts"
+import * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as ResourceTemplate from "./ResourceTemplate.ts"
 import { type CompiledSchema, type JsonSchemaDocument, SchemaValidator, type ValidationIssue } from "./SchemaValidator.ts"
 import { jsonSchemaOf } from "./internal/JsonSchemaOf.ts"
 import type * as Tool from "./Tool.ts"
-import type * as UriTemplate from "./internal/UriTemplate.ts"
+import * as UriTemplate from "./internal/UriTemplate.ts"
 
 /**
  * Raised when the catalog cannot be built.
@@ -387,21 +386,6 @@ const describe = (component: Component): string =>
     : `Resource "${component.description.uri}"`
 
 /**
- * The URI template parser and matcher (`internal/UriTemplate`, with `UriTemplateMatcher`), loaded
- * by its `import()` when a catalog first compiles a resource template: a server without templates
- * does not load (parse) them at start. A `parsed` template exists only once it is loaded (only its
- * `parse` makes one), so {@link matchTemplate} reads it synchronously.
- */
-const uriTemplates = LazyModule.make(() => import("./internal/UriTemplate.ts"))
-
-/**
- * `Prompt`, for the checks of a prompt's arguments schema: loaded when a catalog first checks one
- * (an application that defines a prompt has loaded it already), so a server without prompts does
- * not load (parse) it at start.
- */
-const promptModule = LazyModule.make(() => import("./Prompt.ts"))
-
-/**
  * Builds a catalog, or says why it cannot be built.
  *
  * @category constructors
@@ -428,11 +412,10 @@ export const make = Effect.fnUntraced(function*(
       if (component.argumentsSchema !== undefined && !SchemaOrigin.isOurs(component.argumentsSchema)) {
         return yield* new CatalogError({ message: `Prompt "${component.name}": ${SchemaOrigin.anotherCopy("arguments")}` })
       }
-      const problems = component.argumentsSchema === undefined ? [] : (yield* promptModule.load).argumentsProblems(component.argumentsSchema)
+      const problems = component.argumentsSchema === undefined ? [] : Prompt.argumentsProblems(component.argumentsSchema)
       if (problems.length > 0) return yield* new CatalogError({ message: `Prompt "${component.name}": ${problems.join("; ")}` })
       prompts.set(component.name, component)
     } else if ("complete" in component) {
-      const UriTemplate = yield* uriTemplates.load
       const source = component.description.uriTemplate
       const parsed = UriTemplate.parse(source)
       if (parsed instanceof UriTemplate.UriTemplateError) {
@@ -456,13 +439,10 @@ export const make = Effect.fnUntraced(function*(
       resources.set(uri, component)
     }
   }
-  if (templates.length > 0) {
-    const UriTemplate = yield* uriTemplates.load
-    for (const uri of resources.keys()) {
-      const clash = templates.find((template) => UriTemplate.matchesExact(template.parsed, uri))
-      if (clash) {
-        return yield* new CatalogError({ message: `Resource "${uri}" is also matched by template "${clash.parsed.source}"` })
-      }
+  for (const uri of resources.keys()) {
+    const clash = templates.find((template) => UriTemplate.matchesExact(template.parsed, uri))
+    if (clash) {
+      return yield* new CatalogError({ message: `Resource "${uri}" is also matched by template "${clash.parsed.source}"` })
     }
   }
   const promptWire = [...prompts.values()].map((prompt) =>
@@ -497,7 +477,7 @@ export const matchTemplate = (
   uri: string
 ): { readonly template: CompiledTemplate; readonly variables: Readonly<Record<string, string | ReadonlyArray<string>>> } | undefined => {
   for (const template of catalog.templates) {
-    const variables = uriTemplates.loaded()!.match(template.parsed, uri)
+    const variables = UriTemplate.match(template.parsed, uri)
     if (variables !== undefined) return { template, variables }
   }
   return undefined
