@@ -109,6 +109,21 @@ const lazyModules = (src: string): ReadonlySet<string> => {
 }
 
 /**
+ * Public modules that a server loads only when its own code imports them, by package (paths under
+ * `src/`): kept out of the eager chunk as a module loaded by `import()` is, with what only they
+ * need, so a server that does not import them does not read or parse them at start; one that does
+ * loads them from their own file (and a chunk of what they share with a lazy module). Nothing else
+ * of the package imports them at load time (the build checks: a module of the eager chunk that
+ * imports one would load it at every start anyway).
+ *
+ * - core's `Input` (the asks of a handler that elicits, samples or lists roots: its forms and
+ *   their checks). The runtime needs only the session service, `mrtr/internal/McpInput`.
+ */
+const apart: Readonly<Record<string, ReadonlyArray<string>>> = {
+  core: ["mrtr/Input.ts"]
+}
+
+/**
  * Where each public module of every package is re-exported by one of that package's barrels (its
  * root-level entries, `index.ts` first): `"@snodo/protocol/wire/Tools"` → `["@snodo/protocol",
  * "Tools"]`, `"@snodo/core/transport/ServerRuntime"` → `["@snodo/core/transport", "ServerRuntime"]`.
@@ -135,12 +150,13 @@ const barrelOf = (): ReadonlyMap<string, readonly [specifier: string, name: stri
       if (/^\.\/src\/[^/]+\.ts$/.test(source)) barrels.push([specifier, source])
     }
     barrels.sort(([a], [b]) => (a === manifest.name ? -1 : b === manifest.name ? 1 : 0))
-    // A barrel that re-exports by name a module the package loads with `import()` imports that
-    // module's file at once: an import through it would load the lazy module too, so imports of
-    // its modules keep their own paths.
-    const lazy = lazyModules(join(packages, dir, "src"))
+    // A barrel that re-exports (by name or as a namespace) a module the package loads with
+    // `import()`, or one it keeps `apart`, imports that module's files at once: an import through
+    // it would load them too (the root entry re-exports `BasicJsonSchema` and `Input`), so imports
+    // of its modules keep their own paths.
+    const lazy = new Set([...lazyModules(join(packages, dir, "src")), ...(apart[dir] ?? []).map((path) => join(packages, dir, "src", path))])
     const eagerBarrels = barrels.filter(([, source]) =>
-      ![...readFileSync(join(packages, dir, source), "utf8").matchAll(/^export \{[^}]*\} from "(\.\/[^"]+)"/gm)]
+      ![...readFileSync(join(packages, dir, source), "utf8").matchAll(/^export (?:\{[^}]*\}|\* as \w+) from "(\.\/[^"]+)"/gm)]
         .some(([, from]) => lazy.has(resolve(join(packages, dir, "src"), from!)))
     )
     // A barrel's `export * as Name from "./path.ts"` (or from another package's module).
@@ -193,21 +209,6 @@ const throughBarrels = (own: string): Plugin => {
       return rewritten === code ? null : { code: rewritten, map: null }
     }
   }
-}
-
-/**
- * Public modules that a server loads only when its own code imports them, by package (paths under
- * `src/`): kept out of the eager chunk as a module loaded by `import()` is, with what only they
- * need, so a server that does not import them does not read or parse them at start; one that does
- * loads them from their own file (and a chunk of what they share with a lazy module). Nothing else
- * of the package imports them at load time (the build checks: a module of the eager chunk that
- * imports one would load it at every start anyway).
- *
- * - core's `Input` (the asks of a handler that elicits, samples or lists roots: its forms and
- *   their checks). The runtime needs only the session service, `mrtr/internal/McpInput`.
- */
-const apart: Readonly<Record<string, ReadonlyArray<string>>> = {
-  core: ["mrtr/Input.ts"]
 }
 
 /**
