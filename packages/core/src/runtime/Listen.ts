@@ -42,6 +42,7 @@ import type { RequestId } from "@snodo/protocol/jsonrpc/Envelope"
 import { InternalError, type McpError } from "@snodo/protocol/jsonrpc/McpError"
 import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import { idValue, subscriptionMeta } from "./internal/ListenModel.ts"
+import { listenStream } from "./internal/ListenStreamModule.ts"
 import type { End, Input, Limits, Streams, Support } from "./internal/ListenModel.ts"
 
 export { DroppedKey, idValue } from "./internal/ListenModel.ts"
@@ -154,9 +155,6 @@ export const overflowError = (queue: number): InternalError =>
   })
 
 
-/** The stream itself (internal/ListenStream), loaded at the first `subscriptions/listen`. */
-const stream = LazyModule.make(() => import("./internal/ListenStream.ts"))
-
 /**
  * Serves one stream until the server ends it (the client ending it interrupts this effect). Fails
  * before the acknowledgement only: -32602 for a bad filter, -32021 for an extension's key the
@@ -165,4 +163,4 @@ const stream = LazyModule.make(() => import("./internal/ListenStream.ts"))
  * @category combinators
  * @since 0.1.0
  */
-export const run = (input: Input): Effect.Effect<End, McpError> => LazyModule.use(stream, (Stream) => Stream.run(input))
+export const run = (input: Input): Effect.Effect<End, McpError> => LazyModule.use(listenStream, (Stream) => Stream.run(input))

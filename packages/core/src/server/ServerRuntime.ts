@@ -47,6 +47,7 @@ import { checkInvocation } from "../runtime/internal/Invocation.ts"
 import * as CatalogViews from "../runtime/internal/CatalogViews.ts"
 import type { Component as ExecutorComponent, Executor } from "../runtime/Executor.ts"
 import * as Listen from "../runtime/Listen.ts"
+import { listenStream } from "../runtime/internal/ListenStreamModule.ts"
 import { fromContext, type Principal } from "../runtime/Principal.ts"
 import * as RequestServices from "../runtime/internal/RequestServices.ts"
 import type { RequestContext } from "../runtime/RequestContext.ts"
@@ -164,6 +165,9 @@ export const make = Effect.fnUntraced(function*(parts: Parts): Effect.fn.Return<
   const { catalog, dialects, executor, policy, settings } = parts
   const preferred = dialects.dialects[0]!
   const hub = parts.hub === undefined ? undefined : CatalogViews.visibleHub(parts.hub, catalog, policy)
+  // A runtime that serves `subscriptions/listen` (it has a hub) loads the stream's machinery now,
+  // so its first stream starts as every later one does.
+  if (hub !== undefined) yield* listenStream.load
   const filters: Array<Listen.ExtensionFilter> = []
   const instrumentation = yield* Instrumentation.make(parts.services, executor.queued)
   // The initialize era's input requests (a dialect whose `inputs` are "requests", 2025-11-25),
