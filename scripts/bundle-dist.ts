@@ -284,6 +284,24 @@ const fastNamespaces: Plugin = {
   }
 }
 
+/**
+ * A public module whose code is in a chunk (a facade: `export { … } from "../chunks/X.js"`) gets
+ * from Rollup a bare `import "…"` of each chunk its module's dependencies are in, to keep their
+ * evaluation order. The packages declare `"sideEffects": false` and each chunk imports its own
+ * dependencies, so those imports order nothing; a bundler that reads `sideEffects` drops them and
+ * warns about each (esbuild's `ignored-bare-import`, at every build of a server that imports the
+ * module, or a module that loads it by `import()`, as `McpServer` loads `BasicJsonSchema`). They are
+ * removed from facades (lines stay, so the source map holds).
+ */
+const facadesWithoutBareImports: Plugin = {
+  name: "snodo-facades-without-bare-imports",
+  renderChunk: (code, chunk) => {
+    if (!chunk.isEntry || Object.keys(chunk.modules).some((id) => chunk.modules[id]!.renderedLength > 0)) return null
+    const rewritten = code.replace(/^import '\.[^']*';$/gm, "")
+    return rewritten === code ? null : { code: rewritten, map: null }
+  }
+}
+
 /** Removes the JavaScript (and its maps) of an earlier build; declarations stay. */
 const removeJavaScript = (dir: string): void => {
   if (!existsSync(dir)) return
@@ -321,7 +339,7 @@ const bundle = async (dir: string): Promise<void> => {
     hoistTransitiveImports: false,
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name]-[hash].js",
-    plugins: [fastNamespaces],
+    plugins: [fastNamespaces, facadesWithoutBareImports],
     manualChunks: eagerChunk(join(dir, "src"), Object.values(input))
   })
   await build.close()

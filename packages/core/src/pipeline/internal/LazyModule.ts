@@ -1,7 +1,7 @@
 /**
  * A module of the package loaded by its `import()` at first use, then at once: what a server
- * needs only for a feature it may not use (resource templates, the basic JSON Schema compiler,
- * the initialize era's input requests, …) stays out of the eager chunk (scripts/bundle-dist.ts
+ * needs only for a feature it may not use (the basic JSON Schema compiler, the initialize era's
+ * input requests, a listen stream, …) stays out of the eager chunk (scripts/bundle-dist.ts
  * leaves every module reached by `import()` out of it), so a server that does not use it does not
  * read or parse it at start.
  *
