@@ -215,10 +215,7 @@ const basicJsonSchema = LazyModule.make(() => import("../catalog/BasicJsonSchema
 let basic: SchemaValidator["Service"] | undefined
 const basicValidator: SchemaValidator["Service"] = SchemaValidator.of({
   name: "basic",
-  compile: (schema) =>
-    basic === undefined
-      ? Effect.flatMap(basicJsonSchema.load, (BasicJsonSchema) => (basic ??= BasicJsonSchema.make()).compile(schema))
-      : basic.compile(schema)
+  compile: (schema) => LazyModule.use(basicJsonSchema, (BasicJsonSchema) => (basic ??= BasicJsonSchema.make()).compile(schema))
 })
 
 /**
