@@ -16,10 +16,12 @@
  * (`detail::sprp`, 6-16 M from start to start), and its ratio to the Effect floor of the same
  * import style and to the official SDK's server.
  *
- *   npx node bench/startup-count.ts [--peers official,floor-modules,snodo-modules] [--transport stdio|http] [--repeat 3] [--parallel 2] [--keep DIR]
+ *   npx node bench/startup-count.ts [--peers official,floor-modules,snodo-modules] [--transport stdio|http] [--repeat 3] [--parallel 2] [--keep DIR] [--app DIR]
  *
  * Run `npm run build` first: the app is packed from the packages' build. `--keep` leaves the
- * callgrind files in DIR (`callgrind_annotate DIR/<peer>.<n>.out.1`).
+ * callgrind files in DIR (`callgrind_annotate DIR/<peer>.<n>.out.1`). `--app` counts in an app
+ * folder kept from an earlier build of it (a copy of the bench's, edited by hand to try a change
+ * without packing and installing again).
  */
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -37,6 +39,7 @@ const peers = textOption("--peers", "official,floor-modules,snodo-modules,floor-
 const repeat = Number(textOption("--repeat", "3"))
 const parallel = Number(textOption("--parallel", "2"))
 const keep = argv.includes("--keep") ? textOption("--keep", "") : undefined
+const appOption = argv.includes("--app") ? textOption("--app", "") : undefined
 const transport = textOption("--transport", "stdio")
 if (transport !== "stdio" && transport !== "http") throw new Error(`--transport stdio or http, not ${transport}`)
 const out = keep ?? mkdtempSync(join(os.tmpdir(), "snodo-startup-count-"))
@@ -120,7 +123,7 @@ const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-const app = await ensureApp((line) => console.error(line))
+const app = appOption ?? await ensureApp((line) => console.error(line))
 const jobs = peers.flatMap((peer) => Array.from({ length: repeat }, (_, run) => ({ peer, run })))
 const counts = new Map<string, Array<number>>()
 let next = 0
