@@ -100,7 +100,9 @@ const lazyModules = (src: string): ReadonlySet<string> => {
       const path = join(folder, entry.name)
       if (entry.isDirectory()) walk(path)
       else if (entry.name.endsWith(".ts")) {
-        for (const [, from] of readFileSync(path, "utf8").matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)) found.add(resolve(folder, from!))
+        // Comments (a doc example's `import("./X.ts")`) name no lazy module.
+        const code = readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "")
+        for (const [, from] of code.matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)) found.add(resolve(folder, from!))
       }
     }
   }
@@ -156,7 +158,7 @@ const barrelOf = (): ReadonlyMap<string, readonly [specifier: string, name: stri
     // of its modules keep their own paths.
     const lazy = new Set([...lazyModules(join(packages, dir, "src")), ...(apart[dir] ?? []).map((path) => join(packages, dir, "src", path))])
     const eagerBarrels = barrels.filter(([, source]) =>
-      ![...readFileSync(join(packages, dir, source), "utf8").matchAll(/^export (?:\{[^}]*\}|\* as \w+) from "(\.\/[^"]+)"/gm)]
+      ![...readFileSync(join(packages, dir, source), "utf8").matchAll(/^export (?:\{[^}]*\}|\*(?: as \w+)?) from "(\.\/[^"]+)"/gm)]
         .some(([, from]) => lazy.has(resolve(join(packages, dir, "src"), from!)))
     )
     // A barrel's `export * as Name from "./path.ts"` (or from another package's module).

@@ -19,9 +19,12 @@
 import { Context, Effect, Tracer } from "effect"
 import * as McpEvents from "../observability/McpEvents.ts"
 import { Observability } from "../observability/Observability.ts"
+import * as LazyModule from "../pipeline/internal/LazyModule.ts"
 import type { Instrumentation } from "./internal/Instrumented.ts"
 
 export type { Handle, Instrumentation } from "./internal/Instrumented.ts"
+
+const instrumented = LazyModule.make(() => import("./internal/Instrumented.ts"))
 
 /**
  * The instrumentation of a runtime over the application's services, or `undefined` when nothing
@@ -39,8 +42,5 @@ export const make = (services: Context.Context<never>, queued: () => number): Ef
   const tracer = settings.tracing === "auto" && appTracer !== Tracer.nativeTracer ? appTracer : undefined
   const metrics = settings.metrics
   if (tracer === undefined && !metrics && events === undefined) return Effect.succeed(undefined)
-  return Effect.map(
-    Effect.promise(() => import("./internal/Instrumented.ts")),
-    (Instrumented) => Instrumented.make(services, queued, tracer, metrics, events)
-  )
+  return LazyModule.use(instrumented, (Instrumented) => Effect.succeed(Instrumented.make(services, queued, tracer, metrics, events)))
 }

@@ -227,6 +227,11 @@ const basicValidator: SchemaValidator["Service"] = SchemaValidator.of({
  * `SubscriptionHub` in context the server serves `subscriptions/listen` and advertises
  * `listChanged` (and `resources.subscribe`); without one it advertises neither and listen is -32601.
  *
+ * Building it may wait for a module that is loaded at first use (the basic backend's compiler when
+ * a tool has a raw JSON Schema and no `SchemaValidator` is provided; what observes requests; the
+ * 2025-11-25 era's input requests; the listen stream), so build it as a server's Layer is built
+ * (`runMain`, `runFork`, `runPromise`), not under `Effect.runSync`.
+ *
  * @category layers
  * @since 0.1.0
  */

@@ -304,10 +304,13 @@ const inputRequired = <A>(
     if (stopped._tag === "Returned") {
       inputRequests = { ...stopped.value.inputRequests }
       raw = stopped.value.requestState
-      const { requestProblem } = yield* requestProblems.load
-      for (const [key, input] of Object.entries(inputRequests)) {
-        const problem = requestProblem(input)
-        if (problem !== undefined) return yield* defect(`InputRequired request "${key}": ${problem}`)
+      const entries = Object.entries(inputRequests)
+      if (entries.length > 0) {
+        const { requestProblem } = yield* requestProblems.load
+        for (const [key, input] of entries) {
+          const problem = requestProblem(input)
+          if (problem !== undefined) return yield* defect(`InputRequired request "${key}": ${problem}`)
+        }
       }
       if (Object.keys(inputRequests).length === 0 && raw === undefined) {
         return yield* defect("InputRequired needs inputRequests or requestState")

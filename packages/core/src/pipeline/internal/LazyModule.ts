@@ -12,6 +12,21 @@
  */
 import { Effect } from "effect"
 
+/**
+ * A module loaded at first use could not be imported: a packaging fault (a bundle or deployment
+ * that left out a file of `dist/`), so a defect, with Node's error as its cause.
+ */
+export class LazyModuleMissing extends Error {
+  override readonly name = "LazyModuleMissing"
+  constructor(cause: unknown) {
+    super(
+      `@snodo/core: a module it loads at first use could not be imported (${cause instanceof Error ? cause.message : String(cause)}); ` +
+        "if you bundle or copy the package, keep every file of its dist/ (a bundler: keep its import() chunks, e.g. esbuild --splitting)",
+      { cause }
+    )
+  }
+}
+
 export interface LazyModule<M> {
   /** The module: imported the first time, then the same module at once. */
   readonly load: Effect.Effect<M>
@@ -23,7 +38,12 @@ export const make = <M>(importer: () => Promise<M>): LazyModule<M> => {
   let module: M | undefined
   return {
     load: Effect.suspend(() =>
-      module === undefined ? Effect.map(Effect.promise(importer), (loaded) => (module = loaded)) : Effect.succeed(module)
+      module === undefined
+        ? Effect.map(
+          Effect.orDie(Effect.tryPromise({ try: importer, catch: (cause) => new LazyModuleMissing(cause) })),
+          (loaded) => (module = loaded)
+        )
+        : Effect.succeed(module)
     ),
     loaded: () => module
   }

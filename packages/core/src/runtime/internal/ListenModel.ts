@@ -1,6 +1,6 @@
 /**
- * What `runtime/Listen` and the stream it serves (internal/ListenStream, loaded at the first
- * `subscriptions/listen`) share: the models, the dropped-changes key and the subscription id's
+ * What `runtime/Listen` and the stream it serves (internal/ListenStream, loaded when a runtime
+ * with a hub is built) share: the models, the dropped-changes key and the subscription id's
  * `_meta`. `Listen` publishes them.
  *
  * @internal

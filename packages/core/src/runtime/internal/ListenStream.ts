@@ -1,7 +1,8 @@
 /**
  * One `subscriptions/listen` stream served (`Listen.run`): its queue, frames and writes. Loaded by
- * `Listen.run`'s `import()` at the first stream, so a server that no client listens to does not
- * load (parse) it at start.
+ * the `import()` of internal/ListenStreamModule when a runtime with a hub is built (or at
+ * `Listen.run`'s first stream without one), so a server that does not serve listen does not load
+ * (parse) it.
  *
  * @internal
  */
