@@ -211,11 +211,10 @@ const serverInfoOf = (options: Options): Record<string, unknown> => {
  * Schemas never compiles one, and does not load (parse) the basic backend's compiler at start.
  * Same name, same compile, same errors as `BasicJsonSchema.make()`.
  */
-const basicJsonSchema = LazyModule.make(() => import("../catalog/BasicJsonSchema.ts"))
-let basic: SchemaValidator["Service"] | undefined
+const basicBackend = LazyModule.make(() => import("../catalog/BasicJsonSchema.ts").then((BasicJsonSchema) => BasicJsonSchema.make()))
 const basicValidator: SchemaValidator["Service"] = SchemaValidator.of({
   name: "basic",
-  compile: (schema) => LazyModule.use(basicJsonSchema, (BasicJsonSchema) => (basic ??= BasicJsonSchema.make()).compile(schema))
+  compile: (schema) => LazyModule.use(basicBackend, (backend) => backend.compile(schema))
 })
 
 /**

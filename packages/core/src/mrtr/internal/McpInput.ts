@@ -95,4 +95,3 @@ export class Ask<A> extends Effectable.Class<A, never, McpInput> {
     )
   }
 }
-

@@ -33,4 +33,3 @@ export const requestProblem = (request: unknown): string | undefined => {
       return "method must be elicitation/create, sampling/createMessage or roots/list"
   }
 }
-
