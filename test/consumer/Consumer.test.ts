@@ -312,6 +312,17 @@ process.stdout.write(JSON.stringify({
     expect(JSON.parse(out ?? "")).toEqual({ structured: { sum: 3 }, refused: true, tools: ["add", "shout"] })
   }, spawnedTestTimeout)
 
+  it("loads what a server loads at first use from the installed package (basic JSON Schema backend, request events, listen streams, 2025-11-25 inputs)", () => {
+    const out = must(run(process.execPath, ["dist/lazy.js"], app, 60_000), "node dist/lazy.js").trim().split("\n").at(-1)
+    expect(JSON.parse(out ?? "")).toEqual({
+      versions: ["2026-07-28", "2025-11-25"],
+      listChanged: true,
+      refused: true,
+      shouted: [{ type: "text", text: "HI" }],
+      stops: 3
+    })
+  }, spawnedTestTimeout)
+
   it("installs @snodo/client alone, with no server package, and drives a snodo server with it", () => {
     expect(installedCopies(clientApp, "@snodo/core")).toEqual([])
     expect(installedCopies(clientApp, "@snodo/http")).toEqual([])
